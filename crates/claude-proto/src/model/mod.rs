@@ -1,0 +1,40 @@
+//! The typed model of every message and control payload in both directions.
+//!
+//! Conventions (all modules below follow them):
+//!
+//! - Every struct has `#[serde(flatten)] pub extra: Extra`: fields this crate
+//!   does not model are kept and written back. Decoding then encoding any
+//!   value gives the same JSON value (key order aside).
+//! - Optional fields are `Option<T>` with
+//!   `#[serde(default, skip_serializing_if = "Option::is_none")]`; fields the
+//!   protocol marks as present-but-nullable are `Option<T>` with
+//!   `#[serde(default)]` and always serialized; optional *and* nullable
+//!   fields are [`Maybe<T>`].
+//! - String enums are open ([`string_enum!`](common)): an unknown value is
+//!   kept in `Unknown(String)`.
+//! - Enums tagged by a field (`type`, `subtype`, `hookEventName`) use serde's
+//!   internal tagging with a last `#[serde(untagged)] Unknown(Json)` variant,
+//!   so an unknown tag, or a known tag whose body does not match, is kept
+//!   verbatim instead of failing the whole message.
+//! - Types only the CLI produces are `#[non_exhaustive]`; types a user builds
+//!   to send have constructors and public fields.
+
+pub(crate) mod common;
+mod kind;
+
+pub use common::{Extra, Json, Maybe};
+pub use kind::MessageType;
+pub mod assistant;
+pub mod content;
+pub mod control;
+pub mod hooks;
+pub mod incoming;
+pub mod initialize;
+pub mod mcp;
+pub mod misc;
+pub mod permission;
+pub mod result;
+pub mod stdout;
+pub mod stream;
+pub mod system;
+pub mod user;
