@@ -154,6 +154,46 @@ macro_rules! string_enum {
 
 pub(crate) use string_enum;
 
+/// Declares a zero-sized marker for a fixed string field (usually `type`).
+///
+/// A struct that includes `#[serde(rename = "type")] pub kind: AssistantTag`
+/// writes `"type":"assistant"` itself and refuses any other value when read,
+/// so each top-level message serializes to its complete wire form alone.
+macro_rules! wire_tag {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident = $wire:literal;) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+        $vis struct $name;
+
+        impl $name {
+            /// The fixed wire value.
+            pub const VALUE: &'static str = $wire;
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str($wire)
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let s = <::std::borrow::Cow<'de, str> as ::serde::Deserialize>::deserialize(deserializer)?;
+                if s == $wire {
+                    Ok($name)
+                } else {
+                    Err(<D::Error as ::serde::de::Error>::invalid_value(
+                        ::serde::de::Unexpected::Str(&s),
+                        &$wire,
+                    ))
+                }
+            }
+        }
+    };
+}
+
+pub(crate) use wire_tag;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,6 +215,25 @@ mod tests {
         field: Maybe<u32>,
         #[serde(flatten)]
         extra: Extra,
+    }
+
+    wire_tag! {
+        /// Test tag.
+        pub struct DemoTag = "demo";
+    }
+
+    #[derive(Debug, Serialize, Deserialize, PartialEq)]
+    struct Tagged {
+        #[serde(rename = "type")]
+        kind: DemoTag,
+        n: u8,
+    }
+
+    #[test]
+    fn wire_tag_writes_and_checks_its_value() {
+        let t: Tagged = serde_json::from_str(r#"{"n":1,"type":"demo"}"#).unwrap();
+        assert_eq!(serde_json::to_string(&t).unwrap(), r#"{"type":"demo","n":1}"#);
+        assert!(serde_json::from_str::<Tagged>(r#"{"n":1,"type":"other"}"#).is_err());
     }
 
     #[test]

@@ -16,6 +16,10 @@
 //!   internal tagging with a last `#[serde(untagged)] Unknown(Json)` variant,
 //!   so an unknown tag, or a known tag whose body does not match, is kept
 //!   verbatim instead of failing the whole message.
+//! - A top-level message carries its `type` as a [`wire_tag!`](common)
+//!   marker field (`#[serde(rename = "type")] pub kind: AssistantTag`), so the
+//!   struct alone serializes to the complete line and a mismatched `type`
+//!   fails to decode instead of being absorbed.
 //! - Types only the CLI produces are `#[non_exhaustive]`; types a user builds
 //!   to send have constructors and public fields.
 
