@@ -1,1 +1,1790 @@
-//! (in progress)
+//! Launch options for the Claude Code CLI, turned into a command line and an
+//! environment as plain data.
+//!
+//! [`Options`] gathers every setting that travels to the CLI as a command-line
+//! flag or an environment variable. [`Options::command`] checks it and returns
+//! a [`CommandLine`]: the argument vector (without the program), the
+//! environment changes, whether to start from an empty environment, and the
+//! working directory. Nothing here reads the environment, touches the file
+//! system or starts a process; an adapter feeds the result to its own
+//! `Command` type. There is no shell anywhere: every argument is one vector
+//! element, and the prompt never goes on the command line (it is written to
+//! the CLI's stdin).
+//!
+//! Settings the official SDKs send inside the `initialize` control request
+//! (system prompt, agents, hooks, in-process MCP servers) are not part of
+//! [`Options`]; they belong to the initialize request of the session.
+//!
+//! # Argument form
+//!
+//! Every flag with a value is emitted as one element `--flag=value`, as the
+//! current TypeScript SDK does. A value that begins with `-` (a model alias, a
+//! path, a session id) therefore can never be mistaken for another flag. This
+//! includes `--mcp-config` and `--settings`, which the TypeScript SDK still
+//! passes as two elements: the CLI accepts the `=` form for them too, and a
+//! settings *path* starting with `-` would otherwise be read as a flag.
+
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::model::common::string_enum;
+
+/// Value of `CLAUDE_CODE_ENTRYPOINT` when [`Options::entrypoint`] is not changed.
+pub const DEFAULT_ENTRYPOINT: &str = "sdk-rust";
+
+/// The arguments every stream-json session starts with, in order
+/// (`--output-format stream-json --verbose --input-format stream-json`).
+pub const BASE_ARGS: [&str; 5] = [
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--input-format",
+    "stream-json",
+];
+
+/// Environment variable naming the caller of the CLI.
+pub const ENV_ENTRYPOINT: &str = "CLAUDE_CODE_ENTRYPOINT";
+/// Environment variable that makes the CLI emit `system/session_state_changed` frames.
+pub const ENV_READS_SESSION_STATE: &str = "CLAUDE_CODE_SDK_READS_SESSION_STATE";
+/// Environment variable that turns on file checkpointing for `rewind_files`.
+pub const ENV_FILE_CHECKPOINTING: &str = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING";
+
+/// Variables removed from an inherited environment unless [`Options::env`]
+/// sets them: `NODE_OPTIONS` (a host's Node flags must not leak into the
+/// CLI) and `DEBUG` (the TypeScript SDK clears it too).
+pub const ENV_ALWAYS_REMOVED: [&str; 2] = ["NODE_OPTIONS", "DEBUG"];
+
+/// Text shown instead of a secret in `Debug` output.
+const REDACTED: &str = "<redacted>";
+
+/// Extra-argument names that would break the stream-json protocol.
+const RESERVED_FLAGS: [&str; 4] = ["output-format", "input-format", "print", "verbose"];
+
+/// Flags that may legitimately appear more than once.
+const REPEATABLE_FLAGS: [&str; 3] = ["add-dir", "plugin-dir", "plugin-dir-no-mcp"];
+
+string_enum! {
+    /// How hard the model works on each answer (`--effort`).
+    ///
+    /// Open: a level added by a newer CLI can be passed as
+    /// `Effort::from("new-level")`.
+    pub enum Effort {
+        /// `low`.
+        Low = "low",
+        /// `medium`.
+        Medium = "medium",
+        /// `high`.
+        High = "high",
+        /// `xhigh`.
+        Xhigh = "xhigh",
+        /// `max`.
+        Max = "max",
+    }
+}
+
+string_enum! {
+    /// How thinking text is shown in the output (`--thinking-display`).
+    pub enum ThinkingDisplay {
+        /// `summarized`: thinking blocks carry a summary.
+        Summarized = "summarized",
+        /// `omitted`: thinking text is left out.
+        Omitted = "omitted",
+    }
+}
+
+string_enum! {
+    /// A settings file layer the CLI may load (`--setting-sources`).
+    pub enum SettingSource {
+        /// `user`: `~/.claude/settings.json`.
+        User = "user",
+        /// `project`: `.claude/settings.json` of the project.
+        Project = "project",
+        /// `local`: `.claude/settings.local.json` of the project.
+        Local = "local",
+    }
+}
+
+/// Extended-thinking configuration, mirroring the SDKs' `thinking` option.
+///
+/// Use [`Options::thinking`], or [`Options::max_thinking_tokens`] for the
+/// older token-count form (which maps onto this type).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Thinking {
+    /// The model decides how much to think (`--thinking=adaptive`).
+    Adaptive {
+        /// How thinking is shown; `None` keeps the CLI default.
+        display: Option<ThinkingDisplay>,
+    },
+    /// Thinking with a token budget (`--max-thinking-tokens=N`); without a
+    /// budget this is the same as [`Thinking::Adaptive`].
+    Enabled {
+        /// Maximum thinking tokens per turn.
+        budget_tokens: Option<u32>,
+        /// How thinking is shown; `None` keeps the CLI default.
+        display: Option<ThinkingDisplay>,
+    },
+    /// No thinking (`--thinking=disabled`).
+    Disabled,
+}
+
+/// Which tools exist for the model at all (`--tools`), as opposed to which
+/// are pre-approved (`allowed_tools`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Tools {
+    /// Exactly these built-in tools; an empty list means no built-in tools.
+    List(Vec<String>),
+    /// The CLI's default tool set (`--tools=default`, the `claude_code` preset).
+    Default,
+}
+
+/// A local plugin directory (`--plugin-dir` or `--plugin-dir-no-mcp`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginDir {
+    /// Path of the plugin's directory.
+    pub path: PathBuf,
+    /// Do not start the MCP servers the plugin declares.
+    pub skip_mcp_discovery: bool,
+}
+
+/// The `--settings` value: a settings file or an inline settings object.
+#[derive(Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Settings {
+    /// Path of a settings JSON file.
+    Path(PathBuf),
+    /// An inline settings object (must be a JSON object), sent as JSON text.
+    Inline(serde_json::Value),
+}
+
+impl fmt::Debug for Settings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Settings::Path(p) => f.debug_tuple("Path").field(p).finish(),
+            Settings::Inline(v) => f.debug_tuple("Inline").field(&RedactedJson(v)).finish(),
+        }
+    }
+}
+
+/// Everything that reaches the CLI as a flag or an environment variable.
+///
+/// Build it with [`Options::new`] (or `Default`) and the consuming setters,
+/// or assign the public fields directly; then call [`Options::command`].
+/// The defaults start a plain session: no flags beyond the stream-json ones,
+/// the caller's environment inherited, `CLAUDE_CODE_ENTRYPOINT=sdk-rust`, and
+/// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`.
+///
+/// `Debug` output never shows the values of secret-looking environment
+/// variables or JSON keys (names containing KEY, TOKEN, SECRET, PASSWORD,
+/// AUTH or CREDENTIAL, in any case).
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct Options {
+    /// Model name or alias (`--model`).
+    pub model: Option<String>,
+    /// Model used when the main one is overloaded (`--fallback-model`); must
+    /// differ from `model`.
+    pub fallback_model: Option<String>,
+    /// Stop after this many agentic turns (`--max-turns`); must be at least 1.
+    pub max_turns: Option<u32>,
+    /// Stop once the session has cost this many US dollars (`--max-budget-usd`).
+    pub max_budget_usd: Option<f64>,
+    /// Token budget for the whole task (`--task-budget`).
+    pub task_budget: Option<u64>,
+    /// Extended-thinking configuration (`--thinking`, `--max-thinking-tokens`,
+    /// `--thinking-display`).
+    pub thinking: Option<Thinking>,
+    /// Effort level (`--effort`).
+    pub effort: Option<Effort>,
+    /// Initial permission mode (`--permission-mode`), for example `default`,
+    /// `acceptEdits`, `plan` or `bypassPermissions`.
+    pub permission_mode: Option<String>,
+    /// The host answers permission prompts itself through `can_use_tool`
+    /// control requests (`--permission-prompt-tool=stdio`). Adapters set this
+    /// when a permission handler is registered. Conflicts with
+    /// `permission_prompt_tool`.
+    pub permission_prompt_stdio: bool,
+    /// An MCP tool that answers permission prompts
+    /// (`--permission-prompt-tool=<name>`). Conflicts with
+    /// `permission_prompt_stdio`.
+    pub permission_prompt_tool: Option<String>,
+    /// Allow switching to `bypassPermissions` later in the session
+    /// (`--allow-dangerously-skip-permissions`).
+    pub allow_dangerously_skip_permissions: bool,
+    /// Continue the most recent conversation in the working directory (`--continue`).
+    pub continue_conversation: bool,
+    /// Resume the session with this id (`--resume`).
+    pub resume: Option<String>,
+    /// When resuming, continue in a new session id instead of appending (`--fork-session`).
+    pub fork_session: bool,
+    /// When resuming, stop the history at this message uuid (`--resume-session-at`).
+    pub resume_session_at: Option<String>,
+    /// Use this uuid as the new session's id (`--session-id`). With `resume`
+    /// or `continue_conversation` it needs `fork_session`.
+    pub session_id: Option<String>,
+    /// Tools (or rules such as `Bash(git log:*)`) allowed without asking (`--allowedTools`).
+    pub allowed_tools: Vec<String>,
+    /// Tools removed from the model's tool set (`--disallowedTools`).
+    pub disallowed_tools: Vec<String>,
+    /// The set of built-in tools (`--tools`); `None` leaves the CLI default.
+    pub tools: Option<Tools>,
+    /// MCP servers to start (`--mcp-config`): the whole
+    /// `{"mcpServers": {name: config, ...}}` object. In-process (SDK) servers
+    /// are declared in `initialize` instead and do not belong here.
+    pub mcp_config: Option<serde_json::Value>,
+    /// Settings layers to load (`--setting-sources`). `None` sends no flag
+    /// (the CLI loads all layers); an empty list loads none.
+    pub setting_sources: Option<Vec<SettingSource>>,
+    /// Use only the MCP servers of `mcp_config`, ignoring configured ones (`--strict-mcp-config`).
+    pub strict_mcp_config: bool,
+    /// Emit `stream_event` lines with partial assistant output (`--include-partial-messages`).
+    pub include_partial_messages: bool,
+    /// Emit hook lifecycle `system` messages (`--include-hook-events`).
+    pub include_hook_events: bool,
+    /// Extra directories the tools may access (`--add-dir`, one per entry).
+    pub add_dirs: Vec<PathBuf>,
+    /// Local plugin directories (`--plugin-dir` / `--plugin-dir-no-mcp`, one per entry).
+    pub plugin_dirs: Vec<PluginDir>,
+    /// Do not write the session to disk (`--no-session-persistence`).
+    pub no_session_persistence: bool,
+    /// JSON schema the final result must follow (`--json-schema`).
+    pub json_schema: Option<serde_json::Value>,
+    /// Anthropic API beta headers (`--betas`).
+    pub betas: Vec<String>,
+    /// Run as this configured agent (`--agent`).
+    pub agent: Option<String>,
+    /// Settings file or inline settings (`--settings`).
+    pub settings: Option<Settings>,
+    /// Turn on CLI debug logging (`--debug`); ignored when `debug_file` is set.
+    pub debug: bool,
+    /// Write CLI debug logs to this file (`--debug-file`, implies debug).
+    pub debug_file: Option<PathBuf>,
+    /// Further flags, in order, after all others: `(name, value)` becomes
+    /// `--name=value`, or `--name` when the value is `None`. Names are given
+    /// without the leading `--`.
+    pub extra_args: Vec<(String, Option<String>)>,
+    /// Working directory of the CLI; `None` keeps the caller's.
+    pub cwd: Option<PathBuf>,
+    /// Variables to set, in order (setting a name again replaces its value).
+    /// Names set here are never changed by the crate's own defaults.
+    pub env: Vec<(OsString, OsString)>,
+    /// Variables to remove from the inherited environment. Names removed here
+    /// are never set by the crate's own defaults.
+    pub env_remove: Vec<OsString>,
+    /// Start from the caller's environment (`true`, the default) or from an
+    /// empty one (`false`: then `env` must provide `PATH`, `HOME`, API keys...).
+    pub inherit_env: bool,
+    /// Value of `CLAUDE_CODE_ENTRYPOINT` (default `sdk-rust`).
+    pub entrypoint: String,
+    /// Set `CLAUDE_CODE_SDK_READS_SESSION_STATE=1` (default `true`), which
+    /// makes the CLI report `system/session_state_changed` frames; the `idle`
+    /// one is the reliable signal that a run is over.
+    pub reads_session_state: bool,
+    /// Set `CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true` so that
+    /// `rewind_files` can restore files.
+    pub enable_file_checkpointing: bool,
+    /// The `claude` executable to run; `None` lets
+    /// [`discovery::locate`](crate::discovery::locate) search for it.
+    pub cli_path: Option<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            model: None,
+            fallback_model: None,
+            max_turns: None,
+            max_budget_usd: None,
+            task_budget: None,
+            thinking: None,
+            effort: None,
+            permission_mode: None,
+            permission_prompt_stdio: false,
+            permission_prompt_tool: None,
+            allow_dangerously_skip_permissions: false,
+            continue_conversation: false,
+            resume: None,
+            fork_session: false,
+            resume_session_at: None,
+            session_id: None,
+            allowed_tools: Vec::new(),
+            disallowed_tools: Vec::new(),
+            tools: None,
+            mcp_config: None,
+            setting_sources: None,
+            strict_mcp_config: false,
+            include_partial_messages: false,
+            include_hook_events: false,
+            add_dirs: Vec::new(),
+            plugin_dirs: Vec::new(),
+            no_session_persistence: false,
+            json_schema: None,
+            betas: Vec::new(),
+            agent: None,
+            settings: None,
+            debug: false,
+            debug_file: None,
+            extra_args: Vec::new(),
+            cwd: None,
+            env: Vec::new(),
+            env_remove: Vec::new(),
+            inherit_env: true,
+            entrypoint: DEFAULT_ENTRYPOINT.to_owned(),
+            reads_session_state: true,
+            enable_file_checkpointing: false,
+            cli_path: None,
+        }
+    }
+}
+
+/// One change to the child's environment, applied in order.
+#[derive(Clone, PartialEq, Eq)]
+pub enum EnvChange {
+    /// Set the variable to the value.
+    Set(OsString, OsString),
+    /// Remove the variable.
+    Remove(OsString),
+}
+
+impl fmt::Debug for EnvChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EnvChange::Set(k, v) => {
+                let mut t = f.debug_tuple("Set");
+                t.field(k);
+                if is_secret_name(&k.to_string_lossy()) {
+                    t.field(&format_args!("{REDACTED}"));
+                } else {
+                    t.field(v);
+                }
+                t.finish()
+            }
+            EnvChange::Remove(k) => f.debug_tuple("Remove").field(k).finish(),
+        }
+    }
+}
+
+/// What to start: arguments, environment and working directory, ready for a
+/// process builder.
+///
+/// To apply it: start from an empty environment if `clear_env`, then apply
+/// `env` in order (`Set` then `Remove` of the same name leaves it removed),
+/// set `cwd` if present, and pass `args` after the program path found by
+/// [`discovery::locate`](crate::discovery::locate). Never join the arguments
+/// into a shell command.
+#[derive(Clone, PartialEq, Eq)]
+pub struct CommandLine {
+    /// Arguments, without the program itself.
+    pub args: Vec<OsString>,
+    /// Environment changes, in the order to apply them.
+    pub env: Vec<EnvChange>,
+    /// Start the child with an empty environment before applying `env`.
+    pub clear_env: bool,
+    /// Working directory of the child; `None` keeps the caller's.
+    pub cwd: Option<PathBuf>,
+}
+
+impl fmt::Debug for CommandLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let args: Vec<RedactedArg<'_>> = self.args.iter().map(|a| RedactedArg(a)).collect();
+        f.debug_struct("CommandLine")
+            .field("args", &args)
+            .field("env", &self.env)
+            .field("clear_env", &self.clear_env)
+            .field("cwd", &self.cwd)
+            .finish()
+    }
+}
+
+/// Why [`Options::command`] refused the options.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OptionsError {
+    /// An `extra_args` entry has an empty name.
+    #[error(
+        "extra_args entry {index} has an empty flag name; give the name without the leading `--`, e.g. \"debug-to-stderr\""
+    )]
+    EmptyExtraArg {
+        /// Position in `extra_args`.
+        index: usize,
+    },
+    /// An `extra_args` name starts with `-`.
+    #[error("extra_args flag {flag:?} starts with `-`; give the name without dashes (\"{}\"), the crate adds `--`", flag.trim_start_matches('-'))]
+    ExtraArgStartsWithDash {
+        /// The name as given.
+        flag: String,
+    },
+    /// An `extra_args` name contains `=`.
+    #[error(
+        "extra_args flag {flag:?} contains `=`; pass the value as the second element of the pair instead"
+    )]
+    ExtraArgContainsEquals {
+        /// The name as given.
+        flag: String,
+    },
+    /// An `extra_args` name is one of the stream-json protocol flags.
+    #[error(
+        "extra_args flag {flag:?} is set by the crate itself for the stream-json protocol and cannot be overridden; remove it"
+    )]
+    ReservedExtraArg {
+        /// The name as given.
+        flag: String,
+    },
+    /// An `extra_args` name repeats a flag already produced by a typed option.
+    #[error("extra_args flag {flag:?} is already set by a typed option; set it in one place only")]
+    DuplicateFlag {
+        /// The flag name, without `--`.
+        flag: String,
+    },
+    /// `fallback_model` equals `model`.
+    #[error(
+        "fallback_model is the same as model ({model:?}); choose a different fallback model or leave it unset"
+    )]
+    FallbackSameAsModel {
+        /// The model named twice.
+        model: String,
+    },
+    /// Both stdio permission prompts and a permission-prompt MCP tool are set.
+    #[error(
+        "permission prompts go either to the host (permission_prompt_stdio, set when a permission handler is registered) or to the MCP tool {tool:?}, not both; drop one"
+    )]
+    ConflictingPermissionPromptTool {
+        /// The MCP tool name that was also set.
+        tool: String,
+    },
+    /// `max_turns` is zero.
+    #[error("max_turns must be at least 1; leave it unset for no limit")]
+    ZeroMaxTurns,
+    /// `max_budget_usd` is negative, NaN or infinite.
+    #[error("max_budget_usd must be a finite, non-negative number of dollars (got {value})")]
+    InvalidBudget {
+        /// The value given.
+        value: f64,
+    },
+    /// `session_id` combined with resuming, without forking.
+    #[error(
+        "session_id can only be combined with resume or continue_conversation when fork_session is also set; set fork_session or drop session_id"
+    )]
+    SessionIdWithoutFork,
+    /// A JSON option is not a JSON object.
+    #[error("{option} must be a JSON object ({expected})")]
+    NotAnObject {
+        /// Which option (`mcp_config`, `settings` or `json_schema`).
+        option: &'static str,
+        /// What shape it should have.
+        expected: &'static str,
+    },
+    /// An environment variable name is empty or contains `=` or NUL.
+    #[error(
+        "environment variable name {name:?} is invalid; it must be non-empty and contain neither `=` nor NUL"
+    )]
+    InvalidEnvName {
+        /// The name, lossily converted to text.
+        name: String,
+    },
+    /// The same variable is both set in `env` and listed in `env_remove`.
+    #[error("environment variable {name:?} is both set (env) and removed (env_remove); keep one")]
+    EnvSetAndRemoved {
+        /// The name, lossily converted to text.
+        name: String,
+    },
+    /// An argument or environment value contains a NUL byte, which no
+    /// process can receive.
+    #[error("{what} contains a NUL byte, which cannot be passed to a process; remove it")]
+    ContainsNul {
+        /// Which flag or variable.
+        what: String,
+    },
+}
+
+impl Options {
+    /// Default options: see [`Options`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets `model`.
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// Sets `fallback_model`.
+    pub fn fallback_model(mut self, model: impl Into<String>) -> Self {
+        self.fallback_model = Some(model.into());
+        self
+    }
+
+    /// Sets `max_turns`.
+    pub fn max_turns(mut self, turns: u32) -> Self {
+        self.max_turns = Some(turns);
+        self
+    }
+
+    /// Sets `max_budget_usd`.
+    pub fn max_budget_usd(mut self, usd: f64) -> Self {
+        self.max_budget_usd = Some(usd);
+        self
+    }
+
+    /// Sets `task_budget`.
+    pub fn task_budget(mut self, tokens: u64) -> Self {
+        self.task_budget = Some(tokens);
+        self
+    }
+
+    /// Sets `thinking`.
+    pub fn thinking(mut self, thinking: Thinking) -> Self {
+        self.thinking = Some(thinking);
+        self
+    }
+
+    /// The older token-count form of [`Options::thinking`]: `0` disables
+    /// thinking, any other value enables it with that budget.
+    pub fn max_thinking_tokens(mut self, tokens: u32) -> Self {
+        self.thinking = Some(if tokens == 0 {
+            Thinking::Disabled
+        } else {
+            Thinking::Enabled {
+                budget_tokens: Some(tokens),
+                display: None,
+            }
+        });
+        self
+    }
+
+    /// Sets `effort`.
+    pub fn effort(mut self, effort: impl Into<Effort>) -> Self {
+        self.effort = Some(effort.into());
+        self
+    }
+
+    /// Sets `permission_mode`.
+    pub fn permission_mode(mut self, mode: impl Into<String>) -> Self {
+        self.permission_mode = Some(mode.into());
+        self
+    }
+
+    /// Sets `permission_prompt_stdio`.
+    pub fn permission_prompt_stdio(mut self, on: bool) -> Self {
+        self.permission_prompt_stdio = on;
+        self
+    }
+
+    /// Sets `permission_prompt_tool`.
+    pub fn permission_prompt_tool(mut self, mcp_tool: impl Into<String>) -> Self {
+        self.permission_prompt_tool = Some(mcp_tool.into());
+        self
+    }
+
+    /// Sets `allow_dangerously_skip_permissions`.
+    pub fn allow_dangerously_skip_permissions(mut self, on: bool) -> Self {
+        self.allow_dangerously_skip_permissions = on;
+        self
+    }
+
+    /// Sets `continue_conversation`.
+    pub fn continue_conversation(mut self, on: bool) -> Self {
+        self.continue_conversation = on;
+        self
+    }
+
+    /// Sets `resume`.
+    pub fn resume(mut self, session_id: impl Into<String>) -> Self {
+        self.resume = Some(session_id.into());
+        self
+    }
+
+    /// Sets `fork_session`.
+    pub fn fork_session(mut self, on: bool) -> Self {
+        self.fork_session = on;
+        self
+    }
+
+    /// Sets `resume_session_at`.
+    pub fn resume_session_at(mut self, message_uuid: impl Into<String>) -> Self {
+        self.resume_session_at = Some(message_uuid.into());
+        self
+    }
+
+    /// Sets `session_id`.
+    pub fn session_id(mut self, session_id: impl Into<String>) -> Self {
+        self.session_id = Some(session_id.into());
+        self
+    }
+
+    /// Appends to `allowed_tools`.
+    pub fn allowed_tools<I, S>(mut self, tools: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allowed_tools.extend(tools.into_iter().map(Into::into));
+        self
+    }
+
+    /// Appends to `disallowed_tools`.
+    pub fn disallowed_tools<I, S>(mut self, tools: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.disallowed_tools
+            .extend(tools.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets `tools`.
+    pub fn tools(mut self, tools: Tools) -> Self {
+        self.tools = Some(tools);
+        self
+    }
+
+    /// Sets `mcp_config` (the whole `{"mcpServers": {...}}` object).
+    pub fn mcp_config(mut self, config: serde_json::Value) -> Self {
+        self.mcp_config = Some(config);
+        self
+    }
+
+    /// Sets `setting_sources`.
+    pub fn setting_sources<I>(mut self, sources: I) -> Self
+    where
+        I: IntoIterator<Item = SettingSource>,
+    {
+        self.setting_sources = Some(sources.into_iter().collect());
+        self
+    }
+
+    /// Sets `strict_mcp_config`.
+    pub fn strict_mcp_config(mut self, on: bool) -> Self {
+        self.strict_mcp_config = on;
+        self
+    }
+
+    /// Sets `include_partial_messages`.
+    pub fn include_partial_messages(mut self, on: bool) -> Self {
+        self.include_partial_messages = on;
+        self
+    }
+
+    /// Sets `include_hook_events`.
+    pub fn include_hook_events(mut self, on: bool) -> Self {
+        self.include_hook_events = on;
+        self
+    }
+
+    /// Appends one directory to `add_dirs`.
+    pub fn add_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.add_dirs.push(dir.into());
+        self
+    }
+
+    /// Appends one plugin directory to `plugin_dirs` (MCP discovery on).
+    pub fn plugin_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.plugin_dirs.push(PluginDir {
+            path: dir.into(),
+            skip_mcp_discovery: false,
+        });
+        self
+    }
+
+    /// Appends one plugin directory whose MCP servers are not started.
+    pub fn plugin_dir_no_mcp(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.plugin_dirs.push(PluginDir {
+            path: dir.into(),
+            skip_mcp_discovery: true,
+        });
+        self
+    }
+
+    /// Sets `no_session_persistence`.
+    pub fn no_session_persistence(mut self, on: bool) -> Self {
+        self.no_session_persistence = on;
+        self
+    }
+
+    /// Sets `json_schema`.
+    pub fn json_schema(mut self, schema: serde_json::Value) -> Self {
+        self.json_schema = Some(schema);
+        self
+    }
+
+    /// Appends to `betas`.
+    pub fn betas<I, S>(mut self, betas: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.betas.extend(betas.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets `agent`.
+    pub fn agent(mut self, agent: impl Into<String>) -> Self {
+        self.agent = Some(agent.into());
+        self
+    }
+
+    /// Sets `settings`.
+    pub fn settings(mut self, settings: Settings) -> Self {
+        self.settings = Some(settings);
+        self
+    }
+
+    /// Sets `debug`.
+    pub fn debug(mut self, on: bool) -> Self {
+        self.debug = on;
+        self
+    }
+
+    /// Sets `debug_file`.
+    pub fn debug_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.debug_file = Some(path.into());
+        self
+    }
+
+    /// Appends one flag to `extra_args` (name without `--`).
+    pub fn extra_arg(mut self, flag: impl Into<String>, value: Option<String>) -> Self {
+        self.extra_args.push((flag.into(), value));
+        self
+    }
+
+    /// Sets `cwd`.
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// Sets one variable in `env`, replacing an earlier value of the same name.
+    pub fn env(mut self, name: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        let name = name.into();
+        let value = value.into();
+        match self.env.iter_mut().find(|(k, _)| *k == name) {
+            Some(slot) => slot.1 = value,
+            None => self.env.push((name, value)),
+        }
+        self
+    }
+
+    /// Appends one name to `env_remove`.
+    pub fn env_remove(mut self, name: impl Into<OsString>) -> Self {
+        self.env_remove.push(name.into());
+        self
+    }
+
+    /// Sets `inherit_env`.
+    pub fn inherit_env(mut self, on: bool) -> Self {
+        self.inherit_env = on;
+        self
+    }
+
+    /// Sets `entrypoint`.
+    pub fn entrypoint(mut self, entrypoint: impl Into<String>) -> Self {
+        self.entrypoint = entrypoint.into();
+        self
+    }
+
+    /// Sets `reads_session_state`.
+    pub fn reads_session_state(mut self, on: bool) -> Self {
+        self.reads_session_state = on;
+        self
+    }
+
+    /// Sets `enable_file_checkpointing`.
+    pub fn enable_file_checkpointing(mut self, on: bool) -> Self {
+        self.enable_file_checkpointing = on;
+        self
+    }
+
+    /// Sets `cli_path`.
+    pub fn cli_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.cli_path = Some(path.into());
+        self
+    }
+
+    /// Checks the options and produces the command line and environment.
+    ///
+    /// The arguments start with `--output-format stream-json --verbose
+    /// --input-format stream-json`, followed by the flags in the order the
+    /// TypeScript SDK uses, then `extra_args`. The environment always gets
+    /// `CLAUDE_CODE_ENTRYPOINT` and, by default,
+    /// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`; `NODE_OPTIONS` and `DEBUG`
+    /// are removed from an inherited environment. A name the caller sets or
+    /// removes explicitly is left to the caller.
+    ///
+    /// # Errors
+    ///
+    /// [`OptionsError`] when the options contradict each other or a value
+    /// cannot be passed to a process; each variant says what to change.
+    pub fn command(&self) -> Result<CommandLine, OptionsError> {
+        self.validate()?;
+        let args = self.build_args()?;
+        let env = self.build_env()?;
+        Ok(CommandLine {
+            args,
+            env,
+            clear_env: !self.inherit_env,
+            cwd: self.cwd.clone(),
+        })
+    }
+
+    fn validate(&self) -> Result<(), OptionsError> {
+        if let (Some(model), Some(fallback)) = (&self.model, &self.fallback_model) {
+            if model == fallback {
+                return Err(OptionsError::FallbackSameAsModel {
+                    model: model.clone(),
+                });
+            }
+        }
+        if let Some(tool) = &self.permission_prompt_tool {
+            if self.permission_prompt_stdio && tool != "stdio" {
+                return Err(OptionsError::ConflictingPermissionPromptTool { tool: tool.clone() });
+            }
+        }
+        if self.max_turns == Some(0) {
+            return Err(OptionsError::ZeroMaxTurns);
+        }
+        if let Some(value) = self.max_budget_usd {
+            if !value.is_finite() || value < 0.0 {
+                return Err(OptionsError::InvalidBudget { value });
+            }
+        }
+        if self.session_id.is_some()
+            && (self.resume.is_some() || self.continue_conversation)
+            && !self.fork_session
+        {
+            return Err(OptionsError::SessionIdWithoutFork);
+        }
+        if self.mcp_config.as_ref().is_some_and(|v| !v.is_object()) {
+            return Err(OptionsError::NotAnObject {
+                option: "mcp_config",
+                expected: "{\"mcpServers\": {name: config, ...}}",
+            });
+        }
+        if matches!(&self.settings, Some(Settings::Inline(v)) if !v.is_object()) {
+            return Err(OptionsError::NotAnObject {
+                option: "settings",
+                expected: "a settings object, or use Settings::Path for a file",
+            });
+        }
+        if self.json_schema.as_ref().is_some_and(|v| !v.is_object()) {
+            return Err(OptionsError::NotAnObject {
+                option: "json_schema",
+                expected: "a JSON Schema object",
+            });
+        }
+        Ok(())
+    }
+
+    fn build_args(&self) -> Result<Vec<OsString>, OptionsError> {
+        let mut a = Args::default();
+        for s in BASE_ARGS {
+            a.raw(s);
+        }
+
+        match &self.thinking {
+            None => {}
+            Some(Thinking::Adaptive { display }) => {
+                a.value("thinking", "adaptive");
+                if let Some(d) = display {
+                    a.value("thinking-display", d.as_str());
+                }
+            }
+            Some(Thinking::Enabled {
+                budget_tokens,
+                display,
+            }) => {
+                match budget_tokens {
+                    Some(n) => a.value("max-thinking-tokens", n.to_string()),
+                    None => a.value("thinking", "adaptive"),
+                }
+                if let Some(d) = display {
+                    a.value("thinking-display", d.as_str());
+                }
+            }
+            Some(Thinking::Disabled) => a.value("thinking", "disabled"),
+        }
+        if let Some(effort) = &self.effort {
+            a.value("effort", effort.as_str());
+        }
+        if let Some(n) = self.max_turns {
+            a.value("max-turns", n.to_string());
+        }
+        if let Some(usd) = self.max_budget_usd {
+            a.value("max-budget-usd", usd.to_string());
+        }
+        if let Some(n) = self.task_budget {
+            a.value("task-budget", n.to_string());
+        }
+        if let Some(model) = &self.model {
+            a.value("model", model);
+        }
+        if let Some(agent) = &self.agent {
+            a.value("agent", agent);
+        }
+        if !self.betas.is_empty() {
+            a.value("betas", self.betas.join(","));
+        }
+        if let Some(schema) = &self.json_schema {
+            a.value("json-schema", schema.to_string());
+        }
+        if let Some(path) = &self.debug_file {
+            a.value("debug-file", path);
+        } else if self.debug {
+            a.flag("debug");
+        }
+        if self.permission_prompt_stdio {
+            a.value("permission-prompt-tool", "stdio");
+        } else if let Some(tool) = &self.permission_prompt_tool {
+            a.value("permission-prompt-tool", tool);
+        }
+        if self.continue_conversation {
+            a.flag("continue");
+        }
+        if let Some(id) = &self.resume {
+            a.value("resume", id);
+        }
+        if !self.allowed_tools.is_empty() {
+            a.value("allowedTools", self.allowed_tools.join(","));
+        }
+        if !self.disallowed_tools.is_empty() {
+            a.value("disallowedTools", self.disallowed_tools.join(","));
+        }
+        match &self.tools {
+            None => {}
+            Some(Tools::List(list)) => a.value("tools", list.join(",")),
+            Some(Tools::Default) => a.value("tools", "default"),
+        }
+        if let Some(config) = &self.mcp_config {
+            a.value("mcp-config", config.to_string());
+        }
+        if let Some(sources) = &self.setting_sources {
+            let joined: Vec<&str> = sources.iter().map(SettingSource::as_str).collect();
+            a.value("setting-sources", joined.join(","));
+        }
+        if self.strict_mcp_config {
+            a.flag("strict-mcp-config");
+        }
+        if let Some(mode) = &self.permission_mode {
+            a.value("permission-mode", mode);
+        }
+        if self.allow_dangerously_skip_permissions {
+            a.flag("allow-dangerously-skip-permissions");
+        }
+        if let Some(model) = &self.fallback_model {
+            a.value("fallback-model", model);
+        }
+        if self.include_hook_events {
+            a.flag("include-hook-events");
+        }
+        if self.include_partial_messages {
+            a.flag("include-partial-messages");
+        }
+        for dir in &self.add_dirs {
+            a.value("add-dir", dir);
+        }
+        for plugin in &self.plugin_dirs {
+            let flag = if plugin.skip_mcp_discovery {
+                "plugin-dir-no-mcp"
+            } else {
+                "plugin-dir"
+            };
+            a.value(flag, &plugin.path);
+        }
+        if self.fork_session {
+            a.flag("fork-session");
+        }
+        if let Some(uuid) = &self.resume_session_at {
+            a.value("resume-session-at", uuid);
+        }
+        if let Some(id) = &self.session_id {
+            a.value("session-id", id);
+        }
+        if self.no_session_persistence {
+            a.flag("no-session-persistence");
+        }
+        match &self.settings {
+            None => {}
+            Some(Settings::Path(path)) => a.value("settings", path),
+            Some(Settings::Inline(value)) => a.value("settings", value.to_string()),
+        }
+
+        let typed: Vec<String> = a.names.clone();
+        for (index, (flag, value)) in self.extra_args.iter().enumerate() {
+            check_extra_flag(index, flag)?;
+            if typed.iter().any(|t| t == flag) && !REPEATABLE_FLAGS.contains(&flag.as_str()) {
+                return Err(OptionsError::DuplicateFlag { flag: flag.clone() });
+            }
+            match value {
+                Some(v) => a.value(flag, v),
+                None => a.flag(flag),
+            }
+        }
+
+        for (arg, name) in a.args.iter().zip(a.arg_names.iter()) {
+            if has_nul(arg) {
+                return Err(OptionsError::ContainsNul {
+                    what: format!("--{name}"),
+                });
+            }
+        }
+        Ok(a.args)
+    }
+
+    fn build_env(&self) -> Result<Vec<EnvChange>, OptionsError> {
+        for name in self.env.iter().map(|(k, _)| k).chain(&self.env_remove) {
+            if name.is_empty() || has_nul(name) || name.to_string_lossy().contains('=') {
+                return Err(OptionsError::InvalidEnvName {
+                    name: name.to_string_lossy().into_owned(),
+                });
+            }
+        }
+        for (name, value) in &self.env {
+            if self.env_remove.iter().any(|r| same_env_name(r, name)) {
+                return Err(OptionsError::EnvSetAndRemoved {
+                    name: name.to_string_lossy().into_owned(),
+                });
+            }
+            if has_nul(value) {
+                return Err(OptionsError::ContainsNul {
+                    what: format!("environment variable {}", name.to_string_lossy()),
+                });
+            }
+        }
+        if has_nul(OsStr::new(&self.entrypoint)) {
+            return Err(OptionsError::ContainsNul {
+                what: "entrypoint".to_owned(),
+            });
+        }
+
+        let mentioned = |name: &str| {
+            self.env
+                .iter()
+                .map(|(k, _)| k)
+                .chain(&self.env_remove)
+                .any(|k| same_env_name(k, OsStr::new(name)))
+        };
+
+        let mut out = Vec::new();
+        if self.inherit_env {
+            for name in ENV_ALWAYS_REMOVED {
+                if !mentioned(name) {
+                    out.push(EnvChange::Remove(name.into()));
+                }
+            }
+            for name in &self.env_remove {
+                out.push(EnvChange::Remove(name.clone()));
+            }
+        }
+        for (name, value) in &self.env {
+            out.push(EnvChange::Set(name.clone(), value.clone()));
+        }
+        if !mentioned(ENV_ENTRYPOINT) {
+            out.push(EnvChange::Set(
+                ENV_ENTRYPOINT.into(),
+                self.entrypoint.clone().into(),
+            ));
+        }
+        if self.reads_session_state && !mentioned(ENV_READS_SESSION_STATE) {
+            out.push(EnvChange::Set(ENV_READS_SESSION_STATE.into(), "1".into()));
+        }
+        if self.enable_file_checkpointing && !mentioned(ENV_FILE_CHECKPOINTING) {
+            out.push(EnvChange::Set(ENV_FILE_CHECKPOINTING.into(), "true".into()));
+        }
+        Ok(out)
+    }
+}
+
+impl fmt::Debug for Options {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Destructured without `..` so that a new field cannot be forgotten here.
+        let Options {
+            model,
+            fallback_model,
+            max_turns,
+            max_budget_usd,
+            task_budget,
+            thinking,
+            effort,
+            permission_mode,
+            permission_prompt_stdio,
+            permission_prompt_tool,
+            allow_dangerously_skip_permissions,
+            continue_conversation,
+            resume,
+            fork_session,
+            resume_session_at,
+            session_id,
+            allowed_tools,
+            disallowed_tools,
+            tools,
+            mcp_config,
+            setting_sources,
+            strict_mcp_config,
+            include_partial_messages,
+            include_hook_events,
+            add_dirs,
+            plugin_dirs,
+            no_session_persistence,
+            json_schema,
+            betas,
+            agent,
+            settings,
+            debug,
+            debug_file,
+            extra_args,
+            cwd,
+            env,
+            env_remove,
+            inherit_env,
+            entrypoint,
+            reads_session_state,
+            enable_file_checkpointing,
+            cli_path,
+        } = self;
+        let env: Vec<EnvChange> = env
+            .iter()
+            .map(|(k, v)| EnvChange::Set(k.clone(), v.clone()))
+            .collect();
+        let extra_args: Vec<RedactedExtraArg<'_>> = extra_args
+            .iter()
+            .map(|(k, v)| RedactedExtraArg(k, v.as_deref()))
+            .collect();
+        f.debug_struct("Options")
+            .field("model", model)
+            .field("fallback_model", fallback_model)
+            .field("max_turns", max_turns)
+            .field("max_budget_usd", max_budget_usd)
+            .field("task_budget", task_budget)
+            .field("thinking", thinking)
+            .field("effort", effort)
+            .field("permission_mode", permission_mode)
+            .field("permission_prompt_stdio", permission_prompt_stdio)
+            .field("permission_prompt_tool", permission_prompt_tool)
+            .field(
+                "allow_dangerously_skip_permissions",
+                allow_dangerously_skip_permissions,
+            )
+            .field("continue_conversation", continue_conversation)
+            .field("resume", resume)
+            .field("fork_session", fork_session)
+            .field("resume_session_at", resume_session_at)
+            .field("session_id", session_id)
+            .field("allowed_tools", allowed_tools)
+            .field("disallowed_tools", disallowed_tools)
+            .field("tools", tools)
+            .field("mcp_config", &mcp_config.as_ref().map(RedactedJson))
+            .field("setting_sources", setting_sources)
+            .field("strict_mcp_config", strict_mcp_config)
+            .field("include_partial_messages", include_partial_messages)
+            .field("include_hook_events", include_hook_events)
+            .field("add_dirs", add_dirs)
+            .field("plugin_dirs", plugin_dirs)
+            .field("no_session_persistence", no_session_persistence)
+            .field("json_schema", &json_schema.as_ref().map(RedactedJson))
+            .field("betas", betas)
+            .field("agent", agent)
+            .field("settings", settings)
+            .field("debug", debug)
+            .field("debug_file", debug_file)
+            .field("extra_args", &extra_args)
+            .field("cwd", cwd)
+            .field("env", &env)
+            .field("env_remove", env_remove)
+            .field("inherit_env", inherit_env)
+            .field("entrypoint", entrypoint)
+            .field("reads_session_state", reads_session_state)
+            .field("enable_file_checkpointing", enable_file_checkpointing)
+            .field("cli_path", cli_path)
+            .finish()
+    }
+}
+
+/// Argument accumulator that remembers which flag produced each element.
+#[derive(Default)]
+struct Args {
+    args: Vec<OsString>,
+    /// Flag name of each element of `args` (same length).
+    arg_names: Vec<String>,
+    /// Names of the flags emitted so far.
+    names: Vec<String>,
+}
+
+impl Args {
+    fn raw(&mut self, s: &str) {
+        self.args.push(s.into());
+        self.arg_names.push(s.trim_start_matches('-').to_owned());
+    }
+
+    fn flag(&mut self, name: &str) {
+        self.args.push(format!("--{name}").into());
+        self.arg_names.push(name.to_owned());
+        self.names.push(name.to_owned());
+    }
+
+    fn value(&mut self, name: &str, value: impl AsRef<OsStr>) {
+        let mut arg = OsString::from(format!("--{name}="));
+        arg.push(value.as_ref());
+        self.args.push(arg);
+        self.arg_names.push(name.to_owned());
+        self.names.push(name.to_owned());
+    }
+}
+
+fn check_extra_flag(index: usize, flag: &str) -> Result<(), OptionsError> {
+    if flag.is_empty() {
+        return Err(OptionsError::EmptyExtraArg { index });
+    }
+    if flag.starts_with('-') {
+        return Err(OptionsError::ExtraArgStartsWithDash {
+            flag: flag.to_owned(),
+        });
+    }
+    if flag.contains('=') {
+        return Err(OptionsError::ExtraArgContainsEquals {
+            flag: flag.to_owned(),
+        });
+    }
+    if RESERVED_FLAGS.contains(&flag) {
+        return Err(OptionsError::ReservedExtraArg {
+            flag: flag.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+fn has_nul(s: &OsStr) -> bool {
+    s.as_encoded_bytes().contains(&0)
+}
+
+/// Environment names are compared without regard to ASCII case: Windows
+/// treats them so, and on Unix a case variant of one of our variables is
+/// better left alone than duplicated.
+fn same_env_name(a: &OsStr, b: &OsStr) -> bool {
+    a.as_encoded_bytes()
+        .eq_ignore_ascii_case(b.as_encoded_bytes())
+}
+
+/// Whether a variable or key name looks like it holds a secret.
+fn is_secret_name(name: &str) -> bool {
+    const MARKERS: [&str; 6] = ["KEY", "TOKEN", "SECRET", "PASSWORD", "AUTH", "CREDENTIAL"];
+    let upper = name.to_ascii_uppercase();
+    MARKERS.iter().any(|m| upper.contains(m))
+}
+
+/// Debug view of JSON with the values of secret-looking keys hidden
+/// (MCP server `env` and `headers`, inline settings `env`, ...).
+struct RedactedJson<'a>(&'a serde_json::Value);
+
+fn redact_json(value: &serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => serde_json::Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let v = if is_secret_name(k) {
+                        serde_json::Value::String(REDACTED.to_owned())
+                    } else {
+                        redact_json(v)
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        serde_json::Value::Array(items) => {
+            serde_json::Value::Array(items.iter().map(redact_json).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+impl fmt::Debug for RedactedJson<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", redact_json(self.0))
+    }
+}
+
+/// Debug view of one `extra_args` pair.
+struct RedactedExtraArg<'a>(&'a str, Option<&'a str>);
+
+impl fmt::Debug for RedactedExtraArg<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let value = self.1.map(|v| redact_value(self.0, v));
+        f.debug_tuple("").field(&self.0).field(&value).finish()
+    }
+}
+
+/// Debug view of one argument: a secret-looking flag's value is hidden, and
+/// JSON values have their secret keys hidden.
+struct RedactedArg<'a>(&'a OsStr);
+
+impl fmt::Debug for RedactedArg<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = self.0.to_string_lossy();
+        match text.strip_prefix("--").and_then(|t| t.split_once('=')) {
+            Some((name, value)) => {
+                write!(
+                    f,
+                    "\"--{name}={}\"",
+                    redact_value(name, value).escape_debug()
+                )
+            }
+            None => fmt::Debug::fmt(self.0, f),
+        }
+    }
+}
+
+fn redact_value(name: &str, value: &str) -> String {
+    if is_secret_name(name) {
+        return REDACTED.to_owned();
+    }
+    match serde_json::from_str::<serde_json::Value>(value) {
+        Ok(json @ serde_json::Value::Object(_)) => redact_json(&json).to_string(),
+        _ => value.to_owned(),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn argv(cmd: &CommandLine) -> Vec<String> {
+        cmd.args
+            .iter()
+            .map(|a| a.to_str().unwrap().to_owned())
+            .collect()
+    }
+
+    fn set(k: &str, v: &str) -> EnvChange {
+        EnvChange::Set(k.into(), v.into())
+    }
+
+    fn rm(k: &str) -> EnvChange {
+        EnvChange::Remove(k.into())
+    }
+
+    #[test]
+    fn default_command_line() {
+        let cmd = Options::default().command().unwrap();
+        assert_eq!(
+            argv(&cmd),
+            [
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--input-format",
+                "stream-json"
+            ]
+        );
+        assert_eq!(
+            cmd.env,
+            [
+                rm("NODE_OPTIONS"),
+                rm("DEBUG"),
+                set("CLAUDE_CODE_ENTRYPOINT", "sdk-rust"),
+                set("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1"),
+            ]
+        );
+        assert!(!cmd.clear_env);
+        assert_eq!(cmd.cwd, None);
+    }
+
+    fn full() -> Options {
+        Options::new()
+            .model("claude-opus-4-1")
+            .fallback_model("claude-sonnet-4-5")
+            .max_turns(7)
+            .max_budget_usd(2.5)
+            .task_budget(100_000)
+            .thinking(Thinking::Enabled {
+                budget_tokens: Some(8000),
+                display: Some(ThinkingDisplay::Summarized),
+            })
+            .effort(Effort::Xhigh)
+            .permission_mode("acceptEdits")
+            .permission_prompt_stdio(true)
+            .allow_dangerously_skip_permissions(true)
+            .resume("4b1c")
+            .fork_session(true)
+            .resume_session_at("msg-9")
+            .session_id("new-id")
+            .allowed_tools(["Read", "Bash(git log:*)"])
+            .disallowed_tools(["WebFetch"])
+            .tools(Tools::List(vec!["Read".into(), "Bash".into()]))
+            .mcp_config(json!({"mcpServers": {"fs": {"command": "mcp-fs"}}}))
+            .setting_sources([SettingSource::User, SettingSource::Project])
+            .strict_mcp_config(true)
+            .include_partial_messages(true)
+            .include_hook_events(true)
+            .add_dir("/a")
+            .add_dir("/b c")
+            .plugin_dir("/p1")
+            .plugin_dir_no_mcp("/p2")
+            .no_session_persistence(true)
+            .json_schema(json!({"type": "object"}))
+            .betas(["context-1m-2025-08-07"])
+            .agent("reviewer")
+            .settings(Settings::Inline(json!({"model": "x"})))
+            .debug(true)
+            .debug_file("/tmp/d.log")
+            .extra_arg("debug-to-stderr", None)
+            .extra_arg("workload", Some("batch".into()))
+            .cwd("/work")
+            .env("ANTHROPIC_API_KEY", "sk-secret")
+            .env("FOO", "bar")
+            .env_remove("HTTP_PROXY")
+            .entrypoint("my-app")
+            .enable_file_checkpointing(true)
+            .cli_path("/opt/claude")
+    }
+
+    #[test]
+    fn full_command_line() {
+        let cmd = full().command().unwrap();
+        assert_eq!(
+            argv(&cmd),
+            [
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--input-format",
+                "stream-json",
+                "--max-thinking-tokens=8000",
+                "--thinking-display=summarized",
+                "--effort=xhigh",
+                "--max-turns=7",
+                "--max-budget-usd=2.5",
+                "--task-budget=100000",
+                "--model=claude-opus-4-1",
+                "--agent=reviewer",
+                "--betas=context-1m-2025-08-07",
+                r#"--json-schema={"type":"object"}"#,
+                "--debug-file=/tmp/d.log",
+                "--permission-prompt-tool=stdio",
+                "--resume=4b1c",
+                "--allowedTools=Read,Bash(git log:*)",
+                "--disallowedTools=WebFetch",
+                "--tools=Read,Bash",
+                r#"--mcp-config={"mcpServers":{"fs":{"command":"mcp-fs"}}}"#,
+                "--setting-sources=user,project",
+                "--strict-mcp-config",
+                "--permission-mode=acceptEdits",
+                "--allow-dangerously-skip-permissions",
+                "--fallback-model=claude-sonnet-4-5",
+                "--include-hook-events",
+                "--include-partial-messages",
+                "--add-dir=/a",
+                "--add-dir=/b c",
+                "--plugin-dir=/p1",
+                "--plugin-dir-no-mcp=/p2",
+                "--fork-session",
+                "--resume-session-at=msg-9",
+                "--session-id=new-id",
+                "--no-session-persistence",
+                r#"--settings={"model":"x"}"#,
+                "--debug-to-stderr",
+                "--workload=batch",
+            ]
+        );
+        assert_eq!(
+            cmd.env,
+            [
+                rm("NODE_OPTIONS"),
+                rm("DEBUG"),
+                rm("HTTP_PROXY"),
+                set("ANTHROPIC_API_KEY", "sk-secret"),
+                set("FOO", "bar"),
+                set("CLAUDE_CODE_ENTRYPOINT", "my-app"),
+                set("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1"),
+                set("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING", "true"),
+            ]
+        );
+        assert_eq!(cmd.cwd, Some(PathBuf::from("/work")));
+        assert!(!cmd.clear_env);
+    }
+
+    #[test]
+    fn thinking_variants() {
+        let one = |t: Thinking| argv(&Options::new().thinking(t).command().unwrap())[5..].to_vec();
+        assert_eq!(
+            one(Thinking::Adaptive { display: None }),
+            ["--thinking=adaptive"]
+        );
+        assert_eq!(
+            one(Thinking::Adaptive {
+                display: Some(ThinkingDisplay::Omitted)
+            }),
+            ["--thinking=adaptive", "--thinking-display=omitted"]
+        );
+        assert_eq!(
+            one(Thinking::Enabled {
+                budget_tokens: None,
+                display: None
+            }),
+            ["--thinking=adaptive"]
+        );
+        assert_eq!(one(Thinking::Disabled), ["--thinking=disabled"]);
+        let zero = Options::new().max_thinking_tokens(0).command().unwrap();
+        assert_eq!(argv(&zero)[5..], ["--thinking=disabled"]);
+        let n = Options::new().max_thinking_tokens(1024).command().unwrap();
+        assert_eq!(argv(&n)[5..], ["--max-thinking-tokens=1024"]);
+    }
+
+    #[test]
+    fn other_list_forms() {
+        let cmd = Options::new()
+            .tools(Tools::List(vec![]))
+            .setting_sources([])
+            .command()
+            .unwrap();
+        assert_eq!(argv(&cmd)[5..], ["--tools=", "--setting-sources="]);
+        let cmd = Options::new()
+            .tools(Tools::Default)
+            .continue_conversation(true)
+            .debug(true)
+            .permission_prompt_tool("mcp__perm__ask")
+            .settings(Settings::Path("/etc/s.json".into()))
+            .effort(Effort::from("ultra"))
+            .command()
+            .unwrap();
+        assert_eq!(
+            argv(&cmd)[5..],
+            [
+                "--effort=ultra",
+                "--debug",
+                "--permission-prompt-tool=mcp__perm__ask",
+                "--continue",
+                "--tools=default",
+                "--settings=/etc/s.json",
+            ]
+        );
+    }
+
+    #[test]
+    fn dash_values_stay_in_one_element() {
+        let cmd = Options::new()
+            .model("-weird-model")
+            .resume("--help")
+            .add_dir("-dir")
+            .settings(Settings::Path("-s.json".into()))
+            .extra_arg("foo", Some("--bar".into()))
+            .command()
+            .unwrap();
+        let args = argv(&cmd);
+        assert_eq!(
+            args[5..],
+            [
+                "--model=-weird-model",
+                "--resume=--help",
+                "--add-dir=-dir",
+                "--settings=-s.json",
+                "--foo=--bar",
+            ]
+        );
+        assert!(!args.iter().any(|a| a == "--help" || a == "-dir"));
+    }
+
+    #[test]
+    fn extra_args_are_validated() {
+        let err = |flag: &str| Options::new().extra_arg(flag, None).command().unwrap_err();
+        assert_eq!(err(""), OptionsError::EmptyExtraArg { index: 0 });
+        assert_eq!(
+            err("--foo"),
+            OptionsError::ExtraArgStartsWithDash {
+                flag: "--foo".into()
+            }
+        );
+        assert_eq!(
+            err("-f"),
+            OptionsError::ExtraArgStartsWithDash { flag: "-f".into() }
+        );
+        assert_eq!(
+            err("foo=bar"),
+            OptionsError::ExtraArgContainsEquals {
+                flag: "foo=bar".into()
+            }
+        );
+        assert_eq!(
+            err("output-format"),
+            OptionsError::ReservedExtraArg {
+                flag: "output-format".into()
+            }
+        );
+        let dup = Options::new()
+            .model("m")
+            .extra_arg("model", Some("n".into()))
+            .command()
+            .unwrap_err();
+        assert_eq!(
+            dup,
+            OptionsError::DuplicateFlag {
+                flag: "model".into()
+            }
+        );
+        let dup = Options::new()
+            .permission_prompt_stdio(true)
+            .extra_arg("permission-prompt-tool", Some("x".into()))
+            .command()
+            .unwrap_err();
+        assert!(matches!(dup, OptionsError::DuplicateFlag { .. }));
+        // Repeatable flags may be added through extra_args as well.
+        let ok = Options::new()
+            .add_dir("/a")
+            .extra_arg("add-dir", Some("/b".into()))
+            .command()
+            .unwrap();
+        assert_eq!(argv(&ok)[5..], ["--add-dir=/a", "--add-dir=/b"]);
+        let msg = err("--foo").to_string();
+        assert!(msg.contains("\"foo\""), "{msg}");
+    }
+
+    #[test]
+    fn contradictions_are_refused() {
+        assert_eq!(
+            Options::new().model("m").fallback_model("m").command(),
+            Err(OptionsError::FallbackSameAsModel { model: "m".into() })
+        );
+        assert_eq!(
+            Options::new()
+                .permission_prompt_stdio(true)
+                .permission_prompt_tool("mcp__x__y")
+                .command(),
+            Err(OptionsError::ConflictingPermissionPromptTool {
+                tool: "mcp__x__y".into()
+            })
+        );
+        assert_eq!(
+            Options::new().max_turns(0).command(),
+            Err(OptionsError::ZeroMaxTurns)
+        );
+        assert!(matches!(
+            Options::new().max_budget_usd(f64::NAN).command(),
+            Err(OptionsError::InvalidBudget { .. })
+        ));
+        assert!(matches!(
+            Options::new().max_budget_usd(-1.0).command(),
+            Err(OptionsError::InvalidBudget { .. })
+        ));
+        assert_eq!(
+            Options::new().resume("a").session_id("b").command(),
+            Err(OptionsError::SessionIdWithoutFork)
+        );
+        assert!(Options::new().session_id("b").command().is_ok());
+        assert!(matches!(
+            Options::new().mcp_config(json!([1])).command(),
+            Err(OptionsError::NotAnObject {
+                option: "mcp_config",
+                ..
+            })
+        ));
+        assert!(matches!(
+            Options::new()
+                .settings(Settings::Inline(json!("x")))
+                .command(),
+            Err(OptionsError::NotAnObject {
+                option: "settings",
+                ..
+            })
+        ));
+        assert!(matches!(
+            Options::new().model("a\0b").command(),
+            Err(OptionsError::ContainsNul { .. })
+        ));
+    }
+
+    #[test]
+    fn env_rules() {
+        // Caller's own values win over the crate's defaults.
+        let cmd = Options::new()
+            .env("CLAUDE_CODE_ENTRYPOINT", "mine")
+            .env("NODE_OPTIONS", "--max-old-space-size=4096")
+            .env_remove("CLAUDE_CODE_SDK_READS_SESSION_STATE")
+            .reads_session_state(true)
+            .command()
+            .unwrap();
+        assert_eq!(
+            cmd.env,
+            [
+                rm("DEBUG"),
+                rm("CLAUDE_CODE_SDK_READS_SESSION_STATE"),
+                set("CLAUDE_CODE_ENTRYPOINT", "mine"),
+                set("NODE_OPTIONS", "--max-old-space-size=4096"),
+            ]
+        );
+        // A clean environment has nothing to remove.
+        let cmd = Options::new()
+            .inherit_env(false)
+            .env("PATH", "/usr/bin")
+            .env("PATH", "/bin")
+            .env_remove("X")
+            .reads_session_state(false)
+            .command()
+            .unwrap();
+        assert!(cmd.clear_env);
+        assert_eq!(
+            cmd.env,
+            [
+                set("PATH", "/bin"),
+                set("CLAUDE_CODE_ENTRYPOINT", "sdk-rust")
+            ]
+        );
+        assert_eq!(
+            Options::new().env("A", "1").env_remove("A").command(),
+            Err(OptionsError::EnvSetAndRemoved { name: "A".into() })
+        );
+        assert_eq!(
+            Options::new().env("A=B", "1").command(),
+            Err(OptionsError::InvalidEnvName { name: "A=B".into() })
+        );
+        assert!(matches!(
+            Options::new().env("", "1").command(),
+            Err(OptionsError::InvalidEnvName { .. })
+        ));
+    }
+
+    #[test]
+    fn debug_output_hides_secrets() {
+        let opts = full()
+            .env("github_token", "ghp_abc")
+            .env("MY_PASSWORD", "hunter2")
+            .env("AWS_SECRET_ACCESS_KEY", "aws-s3cr3t")
+            .env("Credentials_File", "cred-path")
+            .env("HTTP_AUTHORIZATION", "Bearer zzz")
+            .mcp_config(json!({"mcpServers": {"gh": {
+                "command": "gh-mcp",
+                "env": {"GITHUB_TOKEN": "ghp_in_json"},
+                "headers": {"Authorization": "Bearer in_json"}
+            }}}))
+            .extra_arg("api-key", Some("xk-extra".into()));
+        let secrets = [
+            "sk-secret",
+            "ghp_abc",
+            "hunter2",
+            "aws-s3cr3t",
+            "cred-path",
+            "Bearer zzz",
+            "ghp_in_json",
+            "Bearer in_json",
+            "xk-extra",
+        ];
+        let shown = format!("{opts:?} {:#?}", opts);
+        for s in secrets {
+            assert!(!shown.contains(s), "{s} leaked in {shown}");
+        }
+        assert!(shown.contains("ANTHROPIC_API_KEY"));
+        assert!(shown.contains("bar"), "non-secret values stay visible");
+        assert!(shown.contains("gh-mcp"));
+
+        let cmd = opts.command().unwrap();
+        let shown = format!("{cmd:?} {:#?}", cmd);
+        for s in secrets {
+            assert!(!shown.contains(s), "{s} leaked in {shown}");
+        }
+        assert!(shown.contains("<redacted>"));
+        assert!(shown.contains("--model=claude-opus-4-1"));
+        assert!(shown.contains("FOO"));
+    }
+}
