@@ -195,6 +195,7 @@ macro_rules! wire_tag {
 pub(crate) use wire_tag;
 
 #[cfg(test)]
+#[allow(unreachable_pub, dead_code)] // macro-made items exist only to be tested
 mod tests {
     use super::*;
     use serde::{Deserialize, Serialize};
@@ -232,7 +233,10 @@ mod tests {
     #[test]
     fn wire_tag_writes_and_checks_its_value() {
         let t: Tagged = serde_json::from_str(r#"{"n":1,"type":"demo"}"#).unwrap();
-        assert_eq!(serde_json::to_string(&t).unwrap(), r#"{"type":"demo","n":1}"#);
+        assert_eq!(
+            serde_json::to_string(&t).unwrap(),
+            r#"{"type":"demo","n":1}"#
+        );
         assert!(serde_json::from_str::<Tagged>(r#"{"n":1,"type":"other"}"#).is_err());
     }
 

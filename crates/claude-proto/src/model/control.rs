@@ -1,1 +1,1705 @@
-//! (in progress)
+//! Control requests the host sends to the CLI, their typed answers, and the
+//! error codes of failed control responses.
+//!
+//! A [`ControlRequest`] is the `request` object of a `control_request` line
+//! written to the CLI's stdin; it serializes to exactly that object, e.g.
+//! `{"subtype":"set_model","model":"sonnet"}`. The matching success payload
+//! types (`*Response`, [`ContextUsage`], ...) decode the `response` object
+//! of the CLI's `control_response`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::common::{Extra, Json, Maybe, string_enum};
+use super::incoming::McpMessage;
+use super::initialize::{AgentInfo, InitializeRequest, ModelInfo, SdkPluginConfig, SlashCommand};
+use super::mcp::{JsonRpcMessage, McpServerConfig, McpServerStatus};
+use super::permission::{PermissionMode, deserialize_some};
+
+string_enum! {
+    /// Machine-readable reason of a failed control response (`error_code`).
+    ///
+    /// Only the codes a host is likely to act on have their own variant;
+    /// everything else is kept in `Unknown`.
+    pub enum ControlErrorCode {
+        /// The receiver does not know the request's subtype.
+        UnsupportedRequest = "unsupported_request",
+        /// The request's fields are invalid.
+        InvalidRequest = "invalid_request",
+        /// The permission mode is not valid here.
+        InvalidMode = "invalid_mode",
+        /// The thing referred to does not exist.
+        NotFound = "not_found",
+        /// The receiver failed internally.
+        InternalError = "internal_error",
+        /// The request refers to a turn that is over.
+        StaleTurn = "stale_turn",
+        /// `reload_plugins` was refused because the session is busy.
+        ReloadPluginsBusy = "reload_plugins_busy",
+        /// A side question is already running.
+        SideQuestionBusy = "side_question_busy",
+        /// Bypass mode is restricted by policy.
+        BypassRestricted = "bypass_restricted",
+        /// Bypass mode is disabled.
+        BypassDisabled = "bypass_disabled",
+        /// Bypass mode needs the CLI to be launched with it allowed.
+        BypassNotLaunched = "bypass_not_launched",
+        /// Auto mode is prevented by settings.
+        AutoModeSettings = "auto_mode_settings",
+        /// Auto mode was switched off after repeated failures.
+        AutoModeCircuitBreaker = "auto_mode_circuit_breaker",
+        /// Auto mode cannot be combined with fast mode.
+        AutoModeFastMode = "auto_mode_fast_mode",
+        /// Auto mode is not available for this model.
+        AutoModeModel = "auto_mode_model",
+        /// Auto mode is unavailable.
+        AutoModeUnavailable = "auto_mode_unavailable",
+        /// The model is not in the catalog.
+        CatalogUnknown = "catalog_unknown",
+        /// The organization does not allow it.
+        RestrictedByOrg = "restricted_by_org",
+        /// Not available for this account.
+        UnavailableForAccount = "unavailable_for_account",
+        /// Not offered.
+        NotOffered = "not_offered",
+        /// The 1M-context alias is disabled.
+        Alias1mDisabled = "alias_1m_disabled",
+        /// The 1M-context alias is not supported.
+        Alias1mUnsupported = "alias_1m_unsupported",
+        /// A hook blocked the request.
+        BlockedByHook = "blocked_by_hook",
+        /// Hooks could not be checked.
+        HooksUnchecked = "hooks_unchecked",
+        /// Hooks could not be checked because a plugin is not loaded.
+        HooksUncheckedPluginNotLoaded = "hooks_unchecked_plugin_not_loaded",
+        /// A check failed.
+        CheckFailed = "check_failed",
+        /// A check service could not be reached.
+        CheckUnreachable = "check_unreachable",
+        /// A check service failed.
+        CheckServerError = "check_server_error",
+        /// A check rejected the request.
+        CheckRejected = "check_rejected",
+        /// Credits are needed.
+        CreditsRequired = "credits_required",
+        /// Rate limited.
+        RateLimit = "rate_limit",
+        /// Authentication failed.
+        AuthFailed = "auth_failed",
+        /// The OAuth organization is not allowed.
+        OauthOrgNotAllowed = "oauth_org_not_allowed",
+        /// The model changed in the meantime.
+        ModelNotCurrent = "model_not_current",
+        /// A verdict is still pending.
+        VerdictPending = "verdict_pending",
+        /// File read denied.
+        ReadDenied = "read_denied",
+        /// The MCP server is blocked by policy.
+        McpPolicyBlocked = "mcp_policy_blocked",
+        /// Too many refused MCP calls.
+        McpCallRefusalLimit = "mcp_call_refusal_limit",
+        /// The MCP call request is malformed.
+        McpCallMalformed = "mcp_call_malformed",
+        /// The MCP tool is not listed by its server.
+        McpCallNotListed = "mcp_call_not_listed",
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Request payloads
+// ---------------------------------------------------------------------------
+
+/// A request with no fields of its own.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct EmptyRequest {
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `interrupt`: stop the current turn.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct InterruptRequest {
+    /// Also drop queued user messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel_queued: Option<bool>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `set_permission_mode`: switch the permission mode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetPermissionModeRequest {
+    /// The new mode.
+    pub mode: PermissionMode,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `set_model`: switch the model. Absent, `null` and `"default"` all mean
+/// the session default.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SetModelRequest {
+    /// Model alias or id.
+    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+    pub model: Maybe<String>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+string_enum! {
+    /// How thinking is shown.
+    pub enum ThinkingDisplay {
+        /// Summarized thinking.
+        Summarized = "summarized",
+        /// No thinking text.
+        Omitted = "omitted",
+        /// Highlights only.
+        Highlights = "highlights",
+    }
+}
+
+/// `set_max_thinking_tokens` (deprecated): limit thinking.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SetMaxThinkingTokensRequest {
+    /// Token budget; `null` resets to the default.
+    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+    pub max_thinking_tokens: Maybe<u64>,
+    /// How thinking is displayed.
+    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+    pub thinking_display: Maybe<ThinkingDisplay>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `rename_session`: set the session title.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RenameSessionRequest {
+    /// The new title.
+    pub title: String,
+    /// Who renamed it (`remote` or `host`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The session to rename (the current one when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `set_color`: set the agent colour.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SetColorRequest {
+    /// Colour name, or `default`.
+    pub color: String,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `mcp_status`: list the MCP servers and their state.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpStatusRequest {
+    /// Answer with live state instead of the cached one.
+    #[serde(rename = "liveReply", default, skip_serializing_if = "Option::is_none")]
+    pub live_reply: Option<bool>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+string_enum! {
+    /// How much detail `get_context_usage` returns.
+    pub enum ContextUsageDetail {
+        /// Totals only.
+        Summary = "summary",
+        /// Everything (the default).
+        Full = "full",
+    }
+}
+
+/// `get_context_usage`: how the context window is used.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct GetContextUsageRequest {
+    /// Level of detail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<ContextUsageDetail>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `get_usage` (experimental): cost, rate limits and usage patterns.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct GetUsageRequest {
+    /// Leave out the usage-pattern analysis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip_behaviors: Option<bool>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A file handed to an MCP tool by `mcp_call`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpCallInputFile {
+    /// Name the tool sees.
+    pub name: String,
+    /// Where the file is staged.
+    pub lane_path: String,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A file an MCP tool produces in `mcp_call`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpCallOutputFile {
+    /// Name the tool writes.
+    pub name: String,
+    /// Where it is staged.
+    pub lane_path: String,
+    /// Only overwrite when the current version has this etag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub if_match: Option<String>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `mcp_call`: call an MCP tool directly, outside the conversation.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpCallRequest {
+    /// Full tool name, `mcp__<server>__<tool>`.
+    pub tool: String,
+    /// Tool arguments.
+    #[serde(
+        default,
+        deserialize_with = "deserialize_some",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub arguments: Option<Json>,
+    /// Give up after this time (ISO 8601).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    /// Timeout in milliseconds (clamped to 1 s .. 10 min; default 2 min).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// The result is not added to the model's context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_not_for_model: Option<bool>,
+    /// Apply the normal permission checks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_permissions: Option<bool>,
+    /// Files to hand to the tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_files: Option<Vec<McpCallInputFile>>,
+    /// Files the tool produces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_files: Option<Vec<McpCallOutputFile>>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `file_suggestions`: file paths matching a partial query.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct FileSuggestionsRequest {
+    /// What the user typed.
+    pub query: String,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `rewind_files`: restore files to their state at a user message.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RewindFilesRequest {
+    /// The user message to rewind to.
+    pub user_message_id: String,
+    /// Only report what would change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<bool>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `cancel_async_message`: withdraw a queued user message.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct CancelAsyncMessageRequest {
+    /// The queued message's uuid.
+    pub message_uuid: String,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+string_enum! {
+    /// Encoding of file contents in `read_file`.
+    pub enum FileEncoding {
+        /// Text.
+        Utf8 = "utf-8",
+        /// Base64-encoded bytes.
+        Base64 = "base64",
+    }
+}
+
+/// `read_file`: read a file through the CLI.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ReadFileRequest {
+    /// Path to read.
+    pub path: String,
+    /// Read at most this many bytes (default 1 MB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<u64>,
+    /// How to return the contents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<FileEncoding>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `seed_read_state`: tell the CLI a file was already read at `mtime`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeedReadStateRequest {
+    /// The file.
+    pub path: String,
+    /// Its modification time (milliseconds since the epoch).
+    pub mtime: serde_json::Number,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `mcp_set_servers`: replace the set of host-provided MCP servers.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpSetServersRequest {
+    /// Server configurations by name (sdk servers as `{type:"sdk", name}`).
+    pub servers: BTreeMap<String, McpServerConfig>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `register_repo_root`: add a repository root to the session.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RegisterRepoRootRequest {
+    /// The directory.
+    pub directory: String,
+    /// Reload CLAUDE.md files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reload_claude_md: Option<bool>,
+    /// Reload plugins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reload_plugins: Option<bool>,
+    /// Reload skills.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reload_skills: Option<bool>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `reload_plugins`: reload plugins (and what they provide).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ReloadPluginsRequest {
+    /// Do not apply changes that would invalidate the prompt cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold_on_cache_impact: Option<bool>,
+    /// Plugins to add.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub add_plugins: Option<Vec<SdkPluginConfig>>,
+    /// Fail with `reload_plugins_busy` instead of waiting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refuse_if_busy: Option<bool>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `mcp_reconnect`: reconnect one MCP server.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpReconnectRequest {
+    /// The server.
+    #[serde(rename = "serverName")]
+    pub server_name: String,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `mcp_toggle`: enable or disable one MCP server.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpToggleRequest {
+    /// The server.
+    #[serde(rename = "serverName")]
+    pub server_name: String,
+    /// Whether it should be enabled.
+    pub enabled: bool,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `mcp_read_resource`: read a `ui://` resource of an MCP server.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpReadResourceRequest {
+    /// The server.
+    #[serde(rename = "serverName")]
+    pub server_name: String,
+    /// Resource URI.
+    pub uri: String,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `set_has_subscribers`: whether anyone is watching the session.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SetHasSubscribersRequest {
+    /// `true`, `false`, or `null` for unknown.
+    #[serde(default)]
+    pub has_subscribers: Option<bool>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `stop_task`: stop a background task.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct StopTaskRequest {
+    /// The task.
+    pub task_id: String,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `background_tasks`: move running work to the background.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct BackgroundTasksRequest {
+    /// Only this tool call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<String>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `get_task_output`: the output of a background task.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct GetTaskOutputRequest {
+    /// The task.
+    pub task_id: String,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `apply_flag_settings`: merge settings into the flag layer (`null`
+/// clears a key).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ApplyFlagSettingsRequest {
+    /// Settings keys and values.
+    pub settings: Extra,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+string_enum! {
+    /// A settings layer.
+    pub enum SettingsSource {
+        /// The user's settings.
+        UserSettings = "userSettings",
+        /// The project's shared settings.
+        ProjectSettings = "projectSettings",
+        /// The project's local settings.
+        LocalSettings = "localSettings",
+        /// Settings given by flags or `apply_flag_settings`.
+        FlagSettings = "flagSettings",
+        /// Managed policy settings.
+        PolicySettings = "policySettings",
+    }
+}
+
+/// `update_settings`: write settings to a settings file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UpdateSettingsRequest {
+    /// `localSettings` or `userSettings`.
+    pub source: SettingsSource,
+    /// Settings keys and values.
+    pub settings: Extra,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A control request from the host to the CLI, tagged by `subtype`.
+///
+/// Serializes to the `request` object of a `control_request` line. Use
+/// [`ControlRequest::raw`] for a subtype this crate does not wrap.
+///
+/// ```
+/// use claude_proto::model::control::ControlRequest;
+/// assert_eq!(
+///     serde_json::to_value(ControlRequest::set_model(Some("sonnet"))).unwrap(),
+///     serde_json::json!({"subtype":"set_model","model":"sonnet"}),
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "subtype")]
+#[non_exhaustive]
+pub enum ControlRequest {
+    /// Set up the session (hooks, SDK MCP servers, agents, prompt...).
+    #[serde(rename = "initialize")]
+    Initialize(Box<InitializeRequest>),
+    /// Stop the current turn.
+    #[serde(rename = "interrupt")]
+    Interrupt(InterruptRequest),
+    /// Change the permission mode.
+    #[serde(rename = "set_permission_mode")]
+    SetPermissionMode(SetPermissionModeRequest),
+    /// Change the model.
+    #[serde(rename = "set_model")]
+    SetModel(SetModelRequest),
+    /// Limit thinking tokens (deprecated).
+    #[serde(rename = "set_max_thinking_tokens")]
+    SetMaxThinkingTokens(SetMaxThinkingTokensRequest),
+    /// Rename the session.
+    #[serde(rename = "rename_session")]
+    RenameSession(RenameSessionRequest),
+    /// Set the agent colour.
+    #[serde(rename = "set_color")]
+    SetColor(SetColorRequest),
+    /// List MCP servers.
+    #[serde(rename = "mcp_status")]
+    McpStatus(McpStatusRequest),
+    /// Report context window usage.
+    #[serde(rename = "get_context_usage")]
+    GetContextUsage(GetContextUsageRequest),
+    /// Report the session cost as text.
+    #[serde(rename = "get_session_cost")]
+    GetSessionCost(EmptyRequest),
+    /// List the available models.
+    #[serde(rename = "list_models")]
+    ListModels(EmptyRequest),
+    /// Report usage (experimental).
+    #[serde(rename = "get_usage")]
+    GetUsage(GetUsageRequest),
+    /// Report the CLI's version.
+    #[serde(rename = "get_binary_version")]
+    GetBinaryVersion(EmptyRequest),
+    /// Call an MCP tool directly.
+    #[serde(rename = "mcp_call")]
+    McpCall(McpCallRequest),
+    /// Suggest file paths.
+    #[serde(rename = "file_suggestions")]
+    FileSuggestions(FileSuggestionsRequest),
+    /// A message from an SDK-hosted MCP server (e.g. a notification).
+    #[serde(rename = "mcp_message")]
+    McpMessage(McpMessage),
+    /// Restore files to an earlier state.
+    #[serde(rename = "rewind_files")]
+    RewindFiles(RewindFilesRequest),
+    /// Withdraw a queued user message.
+    #[serde(rename = "cancel_async_message")]
+    CancelAsyncMessage(CancelAsyncMessageRequest),
+    /// Read a file.
+    #[serde(rename = "read_file")]
+    ReadFile(ReadFileRequest),
+    /// Mark a file as already read.
+    #[serde(rename = "seed_read_state")]
+    SeedReadState(SeedReadStateRequest),
+    /// Replace the host-provided MCP servers.
+    #[serde(rename = "mcp_set_servers")]
+    McpSetServers(McpSetServersRequest),
+    /// Add a repository root.
+    #[serde(rename = "register_repo_root")]
+    RegisterRepoRoot(RegisterRepoRootRequest),
+    /// Reload plugins.
+    #[serde(rename = "reload_plugins")]
+    ReloadPlugins(ReloadPluginsRequest),
+    /// Reload skills.
+    #[serde(rename = "reload_skills")]
+    ReloadSkills(EmptyRequest),
+    /// Reload output styles.
+    #[serde(rename = "reload_output_styles")]
+    ReloadOutputStyles(EmptyRequest),
+    /// Reconnect an MCP server.
+    #[serde(rename = "mcp_reconnect")]
+    McpReconnect(McpReconnectRequest),
+    /// Enable or disable an MCP server.
+    #[serde(rename = "mcp_toggle")]
+    McpToggle(McpToggleRequest),
+    /// Read an MCP resource.
+    #[serde(rename = "mcp_read_resource")]
+    McpReadResource(McpReadResourceRequest),
+    /// Say whether anyone is watching.
+    #[serde(rename = "set_has_subscribers")]
+    SetHasSubscribers(SetHasSubscribersRequest),
+    /// Stop a background task.
+    #[serde(rename = "stop_task")]
+    StopTask(StopTaskRequest),
+    /// Move running work to the background.
+    #[serde(rename = "background_tasks")]
+    BackgroundTasks(BackgroundTasksRequest),
+    /// Read a background task's output.
+    #[serde(rename = "get_task_output")]
+    GetTaskOutput(GetTaskOutputRequest),
+    /// Merge flag-layer settings.
+    #[serde(rename = "apply_flag_settings")]
+    ApplyFlagSettings(ApplyFlagSettingsRequest),
+    /// Report effective settings.
+    #[serde(rename = "get_settings")]
+    GetSettings(EmptyRequest),
+    /// List configured hooks.
+    #[serde(rename = "get_hooks_listing")]
+    GetHooksListing(EmptyRequest),
+    /// Write to a settings file.
+    #[serde(rename = "update_settings")]
+    UpdateSettings(UpdateSettingsRequest),
+    /// List permission rules.
+    #[serde(rename = "list_permission_rules")]
+    ListPermissionRules(EmptyRequest),
+    /// Any other subtype: `subtype` plus the request's other fields. Also
+    /// what a known subtype decodes to when its fields do not match.
+    /// `fields` must not contain a `subtype` key.
+    #[serde(untagged)]
+    Raw {
+        /// The subtype.
+        subtype: String,
+        /// The other fields of the request.
+        #[serde(flatten)]
+        fields: Extra,
+    },
+}
+
+impl ControlRequest {
+    /// The `subtype` value.
+    pub fn subtype(&self) -> &str {
+        match self {
+            Self::Initialize(_) => "initialize",
+            Self::Interrupt(_) => "interrupt",
+            Self::SetPermissionMode(_) => "set_permission_mode",
+            Self::SetModel(_) => "set_model",
+            Self::SetMaxThinkingTokens(_) => "set_max_thinking_tokens",
+            Self::RenameSession(_) => "rename_session",
+            Self::SetColor(_) => "set_color",
+            Self::McpStatus(_) => "mcp_status",
+            Self::GetContextUsage(_) => "get_context_usage",
+            Self::GetSessionCost(_) => "get_session_cost",
+            Self::ListModels(_) => "list_models",
+            Self::GetUsage(_) => "get_usage",
+            Self::GetBinaryVersion(_) => "get_binary_version",
+            Self::McpCall(_) => "mcp_call",
+            Self::FileSuggestions(_) => "file_suggestions",
+            Self::McpMessage(_) => "mcp_message",
+            Self::RewindFiles(_) => "rewind_files",
+            Self::CancelAsyncMessage(_) => "cancel_async_message",
+            Self::ReadFile(_) => "read_file",
+            Self::SeedReadState(_) => "seed_read_state",
+            Self::McpSetServers(_) => "mcp_set_servers",
+            Self::RegisterRepoRoot(_) => "register_repo_root",
+            Self::ReloadPlugins(_) => "reload_plugins",
+            Self::ReloadSkills(_) => "reload_skills",
+            Self::ReloadOutputStyles(_) => "reload_output_styles",
+            Self::McpReconnect(_) => "mcp_reconnect",
+            Self::McpToggle(_) => "mcp_toggle",
+            Self::McpReadResource(_) => "mcp_read_resource",
+            Self::SetHasSubscribers(_) => "set_has_subscribers",
+            Self::StopTask(_) => "stop_task",
+            Self::BackgroundTasks(_) => "background_tasks",
+            Self::GetTaskOutput(_) => "get_task_output",
+            Self::ApplyFlagSettings(_) => "apply_flag_settings",
+            Self::GetSettings(_) => "get_settings",
+            Self::GetHooksListing(_) => "get_hooks_listing",
+            Self::UpdateSettings(_) => "update_settings",
+            Self::ListPermissionRules(_) => "list_permission_rules",
+            Self::Raw { subtype, .. } => subtype,
+        }
+    }
+
+    /// Any subtype with the given fields (a `subtype` key among them is
+    /// dropped, the argument wins).
+    pub fn raw(subtype: impl Into<String>, mut fields: Extra) -> Self {
+        fields.remove("subtype");
+        Self::Raw {
+            subtype: subtype.into(),
+            fields,
+        }
+    }
+
+    /// `initialize` with `request`.
+    pub fn initialize(request: InitializeRequest) -> Self {
+        Self::Initialize(Box::new(request))
+    }
+
+    /// `interrupt`: stop the current turn.
+    pub fn interrupt() -> Self {
+        Self::Interrupt(InterruptRequest::default())
+    }
+
+    /// `set_permission_mode` to `mode`.
+    pub fn set_permission_mode(mode: PermissionMode) -> Self {
+        Self::SetPermissionMode(SetPermissionModeRequest {
+            mode,
+            extra: Extra::new(),
+        })
+    }
+
+    /// `set_model`: `Some(model)`, or `None` for the session default (the
+    /// `model` key is then left out, as the TypeScript SDK does).
+    pub fn set_model(model: Option<&str>) -> Self {
+        Self::SetModel(SetModelRequest {
+            model: match model {
+                Some(m) => Maybe::Value(m.to_owned()),
+                None => Maybe::Absent,
+            },
+            extra: Extra::new(),
+        })
+    }
+
+    /// `set_max_thinking_tokens`: `None` sends `null` (back to the default).
+    pub fn set_max_thinking_tokens(tokens: Option<u64>) -> Self {
+        Self::SetMaxThinkingTokens(SetMaxThinkingTokensRequest {
+            max_thinking_tokens: tokens.into(),
+            ..SetMaxThinkingTokensRequest::default()
+        })
+    }
+
+    /// `rename_session` to `title`.
+    pub fn rename_session(title: impl Into<String>) -> Self {
+        Self::RenameSession(RenameSessionRequest {
+            title: title.into(),
+            ..RenameSessionRequest::default()
+        })
+    }
+
+    /// `mcp_status`.
+    pub fn mcp_status() -> Self {
+        Self::McpStatus(McpStatusRequest::default())
+    }
+
+    /// `get_context_usage` (full detail).
+    pub fn get_context_usage() -> Self {
+        Self::GetContextUsage(GetContextUsageRequest::default())
+    }
+
+    /// `get_session_cost`.
+    pub fn get_session_cost() -> Self {
+        Self::GetSessionCost(EmptyRequest::default())
+    }
+
+    /// `list_models`.
+    pub fn list_models() -> Self {
+        Self::ListModels(EmptyRequest::default())
+    }
+
+    /// `get_usage`.
+    pub fn get_usage() -> Self {
+        Self::GetUsage(GetUsageRequest::default())
+    }
+
+    /// `get_binary_version`.
+    pub fn get_binary_version() -> Self {
+        Self::GetBinaryVersion(EmptyRequest::default())
+    }
+
+    /// `mcp_call` of `tool` (`mcp__server__tool`) with `arguments`.
+    pub fn mcp_call(tool: impl Into<String>, arguments: Json) -> Self {
+        Self::McpCall(McpCallRequest {
+            tool: tool.into(),
+            arguments: Some(arguments),
+            ..McpCallRequest::default()
+        })
+    }
+
+    /// `mcp_message` carrying `message` from SDK-hosted server `server_name`.
+    pub fn mcp_message(server_name: impl Into<String>, message: JsonRpcMessage) -> Self {
+        Self::McpMessage(McpMessage::new(server_name, message))
+    }
+
+    /// `rewind_files` to `user_message_id`; `dry_run` only reports.
+    pub fn rewind_files(user_message_id: impl Into<String>, dry_run: bool) -> Self {
+        Self::RewindFiles(RewindFilesRequest {
+            user_message_id: user_message_id.into(),
+            dry_run: dry_run.then_some(true),
+            extra: Extra::new(),
+        })
+    }
+
+    /// `cancel_async_message` for `message_uuid`.
+    pub fn cancel_async_message(message_uuid: impl Into<String>) -> Self {
+        Self::CancelAsyncMessage(CancelAsyncMessageRequest {
+            message_uuid: message_uuid.into(),
+            extra: Extra::new(),
+        })
+    }
+
+    /// `read_file` of `path`.
+    pub fn read_file(path: impl Into<String>) -> Self {
+        Self::ReadFile(ReadFileRequest {
+            path: path.into(),
+            ..ReadFileRequest::default()
+        })
+    }
+
+    /// `mcp_set_servers` with `servers`.
+    pub fn mcp_set_servers(servers: BTreeMap<String, McpServerConfig>) -> Self {
+        Self::McpSetServers(McpSetServersRequest {
+            servers,
+            extra: Extra::new(),
+        })
+    }
+
+    /// `reload_plugins`.
+    pub fn reload_plugins() -> Self {
+        Self::ReloadPlugins(ReloadPluginsRequest::default())
+    }
+
+    /// `reload_skills`.
+    pub fn reload_skills() -> Self {
+        Self::ReloadSkills(EmptyRequest::default())
+    }
+
+    /// `mcp_reconnect` of `server_name`.
+    pub fn mcp_reconnect(server_name: impl Into<String>) -> Self {
+        Self::McpReconnect(McpReconnectRequest {
+            server_name: server_name.into(),
+            extra: Extra::new(),
+        })
+    }
+
+    /// `mcp_toggle` of `server_name`.
+    pub fn mcp_toggle(server_name: impl Into<String>, enabled: bool) -> Self {
+        Self::McpToggle(McpToggleRequest {
+            server_name: server_name.into(),
+            enabled,
+            extra: Extra::new(),
+        })
+    }
+
+    /// `mcp_read_resource` of `uri` on `server_name`.
+    pub fn mcp_read_resource(server_name: impl Into<String>, uri: impl Into<String>) -> Self {
+        Self::McpReadResource(McpReadResourceRequest {
+            server_name: server_name.into(),
+            uri: uri.into(),
+            extra: Extra::new(),
+        })
+    }
+
+    /// `stop_task` of `task_id`.
+    pub fn stop_task(task_id: impl Into<String>) -> Self {
+        Self::StopTask(StopTaskRequest {
+            task_id: task_id.into(),
+            extra: Extra::new(),
+        })
+    }
+
+    /// `background_tasks`, optionally for one tool call.
+    pub fn background_tasks(tool_use_id: Option<&str>) -> Self {
+        Self::BackgroundTasks(BackgroundTasksRequest {
+            tool_use_id: tool_use_id.map(str::to_owned),
+            extra: Extra::new(),
+        })
+    }
+
+    /// `get_task_output` of `task_id`.
+    pub fn get_task_output(task_id: impl Into<String>) -> Self {
+        Self::GetTaskOutput(GetTaskOutputRequest {
+            task_id: task_id.into(),
+            extra: Extra::new(),
+        })
+    }
+
+    /// `apply_flag_settings` with `settings`.
+    pub fn apply_flag_settings(settings: Extra) -> Self {
+        Self::ApplyFlagSettings(ApplyFlagSettingsRequest {
+            settings,
+            extra: Extra::new(),
+        })
+    }
+
+    /// `get_settings`.
+    pub fn get_settings() -> Self {
+        Self::GetSettings(EmptyRequest::default())
+    }
+
+    /// `update_settings` of the `source` file with `settings`.
+    pub fn update_settings(source: SettingsSource, settings: Extra) -> Self {
+        Self::UpdateSettings(UpdateSettingsRequest {
+            source,
+            settings,
+            extra: Extra::new(),
+        })
+    }
+}
+
+impl From<InitializeRequest> for ControlRequest {
+    fn from(request: InitializeRequest) -> Self {
+        Self::initialize(request)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Response payloads
+// ---------------------------------------------------------------------------
+
+/// Answer to `interrupt`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct InterruptResponse {
+    /// Queued messages that are still queued (absent from older CLIs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub still_queued: Option<Vec<String>>,
+    /// Queued messages that were cancelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancelled: Option<Vec<String>>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `set_permission_mode`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SetPermissionModeResponse {
+    /// The mode now in force.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<PermissionMode>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `set_model`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SetModelResponse {
+    /// The model id now in use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `mcp_status`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct McpStatusResponse {
+    /// Every MCP server of the session.
+    #[serde(rename = "mcpServers")]
+    pub mcp_servers: Vec<McpServerStatus>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One category of context usage (system prompt, tools, messages, ...).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ContextCategory {
+    /// Stable id (`system_prompt`, `messages`, `free_space`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Display name.
+    pub name: String,
+    /// Tokens used.
+    pub tokens: u64,
+    /// Display colour.
+    pub color: String,
+    /// Tokens that are deferred (loaded on demand).
+    #[serde(
+        rename = "isDeferred",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub is_deferred: Option<bool>,
+    /// `used`, `free`, `buffer` or `deferred`.
+    pub kind: String,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Token counts of the last API call.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ContextApiUsage {
+    /// Input tokens.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Tokens written to the cache.
+    pub cache_creation_input_tokens: u64,
+    /// Tokens read from the cache.
+    pub cache_read_input_tokens: u64,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `get_context_usage`: the main numbers; the detailed
+/// breakdowns (grid, memory files, tools, agents, ...) stay in `extra`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ContextUsage {
+    /// Usage by category.
+    pub categories: Vec<ContextCategory>,
+    /// Tokens in use.
+    #[serde(rename = "totalTokens")]
+    pub total_tokens: u64,
+    /// Usable context size.
+    #[serde(rename = "maxTokens")]
+    pub max_tokens: u64,
+    /// Context size before reserved space.
+    #[serde(rename = "rawMaxTokens")]
+    pub raw_max_tokens: u64,
+    /// Share of the context in use, in percent.
+    pub percentage: serde_json::Number,
+    /// Model the numbers are for.
+    pub model: String,
+    /// Whether automatic compaction is on.
+    #[serde(rename = "isAutoCompactEnabled")]
+    pub is_auto_compact_enabled: bool,
+    /// Token count at which compaction starts.
+    #[serde(
+        rename = "autoCompactThreshold",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub auto_compact_threshold: Option<u64>,
+    /// Token counts of the last API call (`null` before the first one).
+    #[serde(rename = "apiUsage", default)]
+    pub api_usage: Option<ContextApiUsage>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `rewind_files`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RewindFilesResult {
+    /// Whether the rewind is (or was) possible.
+    #[serde(rename = "canRewind")]
+    pub can_rewind: bool,
+    /// Why not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Files that change.
+    #[serde(
+        rename = "filesChanged",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub files_changed: Option<Vec<String>>,
+    /// Lines added back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub insertions: Option<u64>,
+    /// Lines removed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletions: Option<u64>,
+    /// Symbolic links skipped.
+    #[serde(
+        rename = "skippedLinks",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub skipped_links: Option<serde_json::Number>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `get_binary_version`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct BinaryVersion {
+    /// Version, e.g. `2.1.330`.
+    pub version: String,
+    /// Build time (ISO 8601).
+    #[serde(rename = "buildTime", default, skip_serializing_if = "Option::is_none")]
+    pub build_time: Option<String>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `get_session_cost`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SessionCost {
+    /// Human-readable cost report.
+    pub text: String,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `list_models`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ListModelsResponse {
+    /// The models.
+    pub models: Vec<ModelInfo>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `background_tasks`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct BackgroundTasksResponse {
+    /// Whether something was moved to the background (treat absent as yes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backgrounded: Option<bool>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `get_task_output`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TaskOutput {
+    /// The output (possibly cut).
+    pub output: String,
+    /// Full size in bytes.
+    pub total_bytes: u64,
+    /// Whether `output` was cut.
+    pub truncated: bool,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One content item of an MCP resource.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct McpResourceContents {
+    /// Resource URI.
+    pub uri: String,
+    /// MIME type.
+    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Text content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Binary content, base64.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+    /// MCP `_meta` object.
+    #[serde(
+        rename = "_meta",
+        default,
+        deserialize_with = "deserialize_some",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub meta: Option<Json>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `mcp_read_resource`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct McpReadResourceResponse {
+    /// The resource's contents.
+    pub contents: Vec<McpResourceContents>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `mcp_call`: the MCP tool result.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct McpCallResponse {
+    /// The tool's content blocks.
+    #[serde(
+        default,
+        deserialize_with = "deserialize_some",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub content: Option<Json>,
+    /// Structured result.
+    #[serde(
+        rename = "structuredContent",
+        default,
+        deserialize_with = "deserialize_some",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub structured_content: Option<Json>,
+    /// MCP `_meta` object.
+    #[serde(
+        rename = "_meta",
+        default,
+        deserialize_with = "deserialize_some",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub meta: Option<Json>,
+    /// Outcome of the file staging, when files were involved.
+    #[serde(
+        default,
+        deserialize_with = "deserialize_some",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub staging: Option<Json>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `read_file`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ReadFileResponse {
+    /// The contents (base64 when `encoding` says so).
+    pub contents: String,
+    /// Absolute path read.
+    #[serde(rename = "absPath")]
+    pub abs_path: String,
+    /// Whether the file was longer than returned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
+    /// `base64` when the contents are encoded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<FileEncoding>,
+    /// Whether decoding as text lost bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lossy: Option<bool>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `cancel_async_message`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct CancelAsyncMessageResponse {
+    /// Whether the message was still queued and is now cancelled.
+    pub cancelled: bool,
+    /// The message's uuid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_uuid: Option<String>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One path suggested by `file_suggestions`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct FileSuggestion {
+    /// The path.
+    pub path: String,
+    /// Match score.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<serde_json::Number>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `file_suggestions`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct FileSuggestionsResponse {
+    /// Suggested paths.
+    pub suggestions: Vec<FileSuggestion>,
+    /// Directory the paths are relative to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `register_repo_root`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RegisterRepoRootResponse {
+    /// The registered directory.
+    pub directory: String,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A plugin listed by `reload_plugins`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PluginInfo {
+    /// Plugin name.
+    pub name: String,
+    /// Plugin directory.
+    pub path: String,
+    /// Where it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Its version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `reload_plugins`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ReloadPluginsResponse {
+    /// Slash commands now available.
+    pub commands: Vec<SlashCommand>,
+    /// Agents now available.
+    pub agents: Vec<AgentInfo>,
+    /// Plugins loaded.
+    pub plugins: Vec<PluginInfo>,
+    /// MCP servers now configured.
+    #[serde(rename = "mcpServers")]
+    pub mcp_servers: Vec<McpServerStatus>,
+    /// How many plugins failed to load.
+    pub error_count: u64,
+    /// Changes were held back because they would invalidate the cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held: Option<bool>,
+    /// What the reload does to the prompt cache.
+    #[serde(
+        default,
+        deserialize_with = "deserialize_some",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_impact: Option<Json>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `reload_skills`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ReloadSkillsResponse {
+    /// Skills now available.
+    pub skills: Vec<SlashCommand>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `reload_output_styles`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ReloadOutputStylesResponse {
+    /// Output styles now available.
+    pub available_output_styles: Vec<String>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One settings layer in a [`SettingsResponse`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SettingsLayer {
+    /// Which layer.
+    pub source: SettingsSource,
+    /// Its settings.
+    pub settings: Extra,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Answer to `get_settings`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SettingsResponse {
+    /// The merged settings in force.
+    pub effective: Extra,
+    /// Each layer's own settings.
+    pub sources: Vec<SettingsLayer>,
+    /// Values derived from the settings (model, effort, ...).
+    #[serde(
+        default,
+        deserialize_with = "deserialize_some",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub applied: Option<Json>,
+    /// Settings files that failed to parse.
+    #[serde(
+        default,
+        deserialize_with = "deserialize_some",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub errors: Option<Json>,
+    /// Some settings were withheld from the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub withheld: Option<bool>,
+    /// Fields not modelled by this crate.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::hooks::{HookEvent, HookMatcher};
+    use serde_json::json;
+
+    fn round_trip<T>(value: Json) -> T
+    where
+        T: serde::de::DeserializeOwned + Serialize,
+    {
+        let typed: T = serde_json::from_value(value.clone()).expect("decode");
+        assert_eq!(serde_json::to_value(&typed).expect("encode"), value);
+        typed
+    }
+
+    fn wire(r: &ControlRequest) -> Json {
+        serde_json::to_value(r).expect("encode")
+    }
+
+    #[test]
+    fn exact_wire_shapes() {
+        assert_eq!(
+            wire(&ControlRequest::interrupt()),
+            json!({"subtype":"interrupt"})
+        );
+        assert_eq!(
+            wire(&ControlRequest::set_model(Some("sonnet"))),
+            json!({"subtype":"set_model","model":"sonnet"})
+        );
+        assert_eq!(
+            wire(&ControlRequest::set_model(None)),
+            json!({"subtype":"set_model"})
+        );
+        assert_eq!(
+            wire(&ControlRequest::SetModel(SetModelRequest {
+                model: Maybe::Null,
+                extra: Extra::new()
+            })),
+            json!({"subtype":"set_model","model":null})
+        );
+        assert_eq!(
+            wire(&ControlRequest::set_permission_mode(
+                PermissionMode::AcceptEdits
+            )),
+            json!({"subtype":"set_permission_mode","mode":"acceptEdits"})
+        );
+        let init = InitializeRequest::new()
+            .with_hook(
+                HookEvent::PreToolUse,
+                HookMatcher::new(["hook_0"])
+                    .with_matcher("Write|Edit")
+                    .with_timeout(60),
+            )
+            .with_hook(HookEvent::Stop, HookMatcher::new(["hook_1"]))
+            .with_sdk_mcp_server("calc")
+            .with_system_prompt("");
+        assert_eq!(
+            wire(&ControlRequest::initialize(init)),
+            json!({"subtype":"initialize",
+                   "hooks":{"PreToolUse":[{"matcher":"Write|Edit","hookCallbackIds":["hook_0"],"timeout":60}],
+                            "Stop":[{"hookCallbackIds":["hook_1"]}]},
+                   "sdkMcpServers":["calc"],"systemPrompt":[""]})
+        );
+        assert_eq!(
+            wire(&ControlRequest::set_max_thinking_tokens(None)),
+            json!({"subtype":"set_max_thinking_tokens","max_thinking_tokens":null})
+        );
+        assert_eq!(
+            wire(&ControlRequest::rewind_files("u1", true)),
+            json!({"subtype":"rewind_files","user_message_id":"u1","dry_run":true})
+        );
+        assert_eq!(
+            wire(&ControlRequest::mcp_toggle("gh", false)),
+            json!({"subtype":"mcp_toggle","serverName":"gh","enabled":false})
+        );
+        assert_eq!(
+            wire(&ControlRequest::background_tasks(None)),
+            json!({"subtype":"background_tasks"})
+        );
+        assert_eq!(
+            wire(&ControlRequest::mcp_message(
+                "calc",
+                JsonRpcMessage::notification("notifications/tools/list_changed", None)
+            )),
+            json!({"subtype":"mcp_message","server_name":"calc","message":{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}})
+        );
+        let mut fields = Extra::new();
+        fields.insert("reason".into(), json!("done"));
+        fields.insert("subtype".into(), json!("ignored"));
+        let raw = ControlRequest::raw("end_session", fields);
+        assert_eq!(raw.subtype(), "end_session");
+        assert_eq!(wire(&raw), json!({"subtype":"end_session","reason":"done"}));
+    }
+
+    #[test]
+    fn every_public_subtype_decodes_to_its_variant() {
+        let cases = [
+            json!({"subtype":"initialize","hooks":{"PreToolUse":[{"hookCallbackIds":["hook_0"]}]},"systemPrompt":"plain"}),
+            json!({"subtype":"interrupt","cancel_queued":true,"reason":"user"}),
+            json!({"subtype":"set_permission_mode","mode":"plan"}),
+            json!({"subtype":"set_model","model":null}),
+            json!({"subtype":"set_model"}),
+            json!({"subtype":"set_model","model":"opus"}),
+            json!({"subtype":"set_max_thinking_tokens","max_thinking_tokens":1024,"thinking_display":"omitted"}),
+            json!({"subtype":"rename_session","title":"t","source":"host"}),
+            json!({"subtype":"set_color","color":"blue"}),
+            json!({"subtype":"mcp_status","liveReply":true}),
+            json!({"subtype":"get_context_usage","detail":"summary"}),
+            json!({"subtype":"get_session_cost"}),
+            json!({"subtype":"list_models"}),
+            json!({"subtype":"get_usage","skip_behaviors":true}),
+            json!({"subtype":"get_binary_version"}),
+            json!({"subtype":"mcp_call","tool":"mcp__gh__search","arguments":{"q":"x"},"timeout_ms":5000,
+                   "input_files":[{"name":"a","lane_path":"/l/a"}],"output_files":[{"name":"b","lane_path":"/l/b","if_match":"e"}]}),
+            json!({"subtype":"file_suggestions","query":"src/ma"}),
+            json!({"subtype":"mcp_message","server_name":"calc","message":{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}}),
+            json!({"subtype":"rewind_files","user_message_id":"u","dry_run":false}),
+            json!({"subtype":"cancel_async_message","message_uuid":"m"}),
+            json!({"subtype":"read_file","path":"/a","max_bytes":10,"encoding":"base64"}),
+            json!({"subtype":"seed_read_state","path":"/a","mtime":1700000000000u64}),
+            json!({"subtype":"mcp_set_servers","servers":{"a":{"command":"x"},"b":{"type":"sdk","name":"b"}}}),
+            json!({"subtype":"register_repo_root","directory":"/r","reload_skills":true}),
+            json!({"subtype":"reload_plugins","add_plugins":[{"type":"local","path":"/p"}],"refuse_if_busy":true}),
+            json!({"subtype":"reload_skills"}),
+            json!({"subtype":"reload_output_styles"}),
+            json!({"subtype":"mcp_reconnect","serverName":"gh"}),
+            json!({"subtype":"mcp_toggle","serverName":"gh","enabled":true}),
+            json!({"subtype":"mcp_read_resource","serverName":"gh","uri":"ui://x"}),
+            json!({"subtype":"set_has_subscribers","has_subscribers":null}),
+            json!({"subtype":"stop_task","task_id":"t"}),
+            json!({"subtype":"background_tasks","tool_use_id":"toolu"}),
+            json!({"subtype":"get_task_output","task_id":"t","follow":true}),
+            json!({"subtype":"apply_flag_settings","settings":{"model":"opus","env":null}}),
+            json!({"subtype":"get_settings"}),
+            json!({"subtype":"get_hooks_listing"}),
+            json!({"subtype":"update_settings","source":"localSettings","settings":{"a":1}}),
+            json!({"subtype":"list_permission_rules"}),
+        ];
+        for v in cases {
+            let r: ControlRequest = round_trip(v.clone());
+            assert!(
+                !matches!(r, ControlRequest::Raw { .. }),
+                "fell back to Raw: {v}"
+            );
+            assert_eq!(Some(r.subtype()), v["subtype"].as_str());
+        }
+    }
+
+    #[test]
+    fn unknown_and_mismatched_subtypes_become_raw() {
+        for v in [
+            json!({"subtype":"end_session","reason":"bye"}),
+            json!({"subtype":"set_mcp_permission_mode_override","serverName":"gh","mode":null}),
+            json!({"subtype":"set_model","model":42}),
+            json!({"subtype":"stop_task"}),
+        ] {
+            let r: ControlRequest = round_trip(v.clone());
+            assert!(matches!(r, ControlRequest::Raw { .. }), "{v}");
+            assert_eq!(Some(r.subtype()), v["subtype"].as_str());
+        }
+    }
+
+    #[test]
+    fn response_payloads_round_trip() {
+        let r: InterruptResponse =
+            round_trip(json!({"still_queued":["u1"],"cancelled":[],"turn":"stopped"}));
+        assert_eq!(r.still_queued.as_deref(), Some(&["u1".to_owned()][..]));
+        round_trip::<InterruptResponse>(json!({}));
+        let r: SetPermissionModeResponse = round_trip(json!({"mode":"acceptEdits"}));
+        assert_eq!(r.mode, Some(PermissionMode::AcceptEdits));
+        round_trip::<SetModelResponse>(json!({"model":"claude-sonnet-5-5"}));
+        let r: McpStatusResponse =
+            round_trip(json!({"mcpServers":[{"name":"a","status":"pending"}]}));
+        assert_eq!(r.mcp_servers.len(), 1);
+        let r: ContextUsage = round_trip(json!({
+            "categories":[{"id":"system_prompt","name":"System prompt","tokens":3000,"color":"gray","kind":"used"},
+                          {"name":"Free space","tokens":150000,"color":"white","kind":"free","isDeferred":false}],
+            "totalTokens":20000,"maxTokens":200000,"rawMaxTokens":200000,"percentage":10,
+            "gridRows":[[{"color":"gray","isFilled":true,"categoryName":"x","tokens":1,"percentage":0.5,"squareFullness":1}]],
+            "model":"claude-x","memoryFiles":[],"mcpTools":[],"agents":[],"isAutoCompactEnabled":true,
+            "autoCompactThreshold":180000,"apiUsage":null
+        }));
+        assert!(r.api_usage.is_none());
+        assert!(r.extra.contains_key("gridRows"));
+        round_trip::<ContextUsage>(
+            json!({"categories":[],"totalTokens":1,"maxTokens":2,"rawMaxTokens":2,"percentage":0.5,
+            "model":"m","isAutoCompactEnabled":false,
+            "apiUsage":{"input_tokens":1,"output_tokens":2,"cache_creation_input_tokens":3,"cache_read_input_tokens":4}}),
+        );
+        round_trip::<RewindFilesResult>(
+            json!({"canRewind":false,"error":"File rewinding is not enabled."}),
+        );
+        round_trip::<RewindFilesResult>(
+            json!({"canRewind":true,"filesChanged":["a"],"insertions":1,"deletions":2,"skippedLinks":0}),
+        );
+        let v: BinaryVersion = round_trip(
+            json!({"version":"2.1.330","buildTime":"2026-11-20T17:34:37Z","oldestDesktopSdk":"0.3.280"}),
+        );
+        assert_eq!(v.version, "2.1.330");
+        round_trip::<SessionCost>(json!({"text":"Total cost: $0.01"}));
+        round_trip::<ListModelsResponse>(
+            json!({"models":[{"value":"opus","displayName":"Opus","description":"d"}]}),
+        );
+        round_trip::<BackgroundTasksResponse>(json!({}));
+        round_trip::<BackgroundTasksResponse>(json!({"backgrounded":false}));
+        round_trip::<TaskOutput>(
+            json!({"output":"hi","total_bytes":2,"truncated":false,"done":true}),
+        );
+        round_trip::<McpReadResourceResponse>(
+            json!({"contents":[{"uri":"ui://x","mimeType":"text/html","text":"<p>","_meta":null}]}),
+        );
+        round_trip::<McpCallResponse>(
+            json!({"content":[{"type":"text","text":"ok"}],"structuredContent":{"a":1},
+            "staging":{"ok":true,"outputs":[],"inputs_used":[]}}),
+        );
+        round_trip::<McpCallResponse>(json!({"content":null}));
+        round_trip::<ReadFileResponse>(
+            json!({"contents":"aGk=","absPath":"/a","encoding":"base64","truncated":false,"etag":"e"}),
+        );
+        round_trip::<CancelAsyncMessageResponse>(json!({"cancelled":true,"message_uuid":"m"}));
+        round_trip::<FileSuggestionsResponse>(
+            json!({"suggestions":[{"path":"src/main.rs","score":0.9}],"cwd":"/w"}),
+        );
+        round_trip::<RegisterRepoRootResponse>(json!({"directory":"/r"}));
+        round_trip::<ReloadPluginsResponse>(
+            json!({"commands":[],"agents":[],"plugins":[{"name":"p","path":"/p","version":"1"}],
+            "mcpServers":[],"error_count":0,"cache_impact":{"mcp_servers_added":[],"mcp_servers_removed":[],"lsp_tool_change":null}}),
+        );
+        round_trip::<ReloadSkillsResponse>(
+            json!({"skills":[{"name":"pdf","description":"PDF","argumentHint":""}]}),
+        );
+        round_trip::<ReloadOutputStylesResponse>(json!({"available_output_styles":["default"]}));
+        round_trip::<SettingsResponse>(
+            json!({"effective":{"model":"opus"},"sources":[{"source":"userSettings","settings":{"model":"opus"}}],
+            "applied":{"model":"opus","effort":null},"withheld":false}),
+        );
+    }
+
+    #[test]
+    fn error_codes() {
+        let c: ControlErrorCode = serde_json::from_value(json!("unsupported_request")).unwrap();
+        assert_eq!(c, ControlErrorCode::UnsupportedRequest);
+        let c: ControlErrorCode = serde_json::from_value(json!("remote_control_offline")).unwrap();
+        assert_eq!(
+            c,
+            ControlErrorCode::Unknown("remote_control_offline".into())
+        );
+        assert_eq!(ControlErrorCode::StaleTurn.as_str(), "stale_turn");
+    }
+}

@@ -10,13 +10,13 @@
 //!   protocol marks as present-but-nullable are `Option<T>` with
 //!   `#[serde(default)]` and always serialized; optional *and* nullable
 //!   fields are [`Maybe<T>`].
-//! - String enums are open ([`string_enum!`](common)): an unknown value is
+//! - String enums are open (`string_enum!`): an unknown value is
 //!   kept in `Unknown(String)`.
 //! - Enums tagged by a field (`type`, `subtype`, `hookEventName`) use serde's
 //!   internal tagging with a last `#[serde(untagged)] Unknown(Json)` variant,
 //!   so an unknown tag, or a known tag whose body does not match, is kept
 //!   verbatim instead of failing the whole message.
-//! - A top-level message carries its `type` as a [`wire_tag!`](common)
+//! - A top-level message carries its `type` as a `wire_tag!`
 //!   marker field (`#[serde(rename = "type")] pub kind: AssistantTag`), so the
 //!   struct alone serializes to the complete line and a mismatched `type`
 //!   fails to decode instead of being absorbed.

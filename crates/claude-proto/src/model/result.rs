@@ -1,1 +1,325 @@
-//! (in progress)
+//! `result` messages: the end of a turn, with its outcome, cost and usage.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Number;
+
+use super::assistant::{StopReason, Usage};
+use super::common::{Extra, Json, Maybe, string_enum, wire_tag};
+use super::user::MessageOrigin;
+
+wire_tag! {
+    /// The `"type":"result"` marker of a [`ResultMessage`].
+    pub struct ResultTag = "result";
+}
+
+/// The end of a turn (`type: "result"`); exactly one per turn.
+///
+/// Read [`subtype`](Self::subtype) and [`is_error`](Self::is_error) for the
+/// outcome, [`result`](Self::result) for the final text of a successful turn,
+/// [`errors`](Self::errors) for what went wrong otherwise, and
+/// [`total_cost_usd`](Self::total_cost_usd) / [`usage`](Self::usage) for the
+/// bill. Note that a turn ended by an API error reports subtype `success`
+/// with `is_error: true` and the error text in `result`;
+/// [`error_message`](Self::error_message) covers both cases.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ResultMessage {
+    /// Always `"result"`.
+    #[serde(rename = "type")]
+    pub kind: ResultTag,
+    /// How the turn ended.
+    pub subtype: ResultSubtype,
+    /// Wall time of the turn, in milliseconds.
+    pub duration_ms: u64,
+    /// Time spent waiting on the API, in milliseconds.
+    pub duration_api_ms: u64,
+    /// `true` when the turn failed.
+    pub is_error: bool,
+    /// Number of model round trips in the turn.
+    pub num_turns: u64,
+    /// The final text of the turn (subtype `success`; the error text when `is_error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// What went wrong (error subtypes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Vec<String>>,
+    /// Stop reason of the last model response, if any.
+    #[serde(default)]
+    pub stop_reason: Option<StopReason>,
+    /// Cost so far of the whole session in US dollars (cumulative: read the latest).
+    pub total_cost_usd: Number,
+    /// Token usage of the turn's main loop.
+    pub usage: Usage,
+    /// Usage and cost per model, cumulative for the session.
+    #[serde(rename = "modelUsage")]
+    pub model_usage: BTreeMap<String, ModelUsage>,
+    /// Tool calls that were denied during the turn.
+    pub permission_denials: Vec<PermissionDenial>,
+    /// Why the turn's loop ended, in more detail than `subtype`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminal_reason: Option<TerminalReason>,
+    /// Validated structured output, when an output schema was requested.
+    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+    pub structured_output: Maybe<Json>,
+    /// A tool call left pending for the host to run later.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deferred_tool_use: Option<DeferredToolUse>,
+    /// HTTP status of the API error that ended the turn, if one did.
+    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+    pub api_error_status: Maybe<i64>,
+    /// Time to first token of the turn, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_ms: Option<u64>,
+    /// Why the CLI could not start (error results at startup).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_failure_reason: Option<String>,
+    /// Number of turns still queued behind this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queued_turn_count: Option<u64>,
+    /// 0-based position of this result among the session's results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_index: Option<u64>,
+    /// Fast mode state at the end of the turn (`off`, `cooldown`, `on`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fast_mode_state: Option<String>,
+    /// Client uuid of the user message this turn answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_message_uuid: Option<String>,
+    /// All user message uuids handled by this turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_message_uuids: Option<Vec<String>>,
+    /// Where the turn's input came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<MessageOrigin>,
+    /// Unique id of this message.
+    pub uuid: String,
+    /// Session the turn belongs to.
+    pub session_id: String,
+    /// Fields not modelled here (timings, diagnostics, ...), kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl ResultMessage {
+    /// The session's cost so far in US dollars.
+    pub fn cost_usd(&self) -> f64 {
+        self.total_cost_usd.as_f64().unwrap_or(0.0)
+    }
+
+    /// `true` for subtype `success` with `is_error: false`.
+    pub fn is_success(&self) -> bool {
+        self.subtype == ResultSubtype::Success && !self.is_error
+    }
+
+    /// A description of the failure, or `None` when the turn succeeded.
+    ///
+    /// That is the `result` text for a `success` result flagged as an error,
+    /// and the `errors` joined with `"; "` otherwise.
+    pub fn error_message(&self) -> Option<String> {
+        if !self.is_error && self.subtype == ResultSubtype::Success {
+            return None;
+        }
+        match (&self.errors, &self.result) {
+            (Some(errors), _) if !errors.is_empty() => Some(errors.join("; ")),
+            (_, Some(text)) => Some(text.clone()),
+            _ => Some(self.subtype.to_string()),
+        }
+    }
+}
+
+string_enum! {
+    /// How a turn ended (the `subtype` of a result).
+    pub enum ResultSubtype {
+        /// The turn completed (check `is_error`: API errors also end here).
+        Success = "success",
+        /// The turn failed or was interrupted while running.
+        ErrorDuringExecution = "error_during_execution",
+        /// The turn limit was reached.
+        ErrorMaxTurns = "error_max_turns",
+        /// The spending limit was reached.
+        ErrorMaxBudgetUsd = "error_max_budget_usd",
+        /// Structured output kept failing validation.
+        ErrorMaxStructuredOutputRetries = "error_max_structured_output_retries",
+    }
+}
+
+string_enum! {
+    /// Why the agent loop of a turn stopped.
+    pub enum TerminalReason {
+        /// A hard context limit blocked the request.
+        BlockingLimit = "blocking_limit",
+        /// A rapid-refill safety breaker tripped.
+        RapidRefillBreaker = "rapid_refill_breaker",
+        /// The prompt was too long.
+        PromptTooLong = "prompt_too_long",
+        /// An image could not be processed.
+        ImageError = "image_error",
+        /// The model failed.
+        ModelError = "model_error",
+        /// The API returned an error.
+        ApiError = "api_error",
+        /// The model kept producing malformed tool calls.
+        MalformedToolUseExhausted = "malformed_tool_use_exhausted",
+        /// Interrupted while the response streamed.
+        AbortedStreaming = "aborted_streaming",
+        /// Interrupted while tools ran.
+        AbortedTools = "aborted_tools",
+        /// A stop hook prevented the turn from continuing.
+        StopHookPrevented = "stop_hook_prevented",
+        /// A hook stopped the turn.
+        HookStopped = "hook_stopped",
+        /// A tool call was deferred to the host.
+        ToolDeferred = "tool_deferred",
+        /// The turn limit was reached.
+        MaxTurns = "max_turns",
+        /// The turn was moved to the background.
+        BackgroundRequested = "background_requested",
+        /// The turn finished normally.
+        Completed = "completed",
+        /// The budget ran out.
+        BudgetExhausted = "budget_exhausted",
+        /// Structured output retries ran out.
+        StructuredOutputRetryExhausted = "structured_output_retry_exhausted",
+        /// A deferred tool was not available.
+        ToolDeferredUnavailable = "tool_deferred_unavailable",
+        /// Setting up the turn failed.
+        TurnSetupFailed = "turn_setup_failed",
+    }
+}
+
+/// Usage and cost for one model, as reported in `modelUsage`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ModelUsage {
+    /// Uncached input tokens.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Input tokens read from the cache.
+    pub cache_read_input_tokens: u64,
+    /// Input tokens written to the cache.
+    pub cache_creation_input_tokens: u64,
+    /// Number of web searches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web_search_requests: Option<u64>,
+    /// Cost in US dollars.
+    #[serde(rename = "costUSD")]
+    pub cost_usd: Number,
+    /// Context window size of the model, in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
+    /// Output token limit of the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u64>,
+    /// Fields not modelled here, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A tool call the permission system denied.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PermissionDenial {
+    /// The tool's name.
+    pub tool_name: String,
+    /// Id of the denied call.
+    pub tool_use_id: String,
+    /// The call's arguments.
+    pub tool_input: Json,
+    /// Fields not modelled here, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A tool call the CLI left for the host to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct DeferredToolUse {
+    /// Id of the call.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The call's arguments.
+    pub input: Json,
+    /// Fields not modelled here, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn usage() -> Json {
+        json!({"input_tokens":3,"output_tokens":12,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,
+            "server_tool_use":{"web_search_requests":0,"web_fetch_requests":0},"service_tier":"standard",
+            "cache_creation":{"ephemeral_1h_input_tokens":0,"ephemeral_5m_input_tokens":0},
+            "inference_geo":"","iterations":[],"speed":"standard"})
+    }
+
+    #[test]
+    fn success_round_trips() {
+        let line = json!({"duration_api_ms":900,"type":"result","subtype":"success","is_error":false,
+            "duration_ms":1234,"num_turns":1,"result":"4","stop_reason":"end_turn","session_id":"s",
+            "total_cost_usd":0,"usage":usage(),
+            "modelUsage":{"claude-sonnet-4-5":{"inputTokens":3,"outputTokens":12,"cacheReadInputTokens":0,
+                "cacheCreationInputTokens":0,"webSearchRequests":0,"costUSD":0.00123,"contextWindow":200000,
+                "maxOutputTokens":64000}},
+            "permission_denials":[{"tool_name":"Bash","tool_use_id":"t","tool_input":{"command":"rm -rf /"}}],
+            "terminal_reason":"completed","uuid":"u","fast_mode_state":"off","structured_output":null,
+            "model_usage_since_last_result":{}});
+        let r: ResultMessage = serde_json::from_value(line.clone()).expect("decode");
+        assert!(r.is_success());
+        assert_eq!(r.result.as_deref(), Some("4"));
+        assert_eq!(r.cost_usd(), 0.0);
+        assert_eq!(r.error_message(), None);
+        assert_eq!(r.terminal_reason, Some(TerminalReason::Completed));
+        assert_eq!(
+            r.model_usage["claude-sonnet-4-5"].cost_usd.as_f64(),
+            Some(0.00123)
+        );
+        assert_eq!(serde_json::to_value(&r).expect("encode"), line);
+    }
+
+    #[test]
+    fn success_with_is_error_reports_the_text() {
+        let line = json!({"type":"result","subtype":"success","is_error":true,"duration_ms":10,"duration_api_ms":0,
+            "num_turns":1,"result":"API Error: 500","stop_reason":null,"total_cost_usd":0.5,"usage":usage(),
+            "modelUsage":{},"permission_denials":[],"api_error_status":null,"uuid":"u","session_id":"s"});
+        let r: ResultMessage = serde_json::from_value(line.clone()).expect("decode");
+        assert!(!r.is_success());
+        assert_eq!(r.error_message().as_deref(), Some("API Error: 500"));
+        assert_eq!(r.api_error_status, Maybe::Null);
+        assert_eq!(serde_json::to_value(&r).expect("encode"), line);
+    }
+
+    #[test]
+    fn error_subtypes_round_trip() {
+        let line = json!({"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":10,
+            "duration_api_ms":5,"num_turns":0,"stop_reason":null,"total_cost_usd":0,"usage":usage(),
+            "modelUsage":{},"permission_denials":[],"errors":["[ede_diagnostic] aborted","second"],
+            "terminal_reason":"aborted_streaming","uuid":"u","session_id":"s"});
+        let r: ResultMessage = serde_json::from_value(line.clone()).expect("decode");
+        assert_eq!(r.subtype, ResultSubtype::ErrorDuringExecution);
+        assert_eq!(
+            r.error_message().as_deref(),
+            Some("[ede_diagnostic] aborted; second")
+        );
+        assert_eq!(serde_json::to_value(&r).expect("encode"), line);
+
+        let line = json!({"type":"result","subtype":"error_max_giraffes","is_error":true,"duration_ms":1,
+            "duration_api_ms":1,"num_turns":3,"stop_reason":"max_tokens","total_cost_usd":1.25,"usage":usage(),
+            "modelUsage":{},"permission_denials":[],"errors":[],"uuid":"u","session_id":"s"});
+        let r: ResultMessage = serde_json::from_value(line.clone()).expect("decode");
+        assert_eq!(
+            r.subtype,
+            ResultSubtype::Unknown("error_max_giraffes".into())
+        );
+        assert_eq!(r.error_message().as_deref(), Some("error_max_giraffes"));
+        assert_eq!(serde_json::to_value(&r).expect("encode"), line);
+    }
+}
