@@ -1,0 +1,259 @@
+//! Splitting the CLI's stdout into lines, whatever the chunking.
+//!
+//! Bytes are scanned once: the partial line kept between calls never holds a
+//! newline, so only newly pushed bytes are searched. A line longer than the
+//! limit is reported as soon as it crosses the limit and then skipped up to
+//! its newline without being buffered, so memory stays below the limit.
+
+/// What the splitter found in the pushed bytes.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Frame<'a> {
+    /// One complete line without its `\n` (and without a trailing `\r`).
+    Line(&'a [u8]),
+    /// A line crossed the limit; `prefix` is its first bytes (at most
+    /// `prefix_len`). The rest of it, up to its newline, is dropped.
+    TooLong { prefix: &'a [u8] },
+}
+
+/// Incremental NDJSON line splitter with a per-line length limit.
+#[derive(Debug)]
+pub(crate) struct LineSplitter {
+    partial: Vec<u8>,
+    /// `true` while skipping the remainder of an over-long line.
+    discarding: bool,
+    max_line: usize,
+    prefix_len: usize,
+}
+
+/// Capacity above which the partial-line buffer is released after use, so
+/// one large line does not pin its memory for the rest of the session.
+const RETAINED_CAPACITY: usize = 64 * 1024;
+
+impl LineSplitter {
+    pub(crate) fn new(max_line: usize, prefix_len: usize) -> Self {
+        Self {
+            partial: Vec::new(),
+            discarding: false,
+            max_line,
+            // When a line crosses the limit, at least `max_line + 1` of its
+            // bytes have been seen, whatever the chunking: capping the
+            // prefix there makes the report independent of chunk sizes.
+            prefix_len: prefix_len.min(max_line.saturating_add(1)),
+        }
+    }
+
+    /// Bytes currently held for an unfinished line.
+    pub(crate) fn buffered(&self) -> usize {
+        self.partial.len()
+    }
+
+    /// Feeds bytes; calls `sink` for each complete line or over-long line.
+    pub(crate) fn push(&mut self, mut input: &[u8], sink: &mut impl FnMut(Frame<'_>)) {
+        while !input.is_empty() {
+            let newline = find_newline(input);
+            if self.discarding {
+                match newline {
+                    Some(pos) => {
+                        self.discarding = false;
+                        input = &input[pos + 1..];
+                    }
+                    None => return,
+                }
+                continue;
+            }
+            match newline {
+                Some(pos) => {
+                    let (head, rest) = (&input[..pos], &input[pos + 1..]);
+                    input = rest;
+                    if self.partial.len() + head.len() > self.max_line {
+                        // Crossed the limit in this chunk; its newline is
+                        // here too, so there is nothing left to skip.
+                        self.report_too_long(head, sink);
+                        self.discarding = false;
+                        continue;
+                    }
+                    if self.partial.is_empty() {
+                        emit_line(head, sink);
+                    } else {
+                        self.partial.extend_from_slice(head);
+                        emit_line(&self.partial, sink);
+                        self.reset_partial();
+                    }
+                }
+                None => {
+                    if self.partial.len() + input.len() > self.max_line {
+                        self.report_too_long(input, sink);
+                    } else {
+                        self.partial.extend_from_slice(input);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Ends the input: returns what was left of an unterminated line, if
+    /// anything but whitespace. The splitter is empty afterwards.
+    pub(crate) fn finish(&mut self, sink: &mut impl FnMut(Frame<'_>)) -> bool {
+        self.discarding = false;
+        if self.partial.iter().all(u8::is_ascii_whitespace) {
+            self.reset_partial();
+            return false;
+        }
+        emit_line(&self.partial, sink);
+        self.reset_partial();
+        true
+    }
+
+    fn report_too_long(&mut self, tail: &[u8], sink: &mut impl FnMut(Frame<'_>)) {
+        let mut prefix = std::mem::take(&mut self.partial);
+        let room = self.prefix_len.saturating_sub(prefix.len());
+        prefix.truncate(self.prefix_len);
+        prefix.extend_from_slice(&tail[..room.min(tail.len())]);
+        sink(Frame::TooLong { prefix: &prefix });
+        self.discarding = true;
+        self.reset_partial();
+    }
+
+    fn reset_partial(&mut self) {
+        if self.partial.capacity() > RETAINED_CAPACITY {
+            self.partial = Vec::new();
+        } else {
+            self.partial.clear();
+        }
+    }
+}
+
+fn emit_line(line: &[u8], sink: &mut impl FnMut(Frame<'_>)) {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return;
+    }
+    sink(Frame::Line(line));
+}
+
+/// Position of the first `\n`, eight bytes at a time.
+///
+/// A word-at-a-time scan instead of a per-byte loop: lines of tool output
+/// are long, and this runs over every byte the CLI writes.
+fn find_newline(haystack: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const NL: u64 = LO * b'\n' as u64;
+    let mut chunks = haystack.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word) ^ NL;
+        if (x.wrapping_sub(LO) & !x & HI) != 0 {
+            return chunk.iter().position(|&b| b == b'\n').map(|p| offset + p);
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|p| offset + p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq, Eq)]
+    enum Out {
+        Line(Vec<u8>),
+        TooLong(Vec<u8>),
+    }
+
+    fn run(max: usize, chunks: &[&[u8]]) -> (Vec<Out>, Vec<u8>) {
+        let mut s = LineSplitter::new(max, 4);
+        let mut out = Vec::new();
+        let mut sink = |f: Frame<'_>| match f {
+            Frame::Line(l) => out.push(Out::Line(l.to_vec())),
+            Frame::TooLong { prefix } => out.push(Out::TooLong(prefix.to_vec())),
+        };
+        for c in chunks {
+            s.push(c, &mut sink);
+        }
+        let mut rest = Vec::new();
+        s.finish(&mut |f| {
+            if let Frame::Line(l) = f {
+                rest = l.to_vec();
+            }
+        });
+        (out, rest)
+    }
+
+    fn line(s: &str) -> Out {
+        Out::Line(s.as_bytes().to_vec())
+    }
+
+    #[test]
+    fn splits_lines_and_skips_blank_ones() {
+        let (out, rest) = run(100, &[b"a\n\n  \r\nbc\r\nd"]);
+        assert_eq!(out, vec![line("a"), line("bc")]);
+        assert_eq!(rest, b"d");
+    }
+
+    #[test]
+    fn every_split_point_gives_the_same_lines() {
+        let data = b"{\"x\":\"\xc3\xa9\"}\n{\"y\":2}\r\n\n{\"z\":3}\n";
+        let (whole, _) = run(100, &[data]);
+        for i in 0..=data.len() {
+            for j in i..=data.len() {
+                let (out, rest) = run(100, &[&data[..i], &data[i..j], &data[j..]]);
+                assert_eq!(out, whole, "split at {i},{j}");
+                assert!(rest.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn over_long_line_is_reported_once_and_skipped() {
+        let (out, _) = run(5, &[b"ok\n0123", b"456789", b"abc\nnext\n"]);
+        assert_eq!(
+            out,
+            vec![line("ok"), Out::TooLong(b"0123".to_vec()), line("next")]
+        );
+        let (out, _) = run(5, &[b"0123456789\nnext\n"]);
+        assert_eq!(out, vec![Out::TooLong(b"0123".to_vec()), line("next")]);
+    }
+
+    #[test]
+    fn limit_is_inclusive() {
+        let (out, _) = run(5, &[b"12345\n123456\n"]);
+        assert_eq!(out, vec![line("12345"), Out::TooLong(b"1234".to_vec())]);
+        let (out, _) = run(5, &[b"123", b"45\n", b"123", b"456\nz\n"]);
+        assert_eq!(
+            out,
+            vec![line("12345"), Out::TooLong(b"1234".to_vec()), line("z")]
+        );
+    }
+
+    #[test]
+    fn buffer_never_exceeds_the_limit() {
+        let mut s = LineSplitter::new(1000, 16);
+        let mut reports = 0;
+        for _ in 0..10_000 {
+            s.push(&[b'x'; 997], &mut |_| reports += 1);
+            assert!(s.buffered() <= 1000);
+        }
+        assert_eq!(reports, 1);
+    }
+
+    #[test]
+    fn find_newline_matches_naive_search() {
+        let mut data = vec![b'a'; 40];
+        assert_eq!(find_newline(&data), None);
+        for i in 0..40 {
+            data[i] = b'\n';
+            assert_eq!(find_newline(&data), Some(i));
+            data[i] = 0x8a; // high bit set, low bits as '\n'
+            assert_eq!(find_newline(&data), None);
+            data[i] = b'a';
+        }
+    }
+}
