@@ -115,6 +115,7 @@
 
 mod config;
 pub mod discovery;
+pub mod dispatch;
 mod envelope;
 mod error;
 mod event;

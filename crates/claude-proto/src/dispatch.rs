@@ -1,0 +1,585 @@
+//! Routing the CLI's requests to a host's handlers, as pure data.
+//!
+//! Adapters run handlers (closures, futures); what a handler is *for*, what
+//! the CLI must be told when there is none, when it fails, and how an
+//! in-process MCP server answers the JSON-RPC it is sent, is protocol and
+//! lives here, once, for every adapter.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use crate::model::Json;
+use crate::model::hooks::{HookEvent, HookFailureMode, HookMatcher};
+use crate::model::incoming::{
+    CliRequest, ElicitationResult, McpMessage, McpMessageResponse, UserDialogResult,
+};
+use crate::model::mcp::{JsonRpcId, JsonRpcMessage};
+use crate::model::permission::PermissionResult;
+use crate::reply::Reply;
+
+/// The MCP protocol version an in-process server offers when the client
+/// does not ask for one.
+pub const MCP_PROTOCOL_VERSION: &str = "2025-06-18";
+
+/// Identifies one registered hook callback in a [`HookRegistry`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HookKey(pub usize);
+
+/// The hook callbacks a host registers, and the callback ids the CLI uses
+/// to call them back.
+///
+/// Register every callback before building the `initialize` request; put
+/// [`HookRegistry::matchers`] in its `hooks` field and map each
+/// `hook_callback` back with [`HookRegistry::resolve`].
+#[derive(Debug, Clone, Default)]
+pub struct HookRegistry {
+    entries: Vec<HookEntry>,
+}
+
+#[derive(Debug, Clone)]
+struct HookEntry {
+    event: HookEvent,
+    matcher: Option<String>,
+    timeout_secs: Option<u64>,
+    on_failure: Option<HookFailureMode>,
+}
+
+impl HookRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers one callback for `event`. `matcher` narrows which
+    /// occurrences call it (for tool events a pattern of tool names such as
+    /// `Write|Edit`; `None` means all); `timeout_secs` is how long the CLI
+    /// waits for it; `on_failure` is what the CLI does when it fails (the
+    /// CLI's default is to continue).
+    pub fn register(
+        &mut self,
+        event: HookEvent,
+        matcher: Option<String>,
+        timeout_secs: Option<u64>,
+        on_failure: Option<HookFailureMode>,
+    ) -> HookKey {
+        self.entries.push(HookEntry {
+            event,
+            matcher,
+            timeout_secs,
+            on_failure,
+        });
+        HookKey(self.entries.len() - 1)
+    }
+
+    /// `true` when nothing is registered.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The callback id the CLI will send for `key` (`hook_<n>`).
+    pub fn callback_id(key: HookKey) -> String {
+        format!("hook_{}", key.0)
+    }
+
+    /// The `hooks` field of the `initialize` request.
+    pub fn matchers(&self) -> BTreeMap<HookEvent, Vec<HookMatcher>> {
+        let mut map: BTreeMap<HookEvent, Vec<HookMatcher>> = BTreeMap::new();
+        for (index, entry) in self.entries.iter().enumerate() {
+            let mut matcher = HookMatcher::new([Self::callback_id(HookKey(index))]);
+            matcher.matcher.clone_from(&entry.matcher);
+            if let Some(seconds) = entry.timeout_secs {
+                matcher = matcher.with_timeout(seconds);
+            }
+            if let Some(mode) = &entry.on_failure {
+                matcher = matcher.with_on_failure(mode.clone());
+            }
+            map.entry(entry.event.clone()).or_default().push(matcher);
+        }
+        map
+    }
+
+    /// The callback a `hook_callback` request's `callback_id` names, if it
+    /// is one of ours.
+    pub fn resolve(&self, callback_id: &str) -> Option<HookKey> {
+        let index: usize = callback_id.strip_prefix("hook_")?.parse().ok()?;
+        (index < self.entries.len()).then_some(HookKey(index))
+    }
+
+    /// The event `key` was registered for.
+    pub fn event(&self, key: HookKey) -> Option<&HookEvent> {
+        self.entries.get(key.0).map(|e| &e.event)
+    }
+}
+
+/// A tool offered by an in-process MCP server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpToolSpec {
+    /// The tool's name (the model sees it as `mcp__<server>__<name>`).
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// JSON Schema of its arguments (an object schema).
+    pub input_schema: Json,
+}
+
+impl McpToolSpec {
+    /// A tool with an object schema for its arguments.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Json,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            input_schema,
+        }
+    }
+}
+
+/// An in-process MCP server: its name as the CLI knows it, and its tools.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpServerSpec {
+    /// The server's name (listed in `initialize.sdkMcpServers`).
+    pub name: String,
+    /// Version reported in `serverInfo`.
+    pub version: String,
+    /// The tools it offers.
+    pub tools: Vec<McpToolSpec>,
+}
+
+impl McpServerSpec {
+    /// A server with no tools yet.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            version: version.into(),
+            tools: Vec::new(),
+        }
+    }
+
+    /// Adds a tool.
+    pub fn with_tool(mut self, tool: McpToolSpec) -> Self {
+        self.tools.push(tool);
+        self
+    }
+}
+
+/// What to do with an `mcp_message` request.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum McpRoute {
+    /// Answer at once with this reply (handshake, listing, ping, errors,
+    /// notifications).
+    Respond(McpMessageResponse),
+    /// Run the tool, then answer with [`tool_call_response`].
+    CallTool {
+        /// Index of the server in the slice given to [`route_mcp`].
+        server: usize,
+        /// Index of the tool in that server's `tools`.
+        tool: usize,
+        /// The JSON-RPC id the answer must carry.
+        id: JsonRpcId,
+        /// The call's arguments (`{}` when absent).
+        arguments: Json,
+    },
+    /// No server of that name: answer with this error reply.
+    UnknownServer(Reply),
+}
+
+/// Routes an `mcp_message` to one of the host's in-process servers.
+///
+/// Handles the MCP handshake (`initialize`, `notifications/*`), `ping` and
+/// `tools/list` itself; a `tools/call` for a known tool becomes
+/// [`McpRoute::CallTool`]; any other method gets a JSON-RPC "method not
+/// found" error, so the CLI is never left waiting.
+pub fn route_mcp(servers: &[McpServerSpec], request: &McpMessage) -> McpRoute {
+    let Some(server_index) = servers.iter().position(|s| s.name == request.server_name) else {
+        return McpRoute::UnknownServer(Reply::error(format!(
+            "SDK MCP server not found: {}",
+            request.server_name
+        )));
+    };
+    let server = &servers[server_index];
+    let (id, method, params) = match &request.message {
+        JsonRpcMessage::Request(r) => (r.id.clone(), r.method.as_str(), r.params.as_ref()),
+        // Notifications and answers from the client need no JSON-RPC reply,
+        // only the control-channel acknowledgement.
+        _ => return McpRoute::Respond(McpMessageResponse::notification_ack()),
+    };
+    let reply = match method {
+        "initialize" => {
+            let version = params
+                .and_then(|p| p.get("protocolVersion"))
+                .and_then(Json::as_str)
+                .unwrap_or(MCP_PROTOCOL_VERSION);
+            JsonRpcMessage::result(
+                id,
+                json!({
+                    "protocolVersion": version,
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": server.name, "version": server.version},
+                }),
+            )
+        }
+        "ping" => JsonRpcMessage::result(id, json!({})),
+        "tools/list" => {
+            let tools: Vec<Json> = server
+                .tools
+                .iter()
+                .map(|t| {
+                    json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema})
+                })
+                .collect();
+            JsonRpcMessage::result(id, json!({ "tools": tools }))
+        }
+        "tools/call" => {
+            let name = params.and_then(|p| p.get("name")).and_then(Json::as_str);
+            let tool = name.and_then(|n| server.tools.iter().position(|t| t.name == n));
+            match tool {
+                Some(tool) => {
+                    let arguments = params
+                        .and_then(|p| p.get("arguments"))
+                        .cloned()
+                        .unwrap_or_else(|| json!({}));
+                    return McpRoute::CallTool {
+                        server: server_index,
+                        tool,
+                        id,
+                        arguments,
+                    };
+                }
+                None => JsonRpcMessage::error(
+                    id,
+                    JsonRpcMessage::INVALID_PARAMS,
+                    format!("Unknown tool: {}", name.unwrap_or("(no name given)")),
+                ),
+            }
+        }
+        other => JsonRpcMessage::error(
+            id,
+            JsonRpcMessage::METHOD_NOT_FOUND,
+            format!("Method not found: {other}"),
+        ),
+    };
+    McpRoute::Respond(McpMessageResponse::new(reply))
+}
+
+/// What an in-process MCP tool returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    /// MCP content items (`{"type":"text","text":...}`, images, ...).
+    pub content: Vec<Json>,
+    /// `true` when the tool failed; the model sees the content as an error.
+    pub is_error: bool,
+    /// Optional structured result.
+    pub structured_content: Option<Json>,
+}
+
+impl ToolOutput {
+    /// A successful text result.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: vec![json!({"type": "text", "text": text.into()})],
+            is_error: false,
+            structured_content: None,
+        }
+    }
+
+    /// A failed call with an explanation for the model.
+    pub fn error(text: impl Into<String>) -> Self {
+        Self {
+            is_error: true,
+            ..Self::text(text)
+        }
+    }
+}
+
+/// The `mcp_message` answer carrying a tool's output for the call `id`.
+pub fn tool_call_response(id: JsonRpcId, output: ToolOutput) -> McpMessageResponse {
+    let mut result = json!({"content": output.content});
+    if output.is_error {
+        result["isError"] = json!(true);
+    }
+    if let Some(structured) = output.structured_content {
+        result["structuredContent"] = structured;
+    }
+    McpMessageResponse::new(JsonRpcMessage::result(id, result))
+}
+
+/// The answer to send when the host has no handler for `request`.
+///
+/// - `can_use_tool`: an error (as the official SDKs answer; the CLI then
+///   refuses the tool).
+/// - `hook_callback`: an error naming the unknown callback id.
+/// - `elicitation`: decline (nobody can be asked).
+/// - `request_user_dialog`: cancelled.
+/// - anything else: `unsupported_request`.
+///
+/// `mcp_message` is answered through [`route_mcp`] instead.
+pub fn reply_without_handler(request: &CliRequest) -> Reply {
+    match request {
+        CliRequest::CanUseTool(_) => Reply::error(
+            "No permission handler is registered in the host program (canUseTool callback is not provided)",
+        ),
+        CliRequest::HookCallback(hook) => Reply::error(format!(
+            "No hook callback found for ID: {}",
+            hook.callback_id
+        )),
+        CliRequest::Elicitation(_) => success(&ElicitationResult::decline()),
+        CliRequest::RequestUserDialog(_) => success(&UserDialogResult::cancelled()),
+        CliRequest::McpMessage(m) => {
+            Reply::error(format!("SDK MCP server not found: {}", m.server_name))
+        }
+        _ => Reply::error_with_code("Unsupported control request", "unsupported_request"),
+    }
+}
+
+/// The answer to send when the host's handler for `request` failed
+/// (returned an error or panicked) with `message`.
+///
+/// - `can_use_tool`: deny, so a broken handler never lets a tool run.
+/// - `hook_callback`: an error; the CLI then applies the matcher's
+///   `onFailure` (by default it continues: hooks fail open).
+/// - `mcp_message` `tools/call`: a tool result with `isError`, which the
+///   model sees; other MCP methods get a JSON-RPC internal error.
+/// - `elicitation`: decline; `request_user_dialog`: cancelled.
+pub fn reply_for_failure(request: &CliRequest, message: &str) -> Reply {
+    match request {
+        CliRequest::CanUseTool(ask) => {
+            let mut deny = PermissionResult::deny(format!("Permission handler failed: {message}"));
+            if let Some(id) = &ask.tool_use_id {
+                deny = deny.with_tool_use_id(id.as_str());
+            }
+            success(&deny)
+        }
+        CliRequest::HookCallback(_) => Reply::error(format!("Hook callback failed: {message}")),
+        CliRequest::McpMessage(m) => match (&m.message, m.message.id()) {
+            (JsonRpcMessage::Request(r), Some(id)) if r.method == "tools/call" => {
+                success(&tool_call_response(
+                    id.clone(),
+                    ToolOutput::error(format!("Tool failed: {message}")),
+                ))
+            }
+            (_, Some(id)) => success(&McpMessageResponse::new(JsonRpcMessage::error(
+                id.clone(),
+                JsonRpcMessage::INTERNAL_ERROR,
+                message,
+            ))),
+            _ => success(&McpMessageResponse::notification_ack()),
+        },
+        CliRequest::Elicitation(_) => success(&ElicitationResult::decline()),
+        CliRequest::RequestUserDialog(_) => success(&UserDialogResult::cancelled()),
+        _ => Reply::error(message),
+    }
+}
+
+/// Serializes a model value we built ourselves; these cannot fail, but a
+/// failure would still become an error answer rather than a panic.
+fn success<T: serde::Serialize>(payload: &T) -> Reply {
+    Reply::success(payload)
+        .unwrap_or_else(|e| Reply::error(format!("could not encode answer: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mcp(server: &str, message: Json) -> McpMessage {
+        serde_json::from_value(json!({"server_name": server, "message": message})).unwrap()
+    }
+
+    fn reply_json(route: McpRoute) -> Json {
+        match route {
+            McpRoute::Respond(r) => serde_json::to_value(r).unwrap(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn calc() -> Vec<McpServerSpec> {
+        vec![
+            McpServerSpec::new("calc", "1.0.0").with_tool(McpToolSpec::new(
+                "add",
+                "Adds two numbers",
+                json!({"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}),
+            )),
+        ]
+    }
+
+    #[test]
+    fn hook_registry_builds_matchers_and_resolves_ids() {
+        let mut hooks = HookRegistry::new();
+        let a = hooks.register(HookEvent::PreToolUse, Some("Bash".into()), Some(30), None);
+        let b = hooks.register(
+            HookEvent::PreToolUse,
+            None,
+            None,
+            Some(HookFailureMode::Block),
+        );
+        let c = hooks.register(HookEvent::Stop, None, None, None);
+        let json = serde_json::to_value(hooks.matchers()).unwrap();
+        assert_eq!(
+            json,
+            json!({
+                "PreToolUse": [
+                    {"matcher": "Bash", "hookCallbackIds": ["hook_0"], "timeout": 30},
+                    {"hookCallbackIds": ["hook_1"], "onFailure": "block"}
+                ],
+                "Stop": [{"hookCallbackIds": ["hook_2"]}]
+            })
+        );
+        assert_eq!(hooks.resolve("hook_0"), Some(a));
+        assert_eq!(hooks.resolve("hook_1"), Some(b));
+        assert_eq!(hooks.resolve("hook_2"), Some(c));
+        assert_eq!(hooks.resolve("hook_3"), None);
+        assert_eq!(hooks.resolve("hook_x"), None);
+        assert_eq!(hooks.resolve("other_0"), None);
+        assert_eq!(hooks.event(c), Some(&HookEvent::Stop));
+    }
+
+    #[test]
+    fn mcp_handshake_listing_and_calls() {
+        let servers = calc();
+        let init = reply_json(route_mcp(
+            &servers,
+            &mcp(
+                "calc",
+                json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude","version":"1"}}}),
+            ),
+        ));
+        assert_eq!(
+            init["mcp_response"]["result"]["protocolVersion"],
+            "2025-11-25"
+        );
+        assert_eq!(init["mcp_response"]["result"]["serverInfo"]["name"], "calc");
+        assert_eq!(init["mcp_response"]["id"], 0);
+
+        let ack = reply_json(route_mcp(
+            &servers,
+            &mcp(
+                "calc",
+                json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+            ),
+        ));
+        assert_eq!(
+            ack,
+            json!({"mcp_response":{"jsonrpc":"2.0","result":{},"id":0}})
+        );
+
+        let list = reply_json(route_mcp(
+            &servers,
+            &mcp(
+                "calc",
+                json!({"jsonrpc":"2.0","id":"l","method":"tools/list"}),
+            ),
+        ));
+        assert_eq!(list["mcp_response"]["result"]["tools"][0]["name"], "add");
+        assert_eq!(list["mcp_response"]["id"], "l");
+
+        let call = route_mcp(
+            &servers,
+            &mcp(
+                "calc",
+                json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}),
+            ),
+        );
+        let McpRoute::CallTool {
+            server,
+            tool,
+            id,
+            arguments,
+        } = call
+        else {
+            panic!("{call:?}")
+        };
+        assert_eq!((server, tool), (0, 0));
+        assert_eq!(arguments, json!({"a":1,"b":2}));
+        let answer = serde_json::to_value(tool_call_response(id, ToolOutput::text("3"))).unwrap();
+        assert_eq!(
+            answer,
+            json!({"mcp_response":{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"3"}]}}})
+        );
+    }
+
+    #[test]
+    fn mcp_errors_never_leave_the_cli_waiting() {
+        let servers = calc();
+        let unknown_tool = reply_json(route_mcp(
+            &servers,
+            &mcp(
+                "calc",
+                json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"nope"}}),
+            ),
+        ));
+        assert_eq!(
+            unknown_tool["mcp_response"]["error"]["code"],
+            JsonRpcMessage::INVALID_PARAMS
+        );
+        let unknown_method = reply_json(route_mcp(
+            &servers,
+            &mcp(
+                "calc",
+                json!({"jsonrpc":"2.0","id":6,"method":"resources/list"}),
+            ),
+        ));
+        assert_eq!(
+            unknown_method["mcp_response"]["error"]["code"],
+            JsonRpcMessage::METHOD_NOT_FOUND
+        );
+        assert_eq!(unknown_method["mcp_response"]["id"], 6);
+        let ping = reply_json(route_mcp(
+            &servers,
+            &mcp("calc", json!({"jsonrpc":"2.0","id":7,"method":"ping"})),
+        ));
+        assert_eq!(ping["mcp_response"]["result"], json!({}));
+        let McpRoute::UnknownServer(Reply::Error { message, .. }) = route_mcp(
+            &servers,
+            &mcp("other", json!({"jsonrpc":"2.0","id":1,"method":"ping"})),
+        ) else {
+            panic!()
+        };
+        assert_eq!(message, "SDK MCP server not found: other");
+    }
+
+    #[test]
+    fn failures_deny_permissions_and_fail_hooks_open() {
+        let ask: CliRequest = serde_json::from_value(
+            json!({"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"t1"}),
+        )
+        .unwrap();
+        let Reply::Success(Some(payload)) = reply_for_failure(&ask, "boom") else {
+            panic!()
+        };
+        let payload: Json = serde_json::from_str(payload.get()).unwrap();
+        assert_eq!(payload["behavior"], "deny");
+        assert_eq!(payload["toolUseID"], "t1");
+        assert!(payload["message"].as_str().unwrap().contains("boom"));
+
+        let hook: CliRequest = serde_json::from_value(json!({"subtype":"hook_callback","callback_id":"hook_9","input":{"hook_event_name":"Stop","session_id":"s","transcript_path":"t","cwd":"/","stop_hook_active":false}})).unwrap();
+        assert!(matches!(
+            reply_for_failure(&hook, "boom"),
+            Reply::Error { .. }
+        ));
+        assert!(
+            matches!(reply_without_handler(&hook), Reply::Error { ref message, .. } if message.contains("hook_9"))
+        );
+
+        let call: CliRequest = serde_json::from_value(json!({"subtype":"mcp_message","server_name":"calc","message":{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add"}}})).unwrap();
+        let Reply::Success(Some(payload)) = reply_for_failure(&call, "boom") else {
+            panic!()
+        };
+        let payload: Json = serde_json::from_str(payload.get()).unwrap();
+        assert_eq!(payload["mcp_response"]["result"]["isError"], true);
+        assert_eq!(payload["mcp_response"]["id"], 3);
+
+        let elicit: CliRequest = serde_json::from_value(
+            json!({"subtype":"elicitation","mcp_server_name":"x","message":"?"}),
+        )
+        .unwrap();
+        let Reply::Success(Some(payload)) = reply_without_handler(&elicit) else {
+            panic!()
+        };
+        assert_eq!(payload.get(), r#"{"action":"decline"}"#);
+    }
+}
