@@ -1,0 +1,106 @@
+//! Finding the `claude` executable and building its command.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use claude_proto::discovery::{self, Lookup, Platform};
+use claude_proto::options::{EnvChange, Options};
+
+use crate::error::Error;
+
+/// [`Lookup`] over the real environment and filesystem.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemLookup;
+
+impl Lookup for SystemLookup {
+    fn env(&self, name: &str) -> Option<OsString> {
+        std::env::var_os(name)
+    }
+
+    fn is_executable_file(&self, path: &Path) -> bool {
+        let Ok(meta) = std::fs::metadata(path) else {
+            return false;
+        };
+        if !meta.is_file() {
+            return false;
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            meta.permissions().mode() & 0o111 != 0
+        }
+        #[cfg(not(unix))]
+        {
+            true
+        }
+    }
+}
+
+/// Finds the CLI: `options.cli_path`, then `CLAUDE_BIN`, then `PATH`, then
+/// the usual install places. The error lists every place searched and says
+/// how to install the CLI.
+pub fn locate_cli(options: &Options) -> Result<PathBuf, Error> {
+    discovery::locate(
+        options.cli_path.as_deref(),
+        &SystemLookup,
+        Platform::current(),
+    )
+    .map_err(Error::NotFound)
+}
+
+/// The command that starts the CLI for `options`: located executable,
+/// argv (never through a shell), environment changes, working directory,
+/// and all three standard streams piped.
+pub fn build_command(options: &Options) -> Result<(PathBuf, Command), Error> {
+    let program = locate_cli(options)?;
+    let line = options.command().map_err(Error::Options)?;
+    let mut command = Command::new(&program);
+    command.args(&line.args);
+    if line.clear_env {
+        command.env_clear();
+    }
+    for change in &line.env {
+        match change {
+            EnvChange::Set(name, value) => {
+                command.env(name, value);
+            }
+            EnvChange::Remove(name) => {
+                command.env_remove(name);
+            }
+            // Future variants are additive; nothing to apply for them.
+            #[allow(unreachable_patterns)]
+            _ => {}
+        }
+    }
+    if let Some(cwd) = &line.cwd {
+        command.current_dir(cwd);
+    }
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    Ok((program, command))
+}
+
+/// Asks the process `pid` to terminate (SIGTERM). Only call it for a child
+/// that has not been reaped yet, so the pid cannot have been reused.
+#[cfg(unix)]
+pub fn terminate(pid: u32) -> std::io::Result<()> {
+    use rustix::process::{Pid, Signal, kill_process};
+    let pid = i32::try_from(pid)
+        .ok()
+        .and_then(Pid::from_raw)
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "invalid pid"))?;
+    kill_process(pid, Signal::TERM).map_err(std::io::Error::from)
+}
+
+/// Asks the process `pid` to terminate. There is no SIGTERM here: the
+/// caller goes straight to killing it.
+#[cfg(not(unix))]
+pub fn terminate(_pid: u32) -> std::io::Result<()> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "no SIGTERM on this platform",
+    ))
+}
