@@ -1,0 +1,305 @@
+//! Configuring and starting a session.
+
+use std::future::Future;
+use std::hash::{BuildHasher, RandomState};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use claude_proto::model::hooks::{HookEvent, HookFailureMode, HookInput, HookOutput};
+use claude_proto::model::incoming::CanUseTool;
+use claude_proto::model::initialize::InitializeRequest;
+use claude_proto::model::permission::PermissionResult;
+use claude_proto::options::Options;
+use claude_proto::{Config, Session};
+use claude_proto_process::{
+    DEFAULT_STDERR_TAIL, Error, ShutdownPolicy, StderrCallback, StderrTail, build_command,
+};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{Notify, mpsc, watch};
+
+use crate::client::{Claude, Events};
+use crate::driver::{BoxRead, BoxWrite, Driver, DriverParts, InitState, Shared};
+use crate::handlers::{HandlerError, Handlers, McpServer};
+use crate::log;
+
+/// Options for one hook registration beyond its event.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct HookOptions {
+    /// Which occurrences call the hook: for tool events a pattern of tool
+    /// names such as `Write|Edit`; `None` means all.
+    pub matcher: Option<String>,
+    /// How long the CLI waits for the hook, in seconds.
+    pub timeout_secs: Option<u64>,
+    /// What the CLI does if the hook fails (its default: continue).
+    pub on_failure: Option<HookFailureMode>,
+}
+
+impl HookOptions {
+    /// Only for occurrences matching `pattern`.
+    pub fn matching(pattern: impl Into<String>) -> Self {
+        Self {
+            matcher: Some(pattern.into()),
+            ..Self::default()
+        }
+    }
+
+    /// With a timeout in seconds.
+    pub fn with_timeout(mut self, seconds: u64) -> Self {
+        self.timeout_secs = Some(seconds);
+        self
+    }
+
+    /// With a failure mode.
+    pub fn with_on_failure(mut self, mode: HookFailureMode) -> Self {
+        self.on_failure = Some(mode);
+        self
+    }
+}
+
+/// Configures a session: the CLI's options, the protocol limits, and the
+/// handlers that answer the CLI's requests. Finish with
+/// [`spawn`](Self::spawn) or [`connect`](Self::connect).
+pub struct ClaudeBuilder {
+    options: Options,
+    config: Config,
+    handlers: Handlers,
+    initialize: InitializeRequest,
+    init_timeout: Option<Duration>,
+    shutdown: ShutdownPolicy,
+    event_capacity: usize,
+    command_capacity: usize,
+    max_concurrent_handlers: usize,
+    stderr_callback: Option<StderrCallback>,
+    stderr_tail: usize,
+}
+
+impl std::fmt::Debug for ClaudeBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClaudeBuilder")
+            .field("options", &self.options)
+            .field("config", &self.config)
+            .field("shutdown", &self.shutdown)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClaudeBuilder {
+    /// A builder with these CLI options and default limits.
+    pub fn new(options: Options) -> Self {
+        Self {
+            options,
+            config: Config::default(),
+            handlers: Handlers::default(),
+            initialize: InitializeRequest::default(),
+            init_timeout: None,
+            shutdown: ShutdownPolicy::default(),
+            event_capacity: 256,
+            command_capacity: 64,
+            max_concurrent_handlers: 16,
+            stderr_callback: None,
+            stderr_tail: DEFAULT_STDERR_TAIL,
+        }
+    }
+
+    /// Protocol limits: line length, request timeout, pending requests.
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The `initialize` request's own fields: system prompt, agents, title,
+    /// and so on. Hooks and in-process MCP servers registered on this
+    /// builder are added to it.
+    pub fn initialize_request(mut self, request: InitializeRequest) -> Self {
+        self.initialize = request;
+        self
+    }
+
+    /// How long to wait for the answer to `initialize` (default: the
+    /// config's request timeout).
+    pub fn initialize_timeout(mut self, timeout: Duration) -> Self {
+        self.init_timeout = Some(timeout);
+        self
+    }
+
+    /// Answers the CLI's permission prompts (`can_use_tool`).
+    ///
+    /// Registering it makes the CLI ask (`--permission-prompt-tool stdio`).
+    /// The request's `tool_use_id` is echoed for you. If the handler fails
+    /// or panics, the tool is denied.
+    pub fn on_permission<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(CanUseTool) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<PermissionResult, HandlerError>> + Send + 'static,
+    {
+        self.handlers.set_permission(handler);
+        self.options.permission_prompt_stdio = true;
+        self
+    }
+
+    /// Registers a hook for `event`, called with the hook's input and the
+    /// tool use id when there is one. Return `HookOutput::default()` for
+    /// "no opinion". If it fails or panics, the CLI applies the matcher's
+    /// `on_failure` (by default it continues).
+    pub fn hook<F, Fut>(self, event: HookEvent, options: HookOptions, handler: F) -> Self
+    where
+        F: Fn(HookInput, Option<String>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<HookOutput, HandlerError>> + Send + 'static,
+    {
+        let mut this = self;
+        this.handlers.add_hook(
+            event,
+            options.matcher,
+            options.timeout_secs,
+            options.on_failure,
+            handler,
+        );
+        this
+    }
+
+    /// Hosts an in-process MCP server whose tools the model can call.
+    pub fn mcp_server(mut self, server: McpServer) -> Self {
+        self.handlers.add_mcp_server(server);
+        self
+    }
+
+    /// How [`Claude::close`] and dropping the handle end the process.
+    pub fn shutdown_policy(mut self, policy: ShutdownPolicy) -> Self {
+        self.shutdown = policy;
+        self
+    }
+
+    /// How many events may wait for you to read them (default 256). The
+    /// CLI's output is read no faster than that.
+    pub fn event_capacity(mut self, capacity: usize) -> Self {
+        self.event_capacity = capacity.max(1);
+        self
+    }
+
+    /// How many handlers may run at once (default 16); further requests
+    /// wait their turn.
+    pub fn max_concurrent_handlers(mut self, limit: usize) -> Self {
+        self.max_concurrent_handlers = limit.max(1);
+        self
+    }
+
+    /// Called with each line the CLI writes to stderr. stderr is always
+    /// drained, and its last bytes kept for error reports, callback or not.
+    pub fn on_stderr(mut self, callback: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.stderr_callback = Some(Arc::new(callback));
+        self
+    }
+
+    /// How many bytes of stderr to keep for error reports (default 8 KiB).
+    pub fn stderr_tail(mut self, bytes: usize) -> Self {
+        self.stderr_tail = bytes;
+        self
+    }
+
+    /// Locates and starts the CLI, sends `initialize`, and returns at once
+    /// (use [`Claude::initialization`] to wait for the answer). Must be
+    /// called within a tokio runtime.
+    pub async fn spawn(self) -> Result<Claude, Error> {
+        let (program, command) = build_command(&self.options)?;
+        let mut command = tokio::process::Command::from(command);
+        command.kill_on_drop(true);
+        let mut child = command.spawn().map_err(|source| Error::Spawn {
+            program: program.clone(),
+            source,
+        })?;
+        log::debug(format_args!(
+            "spawned {} as pid {:?}",
+            program.display(),
+            child.id()
+        ));
+        let pid = child.id();
+        let missing = || {
+            Error::Io(std::io::Error::other(
+                "the child's standard streams were not piped",
+            ))
+        };
+        let stdin = child.stdin.take().ok_or_else(missing)?;
+        let stdout = child.stdout.take().ok_or_else(missing)?;
+        let stderr = child.stderr.take().ok_or_else(missing)?;
+        Ok(self.start(
+            Box::pin(stdout),
+            Box::pin(stdin),
+            Some(Box::pin(stderr)),
+            Some(child),
+            pid,
+        ))
+    }
+
+    /// Runs the session over any byte-stream pair instead of a child
+    /// process: `reader` carries what the CLI writes, `writer` what it
+    /// reads (a socket to a CLI started elsewhere, an SSH channel, an
+    /// in-memory pipe). Closing ends the writer and stops after the close
+    /// grace. Must be called within a tokio runtime.
+    pub fn connect<R, W>(self, reader: R, writer: W) -> Claude
+    where
+        R: AsyncRead + Send + 'static,
+        W: AsyncWrite + Send + 'static,
+    {
+        self.start(Box::pin(reader), Box::pin(writer), None, None, None)
+    }
+
+    fn start(
+        mut self,
+        reader: BoxRead,
+        writer: BoxWrite,
+        stderr: Option<BoxRead>,
+        child: Option<tokio::process::Child>,
+        pid: Option<u32>,
+    ) -> Claude {
+        let hooks = self.handlers.hooks.matchers();
+        if !hooks.is_empty() {
+            self.initialize.hooks = Some(hooks);
+        }
+        if !self.handlers.mcp_specs.is_empty() {
+            let names = self.initialize.sdk_mcp_servers.get_or_insert_with(Vec::new);
+            for spec in &self.handlers.mcp_specs {
+                if !names.contains(&spec.name) {
+                    names.push(spec.name.clone());
+                }
+            }
+        }
+        let mut config = self.config;
+        if config.request_id_seed == 0 {
+            config.request_id_seed = RandomState::new().hash_one(pid);
+        }
+        let (command_tx, command_rx) = mpsc::channel(self.command_capacity);
+        let (event_tx, event_rx) = mpsc::channel(self.event_capacity);
+        let (init_tx, init_rx) = watch::channel(InitState::Pending);
+        let shared = Arc::new(Shared {
+            exit: OnceLock::new(),
+            close: Notify::new(),
+        });
+        let driver = Driver::new(DriverParts {
+            session: Session::new(config),
+            reader,
+            writer,
+            stderr,
+            child,
+            handlers: Arc::new(self.handlers),
+            commands: command_rx,
+            events: event_tx,
+            init: init_tx,
+            shared: shared.clone(),
+            initialize: self.initialize,
+            init_timeout: self.init_timeout,
+            shutdown: self.shutdown,
+            max_concurrent_handlers: self.max_concurrent_handlers,
+            stderr_tail: StderrTail::new(self.stderr_tail, self.stderr_callback),
+        });
+        let driver = tokio::spawn(driver.run());
+        Claude {
+            commands: command_tx,
+            events: Events { rx: event_rx },
+            init: init_rx,
+            shared,
+            driver: Some(driver),
+            pid,
+        }
+    }
+}
