@@ -1,0 +1,297 @@
+//! The conformance suite on the tokio adapter, plus what only tokio can
+//! show (an in-memory transport with a stall detector).
+#![allow(clippy::unwrap_used)] // test helpers fail loudly by design
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use claude_proto::ControlSuccess;
+use claude_proto::dispatch::ToolOutput;
+use claude_proto::model::control::ControlRequest;
+use claude_proto::model::hooks::{HookEvent, HookOutput};
+use claude_proto::model::initialize::InitializeResponse;
+use claude_proto::model::permission::PermissionResult;
+use claude_proto_process::{Error, ExitReport};
+use claude_proto_tests::conformance::{
+    Driver, DropFlag, Harness, HookBehaviour, Observed, Permission, Spec,
+};
+use claude_proto_tokio::{Claude, ClaudeBuilder, Event, HookOptions, McpServer};
+use tokio::runtime::Runtime;
+
+const FAKE: &str = env!("CARGO_BIN_EXE_fake-claude");
+
+struct Tokio;
+
+struct TokioDriver {
+    runtime: Option<Runtime>,
+    claude: Option<Claude>,
+}
+
+fn runtime() -> Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn builder(spec: &Spec) -> ClaudeBuilder {
+    let mut builder = Claude::builder(spec.options())
+        .config(spec.config.clone())
+        .shutdown_policy(spec.shutdown);
+    if let Some(permission) = spec.permission.clone() {
+        builder = builder.on_permission(move |_ask| {
+            let permission = permission.clone();
+            // Anything captured here lives as long as the handler's future:
+            // dropping that future drops the flag.
+            let flag = match &permission {
+                Permission::FirstWaitsForever(probe) => {
+                    let call = probe.calls.fetch_add(1, Ordering::SeqCst);
+                    (call == 0).then(|| DropFlag(probe.clone()))
+                }
+                _ => None,
+            };
+            async move {
+                match permission {
+                    Permission::Allow => Ok(PermissionResult::allow()),
+                    Permission::AllowWithInput(input) => {
+                        Ok(PermissionResult::allow().with_updated_input(input))
+                    }
+                    Permission::Deny(message) => Ok(PermissionResult::deny(message)),
+                    Permission::DenyAndInterrupt(message) => {
+                        Ok(PermissionResult::deny(message).with_interrupt(true))
+                    }
+                    Permission::Fail(message) => Err(message.into()),
+                    Permission::Panic => panic!("permission handler panicked on purpose"),
+                    Permission::FirstWaitsForever(_) => {
+                        if flag.is_some() {
+                            std::future::pending::<()>().await;
+                        }
+                        drop(flag);
+                        Ok(PermissionResult::allow())
+                    }
+                }
+            }
+        });
+    }
+    for hook in &spec.hooks {
+        let options = match hook.matcher {
+            Some(m) => HookOptions::matching(m),
+            None => HookOptions::default(),
+        };
+        let behaviour = hook.behaviour.clone();
+        builder = builder.hook(HookEvent::from(hook.event), options, move |_input, _id| {
+            let behaviour = behaviour.clone();
+            async move {
+                Ok(match behaviour {
+                    HookBehaviour::NoOpinion => HookOutput::default(),
+                    HookBehaviour::Deny(reason) => HookOutput::pre_tool_use_deny(reason),
+                    HookBehaviour::Context(text) => {
+                        HookOutput::additional_context(HookEvent::PostToolUse, text)
+                    }
+                    HookBehaviour::Panic => panic!("hook panicked on purpose"),
+                })
+            }
+        });
+    }
+    if spec.mcp_calc {
+        builder = builder.mcp_server(McpServer::new("calc", "1.0.0").tool(
+            "add",
+            "Adds a and b",
+            Spec::calc_schema(),
+            |args| async move {
+                Ok(match Spec::calc_add(&args) {
+                    Ok(sum) => ToolOutput::text(sum),
+                    Err(e) => ToolOutput::error(e),
+                })
+            },
+        ));
+    }
+    builder
+}
+
+impl Harness for Tokio {
+    const NAME: &'static str = "tokio";
+
+    fn start(spec: Spec) -> Result<Box<dyn Driver>, Error> {
+        let runtime = runtime();
+        let claude = runtime.block_on(builder(&spec).spawn())?;
+        Ok(Box::new(TokioDriver {
+            runtime: Some(runtime),
+            claude: Some(claude),
+        }))
+    }
+
+    fn run_concurrently(specs: Vec<Spec>) -> Vec<Result<String, Error>> {
+        runtime().block_on(async {
+            let tasks: Vec<_> = specs
+                .into_iter()
+                .enumerate()
+                .map(|(i, spec)| {
+                    tokio::spawn(async move {
+                        let mut claude = builder(&spec).spawn().await?;
+                        let turn = claude.query(format!("hello {i}")).await?;
+                        claude.close().await?;
+                        Ok(turn.text().unwrap_or_default().to_owned())
+                    })
+                })
+                .collect();
+            let mut results = Vec::new();
+            for task in tasks {
+                results.push(task.await.unwrap());
+            }
+            results
+        })
+    }
+}
+
+impl TokioDriver {
+    fn parts(&mut self) -> (&Runtime, &mut Claude) {
+        (
+            self.runtime.as_ref().unwrap(),
+            self.claude.as_mut().unwrap(),
+        )
+    }
+}
+
+impl Driver for TokioDriver {
+    fn pid(&self) -> Option<u32> {
+        self.claude.as_ref().and_then(Claude::pid)
+    }
+
+    fn initialization(&mut self) -> Result<InitializeResponse, Error> {
+        let (rt, claude) = self.parts();
+        rt.block_on(claude.initialization()).map(|r| (*r).clone())
+    }
+
+    fn send_text(&mut self, text: &str) -> Result<(), Error> {
+        let (rt, claude) = self.parts();
+        rt.block_on(claude.send_text(text))
+    }
+
+    fn next_event(&mut self) -> Option<Observed> {
+        let (rt, claude) = self.parts();
+        Some(match rt.block_on(claude.next_event())? {
+            Event::Message(m) => Observed::Message(m),
+            Event::ProtocolError(e) => Observed::ProtocolError(e.kind),
+            Event::HandlerFailed { subtype, .. } => Observed::HandlerFailed(subtype),
+            other => Observed::Other(format!("{other:?}")),
+        })
+    }
+
+    fn control(
+        &mut self,
+        request: ControlRequest,
+        timeout: Option<Duration>,
+    ) -> Result<ControlSuccess, Error> {
+        let (rt, claude) = self.parts();
+        rt.block_on(claude.control(request, timeout))
+    }
+
+    fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {
+        let runtime = self.runtime.take().unwrap();
+        let claude = self.claude.take().unwrap();
+        runtime.block_on(claude.close())
+    }
+
+    fn abandon(mut self: Box<Self>) {
+        // Drop the handle; keep the runtime alive so the driver can close
+        // the child in the background, as in a long-running program.
+        let runtime = self.runtime.take().unwrap();
+        drop(self.claude.take());
+        std::thread::spawn(move || {
+            runtime.block_on(tokio::time::sleep(Duration::from_secs(30)));
+        });
+    }
+}
+
+claude_proto_tests::conformance_suite!(Tokio, FAKE);
+
+/// A handle dropped together with its runtime still leaves no process.
+#[test]
+fn runtime_shutdown_kills_the_child() {
+    let runtime = runtime();
+    let claude = runtime
+        .block_on(builder(&Spec::new(FAKE.into(), "ignore_stdin")).spawn())
+        .unwrap();
+    let pid = claude.pid().unwrap();
+    drop(claude);
+    drop(runtime);
+    assert!(
+        claude_proto_tests::process::wait_until_gone(pid, Duration::from_secs(20)),
+        "process {pid} survived the runtime"
+    );
+}
+
+mod backpressure {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A peer that writes 100k messages while the user reads nothing must be
+    /// blocked by the session after a bounded number of lines, not buffered
+    /// into memory.
+    ///
+    /// Runs on a paused clock: the one-hour timeout can only fire once every
+    /// task is blocked, so reaching it proves the writer is stuck for good
+    /// (without backpressure it would finish first). No real time passes.
+    #[test]
+    fn a_consumer_that_stops_reading_blocks_the_writer() {
+        const TOTAL: usize = 100_000;
+        const EVENT_CAPACITY: usize = 16;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            // The CLI's stdout: a small in-memory pipe.
+            let (mut cli_out, sdk_in) = tokio::io::duplex(16 * 1024);
+            // The CLI's stdin: drained and ignored.
+            let (sdk_out, mut cli_in) = tokio::io::duplex(64 * 1024);
+            tokio::spawn(async move {
+                let mut sink = vec![0u8; 4096];
+                while matches!(cli_in.read(&mut sink).await, Ok(n) if n > 0) {}
+            });
+            let mut claude = Claude::builder(claude_proto::options::Options::default())
+                .event_capacity(EVENT_CAPACITY)
+                .connect(sdk_in, sdk_out);
+
+            let written = Arc::new(AtomicUsize::new(0));
+            let line = br#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"tick"}},"parent_tool_use_id":null,"session_id":"s","uuid":"u"}"#;
+            let mut writer = {
+                let written = written.clone();
+                tokio::spawn(async move {
+                    for _ in 0..TOTAL {
+                        cli_out.write_all(line).await.unwrap();
+                        cli_out.write_all(b"\n").await.unwrap();
+                        written.fetch_add(1, Ordering::SeqCst);
+                    }
+                    cli_out
+                })
+            };
+
+            // Read nothing: the writer must end up blocked.
+            let finished = tokio::time::timeout(Duration::from_secs(3600), &mut writer).await;
+            assert!(finished.is_err(), "the peer wrote all {TOTAL} lines while nobody read");
+            let ahead = written.load(Ordering::SeqCst);
+            // Bounded by: the pipe (16 KiB), one 64 KiB read, and the event
+            // queue; each line is about 190 bytes.
+            let bound = (16 * 1024 + 64 * 1024) / 150 + EVENT_CAPACITY + 2;
+            assert!(ahead <= bound, "the writer got {ahead} lines ahead (bound {bound})");
+
+            // Now read everything: all of it arrives, in order.
+            let mut seen = 0;
+            while seen < TOTAL {
+                match claude.next_event().await {
+                    Some(Event::Message(_)) => seen += 1,
+                    Some(other) => panic!("{other:?}"),
+                    None => panic!("ended after {seen}"),
+                }
+            }
+            drop(writer.await.unwrap());
+            drop(claude);
+        });
+    }
+}
