@@ -1,21 +1,27 @@
-//! Process plumbing shared by the `claude-proto` adapters.
+//! Process and host plumbing shared by the `claude-proto` adapters.
 //!
-//! Everything about owning a `claude` child process that does not depend on
-//! the async runtime lives here once: finding the executable, building its
+//! Everything an adapter needs that does not depend on its runtime lives
+//! here once: finding the executable, building its
 //! [`std::process::Command`] from [`Options`], keeping a bounded tail of its
-//! stderr, describing how it exited, sending it SIGTERM, and the [`Error`]
-//! type every adapter reports. tokio and async-process both build their
+//! stderr, describing how it exited, sending it SIGTERM, the close sequence,
+//! the [`Error`] and [`Event`] types every adapter reports, and the
+//! [`host::Host`] that routes the CLI's requests to handler jobs, tracks
+//! who waits for which answer, and settles everything at exit. tokio and async-process both build their
 //! commands from a `std::process::Command`, so the adapters only add the
 //! runtime glue.
 #![deny(missing_docs)]
 
 mod command;
 mod error;
+mod event;
+pub mod handlers;
+pub mod host;
 mod stderr;
 mod unwind;
 
 pub use command::{SystemLookup, build_command, locate_cli, terminate};
 pub use error::{Error, ExitReport};
+pub use event::Event;
 pub use stderr::{StderrCallback, StderrTail};
 pub use unwind::{CatchUnwind, panic_message};
 

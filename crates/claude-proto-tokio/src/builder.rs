@@ -11,6 +11,8 @@ use claude_proto::model::initialize::InitializeRequest;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
 use claude_proto::{Config, Session};
+use claude_proto_process::handlers::{AsyncHandlers, HandlerError, McpServer};
+use claude_proto_process::host::{Host, InitState, ShutdownSequence};
 use claude_proto_process::{
     DEFAULT_STDERR_TAIL, Error, ShutdownPolicy, StderrCallback, StderrTail, build_command,
 };
@@ -18,8 +20,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, mpsc, watch};
 
 use crate::client::{Claude, Events};
-use crate::driver::{BoxRead, BoxWrite, Driver, DriverParts, InitState, Shared};
-use crate::handlers::{HandlerError, Handlers, McpServer};
+use crate::driver::{BoxRead, BoxWrite, Driver, DriverParts, Shared};
 use crate::log;
 
 /// Options for one hook registration beyond its event.
@@ -63,7 +64,7 @@ impl HookOptions {
 pub struct ClaudeBuilder {
     options: Options,
     config: Config,
-    handlers: Handlers,
+    handlers: AsyncHandlers,
     initialize: InitializeRequest,
     init_timeout: Option<Duration>,
     shutdown: ShutdownPolicy,
@@ -90,7 +91,7 @@ impl ClaudeBuilder {
         Self {
             options,
             config: Config::default(),
-            handlers: Handlers::default(),
+            handlers: AsyncHandlers::default(),
             initialize: InitializeRequest::default(),
             init_timeout: None,
             shutdown: ShutdownPolicy::default(),
@@ -245,29 +246,24 @@ impl ClaudeBuilder {
     }
 
     fn start(
-        mut self,
+        self,
         reader: BoxRead,
         writer: BoxWrite,
         stderr: Option<BoxRead>,
         child: Option<tokio::process::Child>,
         pid: Option<u32>,
     ) -> Claude {
-        let hooks = self.handlers.hooks.matchers();
-        if !hooks.is_empty() {
-            self.initialize.hooks = Some(hooks);
-        }
-        if !self.handlers.mcp_specs.is_empty() {
-            let names = self.initialize.sdk_mcp_servers.get_or_insert_with(Vec::new);
-            for spec in &self.handlers.mcp_specs {
-                if !names.contains(&spec.name) {
-                    names.push(spec.name.clone());
-                }
-            }
-        }
         let mut config = self.config;
         if config.request_id_seed == 0 {
             config.request_id_seed = RandomState::new().hash_one(pid);
         }
+        let host = Host::new(
+            Session::new(config),
+            Arc::new(self.handlers.capabilities().clone()),
+            self.initialize,
+            self.init_timeout,
+            tokio::time::Instant::now().into_std(),
+        );
         let (command_tx, command_rx) = mpsc::channel(self.command_capacity);
         let (event_tx, event_rx) = mpsc::channel(self.event_capacity);
         let (init_tx, init_rx) = watch::channel(InitState::Pending);
@@ -276,19 +272,17 @@ impl ClaudeBuilder {
             close: Notify::new(),
         });
         let driver = Driver::new(DriverParts {
-            session: Session::new(config),
+            host,
+            handlers: Arc::new(self.handlers),
             reader,
             writer,
             stderr,
             child,
-            handlers: Arc::new(self.handlers),
             commands: command_rx,
             events: event_tx,
             init: init_tx,
             shared: shared.clone(),
-            initialize: self.initialize,
-            init_timeout: self.init_timeout,
-            shutdown: self.shutdown,
+            shutdown: ShutdownSequence::new(self.shutdown),
             max_concurrent_handlers: self.max_concurrent_handlers,
             stderr_tail: StderrTail::new(self.stderr_tail, self.stderr_callback),
         });

@@ -21,8 +21,9 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
 use crate::builder::ClaudeBuilder;
-use crate::driver::{Command, InitState, Shared};
-use crate::event::Event;
+use crate::driver::{Command, Shared};
+use claude_proto_process::Event;
+use claude_proto_process::host::InitState;
 
 /// A live session with the Claude Code CLI.
 ///
@@ -114,11 +115,7 @@ impl Claude {
             .wait_for(|s| !matches!(s, InitState::Pending))
             .await
             .map_err(|_| self.shared.ended_error())?;
-        match &*state {
-            InitState::Ready(response) => Ok(response.clone()),
-            InitState::Failed(failure) => Err(failure.clone().into_error()),
-            InitState::Pending => Err(Error::Closed),
-        }
+        state.outcome().unwrap_or(Err(Error::Closed))
     }
 
     /// Sends a prompt or any user message. It is written in order after

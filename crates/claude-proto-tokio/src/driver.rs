@@ -1,45 +1,38 @@
 //! The one task that owns a session: stdout, stdin, stderr, timers, user
 //! commands and handler answers all meet in a single `select!` loop.
 //!
-//! Shape of the loop (quinn/str0m style): drain the core's outputs (bytes to
-//! write, then events), check the deadline by hand, then wait for whichever
-//! input is ready. Every wait is cancel-safe: writes go out from a buffer
-//! with an offset, reads land in a buffer that is handed to the core whole.
-//! Backpressure: stdout is read only when the events from the previous read
-//! have all been handed to the user, and commands are taken only while the
-//! stdin backlog is small, so no queue grows with the CLI's or the user's
-//! speed.
+//! Only the tokio glue lives here; what to answer, who waits for what and
+//! how things settle at exit is the shared [`Host`].
+//!
+//! Shape of the loop (quinn/str0m style): drain the host (bytes to write,
+//! then actions), check the deadline by hand, then wait for whichever input
+//! is ready. The `select!` only yields a [`Wake`]; handling happens after
+//! every pending future is dropped. Every wait is cancel-safe: writes go out
+//! from a buffer with an offset, reads land in a buffer handed to the core
+//! whole. Backpressure: stdout is read only once the events of the previous
+//! read have been handed to the user, and commands are taken only while the
+//! stdin backlog is small.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::pin::Pin;
 use std::process::ExitStatus;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use claude_proto::dispatch::{
-    McpRoute, reply_for_failure, reply_without_handler, route_mcp, tool_call_response,
-};
 use claude_proto::model::control::ControlRequest;
-use claude_proto::model::hooks::HookOutput;
-use claude_proto::model::incoming::{CliRequest, McpMessageResponse};
-use claude_proto::model::initialize::{InitializeRequest, InitializeResponse};
-use claude_proto::model::permission::PermissionResult;
 use claude_proto::model::user::UserMessage;
-use claude_proto::{
-    ControlError, ControlOutcome, ControlSuccess, Event as CoreEvent, IncomingId, IncomingRequest,
-    Reply, RequestId, Session,
+use claude_proto::{ControlSuccess, IncomingId};
+use claude_proto_process::handlers::AsyncHandlers;
+use claude_proto_process::host::{
+    Action, Completion, Host, InitState, ShutdownSequence, ShutdownStep,
 };
-use claude_proto_process::{
-    CatchUnwind, Error, ExitReport, ShutdownPolicy, StderrTail, panic_message, terminate,
-};
+use claude_proto_process::{Error, Event, ExitReport, StderrTail, terminate};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::process::Child;
 use tokio::sync::{Notify, Semaphore, mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 use tokio::time::{Instant, Sleep, sleep_until};
 
-use crate::event::Event;
-use crate::handlers::{HandlerError, Handlers};
 use crate::log;
 
 /// Bytes read from stdout at a time.
@@ -52,6 +45,7 @@ const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(200);
 
 pub(crate) type BoxRead = Pin<Box<dyn AsyncRead + Send>>;
 pub(crate) type BoxWrite = Pin<Box<dyn AsyncWrite + Send>>;
+type Waiter = oneshot::Sender<Result<ControlSuccess, Error>>;
 
 /// A request from the handle to the driver.
 pub(crate) enum Command {
@@ -62,41 +56,10 @@ pub(crate) enum Command {
     Control {
         request: Box<ControlRequest>,
         timeout: Option<Duration>,
-        done: oneshot::Sender<Result<ControlSuccess, Error>>,
+        done: Waiter,
     },
     /// Close stdin once everything queued is written.
     EndInput,
-}
-
-/// Where the `initialize` exchange stands.
-#[derive(Debug, Clone)]
-pub(crate) enum InitState {
-    Pending,
-    Ready(Arc<InitializeResponse>),
-    Failed(InitFailure),
-}
-
-/// Why `initialize` did not succeed (cloneable, unlike [`Error`]).
-#[derive(Debug, Clone)]
-pub(crate) enum InitFailure {
-    Control(ControlError),
-    Exited(ExitReport),
-    Decode(String),
-    Closed,
-}
-
-impl InitFailure {
-    pub(crate) fn into_error(self) -> Error {
-        match self {
-            InitFailure::Control(e) => Error::Control(e),
-            InitFailure::Exited(r) => Error::Exited(r),
-            InitFailure::Decode(m) => Error::Io(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                format!("the CLI's initialize answer could not be read: {m}"),
-            )),
-            InitFailure::Closed => Error::Closed,
-        }
-    }
 }
 
 /// State shared between the handle and the driver.
@@ -118,150 +81,111 @@ impl Shared {
     }
 }
 
-/// What a finished handler wants to answer.
-enum Answer {
-    Permission(PermissionResult),
-    Hook(HookOutput),
-    Mcp(McpMessageResponse),
-    Failed { reply: Reply, message: String },
-}
-
-struct HandlerDone {
-    id: IncomingId,
-    subtype: String,
-    answer: Answer,
-}
-
-/// Where the close sequence stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shutdown {
-    Running,
-    /// stdin closed; waiting for the CLI to exit by itself.
-    Grace,
-    /// SIGTERM sent.
-    Terminated,
-    /// SIGKILL sent; waiting to reap.
-    Killed,
-}
-
 pub(crate) struct DriverParts {
-    pub(crate) session: Session,
+    pub(crate) host: Host<Waiter>,
+    pub(crate) handlers: Arc<AsyncHandlers>,
     pub(crate) reader: BoxRead,
     pub(crate) writer: BoxWrite,
     pub(crate) stderr: Option<BoxRead>,
     pub(crate) child: Option<Child>,
-    pub(crate) handlers: Arc<Handlers>,
     pub(crate) commands: mpsc::Receiver<Command>,
     pub(crate) events: mpsc::Sender<Event>,
     pub(crate) init: watch::Sender<InitState>,
     pub(crate) shared: Arc<Shared>,
-    pub(crate) initialize: InitializeRequest,
-    pub(crate) init_timeout: Option<Duration>,
-    pub(crate) shutdown: ShutdownPolicy,
+    pub(crate) shutdown: ShutdownSequence,
     pub(crate) max_concurrent_handlers: usize,
     pub(crate) stderr_tail: StderrTail,
 }
 
 pub(crate) struct Driver {
-    session: Session,
+    host: Host<Waiter>,
+    handlers: Arc<AsyncHandlers>,
     reader: Option<BoxRead>,
     writer: Option<BoxWrite>,
     stderr: Option<BoxRead>,
     child: Option<Child>,
     status: Option<ExitStatus>,
-    handlers: Arc<Handlers>,
     commands: mpsc::Receiver<Command>,
     commands_open: bool,
     events: mpsc::Sender<Event>,
     events_open: bool,
-    pending_events: VecDeque<Event>,
     init: watch::Sender<InitState>,
-    init_id: Option<RequestId>,
     shared: Arc<Shared>,
-    waiting: HashMap<RequestId, oneshot::Sender<Result<ControlSuccess, Error>>>,
     running: HashMap<IncomingId, AbortHandle>,
     semaphore: Arc<Semaphore>,
-    handler_tx: mpsc::Sender<HandlerDone>,
-    handler_rx: mpsc::Receiver<HandlerDone>,
+    completion_tx: mpsc::Sender<Completion>,
+    completion_rx: mpsc::Receiver<Completion>,
     write_buf: Vec<u8>,
     write_pos: usize,
     needs_flush: bool,
-    close_writer: bool,
     read_buf: Vec<u8>,
     err_buf: Vec<u8>,
     stderr_tail: StderrTail,
     timer: Pin<Box<Sleep>>,
     timer_deadline: Option<std::time::Instant>,
-    shutdown: Shutdown,
-    shutdown_policy: ShutdownPolicy,
+    shutdown: ShutdownSequence,
     shutdown_timer: Pin<Box<Sleep>>,
     shutdown_armed: bool,
     drain_deadline: Option<Instant>,
 }
 
+/// What woke the driver.
+enum Wake {
+    Completed(Option<Box<Completion>>),
+    ShutdownTimer,
+    CloseRequested,
+    DrainExpired,
+    Exited(std::io::Result<ExitStatus>),
+    Output(Output, std::io::Result<usize>),
+    Delivered,
+    EventsClosed,
+    Command(Option<Command>),
+    Stdout(std::io::Result<usize>),
+    Stderr(std::io::Result<usize>),
+    Timer,
+}
+
+/// The one thing to do with stdin next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Output {
+    Idle,
+    Write,
+    Flush,
+    Shutdown,
+}
+
 impl Driver {
     pub(crate) fn new(parts: DriverParts) -> Self {
-        let DriverParts {
-            mut session,
-            reader,
-            writer,
-            stderr,
-            child,
-            handlers,
-            commands,
-            events,
-            init,
-            shared,
-            initialize,
-            init_timeout,
-            shutdown,
-            max_concurrent_handlers,
-            stderr_tail,
-        } = parts;
+        let capacity = parts.max_concurrent_handlers.max(1);
+        let (completion_tx, completion_rx) = mpsc::channel(capacity);
         let now = Instant::now();
-        let init_id = match session.initialize(&initialize, init_timeout, now.into_std()) {
-            Ok(id) => Some(id),
-            Err(e) => {
-                // A fresh session always accepts initialize; keep the
-                // failure visible rather than asserting.
-                init.send_replace(InitState::Failed(InitFailure::Decode(e.to_string())));
-                None
-            }
-        };
-        let capacity = max_concurrent_handlers.max(1);
-        let (handler_tx, handler_rx) = mpsc::channel(capacity);
         Self {
-            session,
-            reader: Some(reader),
-            writer: Some(writer),
-            stderr,
-            child,
+            host: parts.host,
+            handlers: parts.handlers,
+            reader: Some(parts.reader),
+            writer: Some(parts.writer),
+            stderr: parts.stderr,
+            child: parts.child,
             status: None,
-            handlers,
-            commands,
+            commands: parts.commands,
             commands_open: true,
-            events,
+            events: parts.events,
             events_open: true,
-            pending_events: VecDeque::new(),
-            init,
-            init_id,
-            shared,
-            waiting: HashMap::new(),
+            init: parts.init,
+            shared: parts.shared,
             running: HashMap::new(),
             semaphore: Arc::new(Semaphore::new(capacity)),
-            handler_tx,
-            handler_rx,
+            completion_tx,
+            completion_rx,
             write_buf: Vec::new(),
             write_pos: 0,
             needs_flush: false,
-            close_writer: false,
             read_buf: vec![0; READ_CHUNK],
             err_buf: vec![0; 8 * 1024],
-            stderr_tail,
+            stderr_tail: parts.stderr_tail,
             timer: Box::pin(sleep_until(now)),
             timer_deadline: None,
-            shutdown: Shutdown::Running,
-            shutdown_policy: shutdown,
+            shutdown: parts.shutdown,
             shutdown_timer: Box::pin(sleep_until(now)),
             shutdown_armed: false,
             drain_deadline: None,
@@ -270,17 +194,17 @@ impl Driver {
 
     pub(crate) async fn run(mut self) {
         loop {
-            self.pump_core();
+            self.pump();
             if self.is_done() {
                 break;
             }
-            let deadline = self.session.poll_timeout();
+            let deadline = self.host.session().poll_timeout();
             if let Some(deadline) = deadline {
                 // Never trust the timer alone: an overdue deadline is handled
                 // now, whatever the runtime's budget does to the sleep.
                 let now = Instant::now().into_std();
                 if now >= deadline {
-                    self.session.handle_timeout(now);
+                    self.host.session().handle_timeout(now);
                     continue;
                 }
                 if self.timer_deadline != Some(deadline) {
@@ -288,17 +212,50 @@ impl Driver {
                     self.timer_deadline = Some(deadline);
                 }
             }
-            self.step(deadline.is_some()).await;
+            let wake = self.wait(deadline.is_some()).await;
+            self.on_wake(wake);
         }
         self.finish().await;
     }
 
-    /// One wait for whichever input is ready, then its handling. The wait
-    /// only produces a [`Wake`]; handling happens after every pending
-    /// future has been dropped.
-    async fn step(&mut self, timer_armed: bool) {
-        let wake = self.wait(timer_armed).await;
-        self.on_wake(wake);
+    /// Drains the host: bytes to write, then the actions it asks for.
+    fn pump(&mut self) {
+        if self.write_pos == self.write_buf.len() {
+            self.write_buf.clear();
+            self.write_pos = 0;
+        }
+        self.host.pump(&mut self.write_buf);
+        while let Some(action) = self.host.poll_action() {
+            match action {
+                Action::Run(job) => {
+                    let future = self.handlers.run(&job);
+                    let tx = self.completion_tx.clone();
+                    let semaphore = self.semaphore.clone();
+                    let id = job.id;
+                    let task = tokio::spawn(async move {
+                        let Ok(_permit) = semaphore.acquire_owned().await else {
+                            return;
+                        };
+                        let result = future.await;
+                        let _ = tx.send((*job).finish(result)).await;
+                    });
+                    self.running.insert(id, task.abort_handle());
+                }
+                Action::Abort(id) => {
+                    if let Some(task) = self.running.remove(&id) {
+                        task.abort();
+                    }
+                }
+                Action::Resolve(waiter, result) => {
+                    // The caller may have stopped waiting; that is fine.
+                    let _ = waiter.send(result);
+                }
+                Action::Initialized(state) => {
+                    self.init.send_replace(state);
+                }
+                _ => {}
+            }
+        }
     }
 
     async fn wait(&mut self, timer_armed: bool) -> Wake {
@@ -307,19 +264,19 @@ impl Driver {
             None => Output::Idle,
             Some(_) if unwritten > 0 => Output::Write,
             Some(_) if self.needs_flush => Output::Flush,
-            Some(_) if self.close_writer => Output::Shutdown,
+            Some(_) if self.host.session().is_input_closed() => Output::Shutdown,
             Some(_) => Output::Idle,
         };
-        let can_read = self.reader.is_some() && self.pending_events.is_empty();
+        let can_read = self.reader.is_some() && !self.host.has_events();
         let can_command = self.commands_open && unwritten < WRITE_HIGH_WATER;
-        let can_deliver = self.events_open && !self.pending_events.is_empty();
+        let can_deliver = self.events_open && self.host.has_events();
         let drain_deadline = self.drain_deadline;
         let waiting_for_exit = self.status.is_none() && self.child.is_some();
-        let close_requested = self.shutdown == Shutdown::Running;
+        let close_requested = !self.shutdown.started();
 
         tokio::select! {
             biased;
-            done = self.handler_rx.recv() => Wake::HandlerDone(done.map(Box::new)),
+            done = self.completion_rx.recv() => Wake::Completed(done.map(Box::new)),
             _ = &mut self.shutdown_timer, if self.shutdown_armed => Wake::ShutdownTimer,
             _ = self.shared.close.notified(), if close_requested => Wake::CloseRequested,
             _ = sleep_until_opt(drain_deadline), if drain_deadline.is_some() => Wake::DrainExpired,
@@ -327,7 +284,8 @@ impl Driver {
             done = output_step(self.writer.as_mut(), &self.write_buf[self.write_pos..], output), if output != Output::Idle => Wake::Output(output, done),
             permit = self.events.reserve(), if can_deliver => match permit {
                 Ok(permit) => {
-                    if let Some(event) = self.pending_events.pop_front() {
+                    if let Some(event) = self.host.pop_event() {
+                        log::event(&event);
                         permit.send(event);
                     }
                     Wake::Delivered
@@ -343,9 +301,12 @@ impl Driver {
 
     fn on_wake(&mut self, wake: Wake) {
         match wake {
-            Wake::HandlerDone(Some(done)) => self.finish_handler(*done),
+            Wake::Completed(Some(done)) => {
+                self.running.remove(&done.id());
+                self.host.complete(*done);
+            }
             // The driver holds a sender itself, so this never ends.
-            Wake::HandlerDone(None) | Wake::Delivered => {}
+            Wake::Completed(None) | Wake::Delivered => {}
             Wake::ShutdownTimer => self.advance_shutdown(),
             Wake::CloseRequested => self.begin_shutdown(),
             Wake::DrainExpired => {
@@ -371,7 +332,7 @@ impl Driver {
                 // Nobody listens any more; keep reading so the CLI is never
                 // blocked, but stop queueing.
                 self.events_open = false;
-                self.pending_events.clear();
+                self.host.discard_events();
             }
             Wake::Command(Some(command)) => self.on_command(command),
             Wake::Command(None) => {
@@ -380,100 +341,23 @@ impl Driver {
                 self.begin_shutdown();
             }
             Wake::Stdout(Ok(0) | Err(_)) => self.on_stdout_closed(),
-            Wake::Stdout(Ok(n)) => self.session.handle_input(&self.read_buf[..n]),
+            Wake::Stdout(Ok(n)) => self.host.session().handle_input(&self.read_buf[..n]),
             Wake::Stderr(Ok(0) | Err(_)) => {
                 self.stderr_tail.finish();
                 self.stderr = None;
             }
             Wake::Stderr(Ok(n)) => self.stderr_tail.push(&self.err_buf[..n]),
-            Wake::Timer => self.session.handle_timeout(Instant::now().into_std()),
-        }
-    }
-
-    /// Drains the core: bytes to write first, then events (whose handling
-    /// may queue more bytes), until both are empty.
-    fn pump_core(&mut self) {
-        loop {
-            if self.write_pos == self.write_buf.len() {
-                self.write_buf.clear();
-                self.write_pos = 0;
-            }
-            self.session.poll_transmit(&mut self.write_buf);
-            let Some(event) = self.session.poll_event() else {
-                break;
-            };
-            self.on_core_event(event);
-        }
-    }
-
-    fn on_core_event(&mut self, event: CoreEvent) {
-        match event {
-            CoreEvent::Message(message) => self.emit(Event::Message(message)),
-            CoreEvent::Request(request) => self.start_handler(request),
-            CoreEvent::RequestCancelled { id, .. } => {
-                if let Some(handle) = self.running.remove(&id) {
-                    handle.abort();
-                }
-            }
-            CoreEvent::Response(outcome) => self.on_outcome(outcome),
-            CoreEvent::ProtocolError(error) => {
-                log::warn(format_args!("{error}"));
-                self.emit(Event::ProtocolError(error));
-            }
-            CoreEvent::RequestRefused {
-                request_id,
-                subtype,
-                reason,
-            } => self.emit(Event::RequestRefused {
-                request_id,
-                subtype,
-                reason,
-            }),
-            _ => {}
-        }
-    }
-
-    fn emit(&mut self, event: Event) {
-        if self.events_open {
-            self.pending_events.push_back(event);
-        }
-    }
-
-    fn on_outcome(&mut self, outcome: ControlOutcome) {
-        let report = self.shared.exit.get().cloned().flatten();
-        if Some(outcome.id) == self.init_id {
-            let state = match outcome.result {
-                Ok(success) => match success.decode::<InitializeResponse>() {
-                    Ok(response) => InitState::Ready(Arc::new(response)),
-                    Err(e) => InitState::Failed(InitFailure::Decode(e.to_string())),
-                },
-                Err(ControlError::OutputEnded { .. }) => match report {
-                    Some(report) => InitState::Failed(InitFailure::Exited(report)),
-                    None => InitState::Failed(InitFailure::Closed),
-                },
-                Err(e) => InitState::Failed(InitFailure::Control(e)),
-            };
-            self.init.send_replace(state);
-            return;
-        }
-        if let Some(done) = self.waiting.remove(&outcome.id) {
-            let result = outcome.result.map_err(|e| match (e, report) {
-                (ControlError::OutputEnded { .. }, Some(report)) => Error::Exited(report),
-                (e, _) => Error::Control(e),
-            });
-            // The caller may have given up waiting; that is fine.
-            let _ = done.send(result);
+            Wake::Timer => self
+                .host
+                .session()
+                .handle_timeout(Instant::now().into_std()),
         }
     }
 
     fn on_command(&mut self, command: Command) {
         match command {
             Command::Send { message, done } => {
-                let result = self
-                    .session
-                    .send_user_message(&message)
-                    .map_err(Error::Send);
-                let _ = done.send(result);
+                let _ = done.send(self.host.send(&message));
             }
             Command::Control {
                 request,
@@ -481,143 +365,10 @@ impl Driver {
                 done,
             } => {
                 let now = Instant::now().into_std();
-                match self.session.send_control(&request, timeout, now) {
-                    Ok(id) => {
-                        self.waiting.insert(id, done);
-                    }
-                    Err(e) => {
-                        let _ = done.send(Err(Error::Send(e)));
-                    }
-                }
+                self.host.control(&request, timeout, now, done);
             }
-            Command::EndInput => {
-                self.session.close_input();
-                self.close_writer = true;
-            }
+            Command::EndInput => self.host.end_input(),
         }
-    }
-
-    fn start_handler(&mut self, request: IncomingRequest) {
-        let subtype = request.subtype().to_owned();
-        let (id, request) = request.into_parts();
-        let handlers = self.handlers.clone();
-        match &request {
-            CliRequest::CanUseTool(ask) => match &handlers.permission {
-                Some(handler) => {
-                    let fut = handler(ask.clone());
-                    self.spawn_handler(id, subtype, request, fut, Answer::Permission);
-                }
-                None => self.respond(id, reply_without_handler(&request)),
-            },
-            CliRequest::HookCallback(call) => {
-                let hook = handlers
-                    .hooks
-                    .resolve(&call.callback_id)
-                    .and_then(|key| handlers.hook(key));
-                match hook {
-                    Some(hook) => {
-                        let fut = hook(call.input.clone(), call.tool_use_id.clone());
-                        self.spawn_handler(id, subtype, request, fut, Answer::Hook);
-                    }
-                    None => self.respond(id, reply_without_handler(&request)),
-                }
-            }
-            CliRequest::McpMessage(message) => match route_mcp(&handlers.mcp_specs, message) {
-                McpRoute::Respond(response) => {
-                    let _ = self.session.respond_mcp(id, &response);
-                }
-                McpRoute::CallTool {
-                    server,
-                    tool,
-                    id: rpc_id,
-                    arguments,
-                } => match handlers.tool(server, tool) {
-                    Some(tool) => {
-                        let fut = tool(arguments);
-                        self.spawn_handler(id, subtype, request, fut, move |output| {
-                            Answer::Mcp(tool_call_response(rpc_id, output))
-                        });
-                    }
-                    None => self.respond(id, reply_without_handler(&request)),
-                },
-                McpRoute::UnknownServer(reply) => self.respond(id, reply),
-                _ => self.respond(id, reply_without_handler(&request)),
-            },
-            _ => self.respond(id, reply_without_handler(&request)),
-        }
-    }
-
-    fn respond(&mut self, id: IncomingId, reply: Reply) {
-        // NotPending means the CLI cancelled it meanwhile: nothing to send.
-        let _ = self.session.respond(id, reply);
-    }
-
-    /// Runs a handler off the read path, bounded by the semaphore; its
-    /// answer comes back through `handler_rx`. Aborting the task (when the
-    /// CLI cancels the request) drops the handler's future.
-    fn spawn_handler<T, F>(
-        &mut self,
-        id: IncomingId,
-        subtype: String,
-        request: CliRequest,
-        fut: F,
-        into_answer: impl FnOnce(T) -> Answer + Send + 'static,
-    ) where
-        T: Send + 'static,
-        F: std::future::Future<Output = Result<T, HandlerError>> + Send + 'static,
-    {
-        let tx = self.handler_tx.clone();
-        let semaphore = self.semaphore.clone();
-        let task = tokio::spawn(async move {
-            let Ok(_permit) = semaphore.acquire_owned().await else {
-                return;
-            };
-            let answer = match CatchUnwind::new(fut).await {
-                Ok(Ok(value)) => into_answer(value),
-                Ok(Err(error)) => {
-                    let message = error.to_string();
-                    Answer::Failed {
-                        reply: reply_for_failure(&request, &message),
-                        message,
-                    }
-                }
-                Err(panic) => {
-                    let message = panic_message(&*panic);
-                    Answer::Failed {
-                        reply: reply_for_failure(&request, &message),
-                        message,
-                    }
-                }
-            };
-            let _ = tx
-                .send(HandlerDone {
-                    id,
-                    subtype,
-                    answer,
-                })
-                .await;
-        });
-        self.running.insert(id, task.abort_handle());
-    }
-
-    fn finish_handler(&mut self, done: HandlerDone) {
-        if self.running.remove(&done.id).is_none() {
-            // Cancelled after it finished: the core would drop it anyway.
-            return;
-        }
-        let _ = match done.answer {
-            Answer::Permission(result) => self.session.respond_permission(done.id, result),
-            Answer::Hook(output) => self.session.respond_hook(done.id, &output),
-            Answer::Mcp(response) => self.session.respond_mcp(done.id, &response),
-            Answer::Failed { reply, message } => {
-                log::warn(format_args!("{} handler failed: {message}", done.subtype));
-                self.emit(Event::HandlerFailed {
-                    subtype: done.subtype,
-                    message,
-                });
-                self.session.respond(done.id, reply)
-            }
-        };
     }
 
     fn on_writer_broken(&mut self) {
@@ -627,7 +378,7 @@ impl Driver {
         self.write_buf.clear();
         self.write_pos = 0;
         self.needs_flush = false;
-        self.session.close_input();
+        self.host.end_input();
     }
 
     fn on_stdout_closed(&mut self) {
@@ -656,13 +407,10 @@ impl Driver {
     }
 
     fn begin_shutdown(&mut self) {
-        if self.shutdown != Shutdown::Running {
-            return;
+        if let Some(grace) = self.shutdown.begin() {
+            self.host.end_input();
+            self.arm_shutdown(grace);
         }
-        self.session.close_input();
-        self.close_writer = true;
-        self.shutdown = Shutdown::Grace;
-        self.arm_shutdown(self.shutdown_policy.close_grace);
     }
 
     fn arm_shutdown(&mut self, after: Duration) {
@@ -678,24 +426,20 @@ impl Driver {
             self.stderr = None;
             return;
         };
-        match self.shutdown {
-            Shutdown::Grace => {
-                self.shutdown = Shutdown::Terminated;
-                let terminated = child.id().map(terminate);
-                if matches!(terminated, Some(Ok(()))) {
+        let mut step = self.shutdown.on_deadline();
+        if let ShutdownStep::Terminate(grace) = step {
+            match child.id().map(terminate) {
+                Some(Ok(())) => {
                     log::debug(format_args!("CLI still running after close; sent SIGTERM"));
-                    self.arm_shutdown(self.shutdown_policy.term_grace);
-                } else {
-                    self.shutdown = Shutdown::Killed;
-                    let _ = child.start_kill();
+                    self.arm_shutdown(grace);
+                    return;
                 }
+                _ => step = self.shutdown.terminate_failed(),
             }
-            Shutdown::Terminated => {
-                log::debug(format_args!("CLI ignored SIGTERM; killing it"));
-                self.shutdown = Shutdown::Killed;
-                let _ = child.start_kill();
-            }
-            Shutdown::Running | Shutdown::Killed => {}
+        }
+        if step == ShutdownStep::Kill {
+            log::debug(format_args!("CLI did not exit; killing it"));
+            let _ = child.start_kill();
         }
     }
 
@@ -711,73 +455,32 @@ impl Driver {
             .status
             .map(|status| ExitReport::new(status, self.stderr_tail.text()));
         let _ = self.shared.exit.set(report.clone());
-        self.session.handle_eof();
-        self.pump_core();
-        for (_, handle) in self.running.drain() {
-            handle.abort();
+        self.host.finish(report, &mut self.write_buf);
+        self.pump();
+        for (_, task) in self.running.drain() {
+            task.abort();
         }
-        let failure = match &report {
-            Some(report) => InitFailure::Exited(report.clone()),
-            None => InitFailure::Closed,
-        };
-        self.init.send_if_modified(|state| {
-            if matches!(state, InitState::Pending) {
-                *state = InitState::Failed(failure);
-                true
-            } else {
-                false
-            }
-        });
         // Commands that raced with the end get the exit, not silence.
         self.commands.close();
         while let Ok(command) = self.commands.try_recv() {
-            let error = || self.shared.ended_error();
             match command {
                 Command::Send { done, .. } => {
-                    let _ = done.send(Err(error()));
+                    let _ = done.send(Err(self.host.ended_error()));
                 }
                 Command::Control { done, .. } => {
-                    let _ = done.send(Err(error()));
+                    let _ = done.send(Err(self.host.ended_error()));
                 }
                 Command::EndInput => {}
             }
         }
-        for (_, done) in self.waiting.drain() {
-            let _ = done.send(Err(self.shared.ended_error()));
-        }
         // Deliver what the user has not read yet (the last result, often);
         // this waits for the user, never for the CLI.
-        while let Some(event) = self.pending_events.pop_front() {
-            if self.events.send(event).await.is_err() {
+        while let Some(event) = self.host.pop_event() {
+            if !self.events_open || self.events.send(event).await.is_err() {
                 break;
             }
         }
     }
-}
-
-/// What woke the driver.
-enum Wake {
-    HandlerDone(Option<Box<HandlerDone>>),
-    ShutdownTimer,
-    CloseRequested,
-    DrainExpired,
-    Exited(std::io::Result<ExitStatus>),
-    Output(Output, std::io::Result<usize>),
-    Delivered,
-    EventsClosed,
-    Command(Option<Command>),
-    Stdout(std::io::Result<usize>),
-    Stderr(std::io::Result<usize>),
-    Timer,
-}
-
-/// The one thing to do with stdin next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Output {
-    Idle,
-    Write,
-    Flush,
-    Shutdown,
 }
 
 /// Writes (part of) `bytes`, flushes, or shuts the writer down. Each is

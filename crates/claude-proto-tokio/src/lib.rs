@@ -60,14 +60,12 @@
 mod builder;
 mod client;
 mod driver;
-mod event;
-mod handlers;
 mod log;
 
 pub use builder::{ClaudeBuilder, HookOptions};
+pub use claude_proto_process::Event;
+pub use claude_proto_process::handlers::{BoxFuture, HandlerError, McpServer};
 pub use client::{Claude, Events, Turn};
-pub use event::Event;
-pub use handlers::{BoxFuture, HandlerError, McpServer};
 
 pub use claude_proto;
 pub use claude_proto::dispatch::ToolOutput;

@@ -15,3 +15,14 @@ pub(crate) fn debug(_: std::fmt::Arguments<'_>) {}
 
 #[cfg(not(feature = "tracing"))]
 pub(crate) fn warn(_: std::fmt::Arguments<'_>) {}
+
+/// Logs the events worth a warning (protocol errors, failed handlers).
+pub(crate) fn event(event: &claude_proto_process::Event) {
+    match event {
+        claude_proto_process::Event::ProtocolError(error) => warn(format_args!("{error}")),
+        claude_proto_process::Event::HandlerFailed { subtype, message } => {
+            warn(format_args!("{subtype} handler failed: {message}"));
+        }
+        _ => {}
+    }
+}

@@ -2,7 +2,7 @@
 //!
 //! Each scenario is written once against the [`Harness`] and [`Driver`]
 //! traits; an adapter implements them (translating a [`Spec`] into its own
-//! handlers) and instantiates the whole suite with [`conformance_suite!`].
+//! handlers) and instantiates the whole suite with [`conformance_suite!`](crate::conformance_suite).
 //! The CLI is the `fake-claude` binary of this package, which plays the
 //! scenario named in [`Spec::scenario`] deterministically.
 

@@ -1,15 +1,20 @@
-//! The host's answers to the CLI's requests: permission prompts, hooks and
-//! in-process MCP tools, as async functions.
+//! The host's answers to the CLI's requests (permission prompts, hooks and
+//! in-process MCP tools) as async functions, shared by the async adapters.
+//!
+//! The futures are plain `std` futures: any runtime can poll them.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use claude_proto::dispatch::{HookKey, HookRegistry, McpServerSpec, McpToolSpec, ToolOutput};
+use claude_proto::dispatch::{HookKey, McpServerSpec, McpToolSpec, ToolOutput};
 use claude_proto::model::Json;
 use claude_proto::model::hooks::{HookEvent, HookFailureMode, HookInput, HookOutput};
 use claude_proto::model::incoming::CanUseTool;
 use claude_proto::model::permission::PermissionResult;
+
+use crate::host::{Capabilities, Job, JobKind, Outcome};
+use crate::unwind::{CatchUnwind, panic_message};
 
 /// The error a handler may return; the CLI gets an error answer (see
 /// [`claude_proto::dispatch::reply_for_failure`] for what each kind means).
@@ -25,7 +30,7 @@ type HookFn =
 type ToolFn = dyn Fn(Json) -> BoxFuture<Result<ToolOutput, HandlerError>> + Send + Sync;
 
 /// An in-process MCP server: tools the model can call, run inside this
-/// program. Add it with [`ClaudeBuilder::mcp_server`](crate::ClaudeBuilder::mcp_server).
+/// program. Add it with the adapter builder's `mcp_server`.
 ///
 /// The model sees each tool as `mcp__<server>__<tool>`; allow them with
 /// `Options::allowed_tools` or a permission handler.
@@ -78,26 +83,38 @@ impl McpServer {
     }
 }
 
-/// Everything the host answers, shared with the driver task.
+/// The async handlers of one session, and what they tell the [`Host`].
+///
+/// [`Host`]: crate::host::Host
 #[derive(Default, Clone)]
-pub(crate) struct Handlers {
-    pub(crate) permission: Option<Arc<PermissionFn>>,
-    pub(crate) hooks: HookRegistry,
-    pub(crate) hook_fns: Vec<Arc<HookFn>>,
-    pub(crate) mcp_servers: Vec<McpServer>,
-    pub(crate) mcp_specs: Vec<McpServerSpec>,
+pub struct AsyncHandlers {
+    permission: Option<Arc<PermissionFn>>,
+    hook_fns: Vec<Arc<HookFn>>,
+    mcp_servers: Vec<McpServer>,
+    capabilities: Capabilities,
 }
 
-impl Handlers {
-    pub(crate) fn set_permission<F, Fut>(&mut self, handler: F)
+impl std::fmt::Debug for AsyncHandlers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AsyncHandlers")
+            .field("capabilities", &self.capabilities)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AsyncHandlers {
+    /// Sets the permission handler.
+    pub fn set_permission<F, Fut>(&mut self, handler: F)
     where
         F: Fn(CanUseTool) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<PermissionResult, HandlerError>> + Send + 'static,
     {
         self.permission = Some(Arc::new(move |ask| Box::pin(handler(ask))));
+        self.capabilities.permission = true;
     }
 
-    pub(crate) fn add_hook<F, Fut>(
+    /// Registers a hook.
+    pub fn add_hook<F, Fut>(
         &mut self,
         event: HookEvent,
         matcher: Option<String>,
@@ -109,6 +126,7 @@ impl Handlers {
         Fut: Future<Output = Result<HookOutput, HandlerError>> + Send + 'static,
     {
         let key = self
+            .capabilities
             .hooks
             .register(event, matcher, timeout_secs, on_failure);
         debug_assert_eq!(key.0, self.hook_fns.len());
@@ -117,16 +135,65 @@ impl Handlers {
         }));
     }
 
-    pub(crate) fn add_mcp_server(&mut self, server: McpServer) {
-        self.mcp_specs.push(server.spec.clone());
+    /// Hosts an in-process MCP server.
+    pub fn add_mcp_server(&mut self, server: McpServer) {
+        self.capabilities.mcp_servers.push(server.spec.clone());
         self.mcp_servers.push(server);
     }
 
-    pub(crate) fn hook(&self, key: HookKey) -> Option<&Arc<HookFn>> {
+    /// `true` if a permission handler is set.
+    pub fn has_permission_handler(&self) -> bool {
+        self.permission.is_some()
+    }
+
+    /// What the [`Host`](crate::host::Host) needs to know.
+    pub fn capabilities(&self) -> &Capabilities {
+        &self.capabilities
+    }
+
+    /// The future that runs `job`'s handler. Errors and panics come out as
+    /// `Err(message)`, ready for [`Job::finish`].
+    pub fn run(&self, job: &Job) -> BoxFuture<Result<Outcome, String>> {
+        let future: Option<BoxFuture<Result<Outcome, HandlerError>>> = match &job.kind {
+            JobKind::Permission(ask) => self.permission.as_ref().map(|handler| {
+                let future = handler(ask.clone());
+                Box::pin(async move { future.await.map(Outcome::Permission) }) as BoxFuture<_>
+            }),
+            JobKind::Hook {
+                key,
+                input,
+                tool_use_id,
+            } => self.hook(*key).map(|hook| {
+                let future = hook(input.clone(), tool_use_id.clone());
+                Box::pin(async move { future.await.map(Outcome::Hook) }) as BoxFuture<_>
+            }),
+            JobKind::Tool {
+                server,
+                tool,
+                arguments,
+                ..
+            } => self.tool(*server, *tool).map(|tool| {
+                let future = tool(arguments.clone());
+                Box::pin(async move { future.await.map(Outcome::Tool) }) as BoxFuture<_>
+            }),
+        };
+        Box::pin(async move {
+            let Some(future) = future else {
+                return Err("no handler is registered for this request".to_owned());
+            };
+            match CatchUnwind::new(future).await {
+                Ok(Ok(outcome)) => Ok(outcome),
+                Ok(Err(error)) => Err(error.to_string()),
+                Err(panic) => Err(panic_message(&*panic)),
+            }
+        })
+    }
+
+    fn hook(&self, key: HookKey) -> Option<&Arc<HookFn>> {
         self.hook_fns.get(key.0)
     }
 
-    pub(crate) fn tool(&self, server: usize, tool: usize) -> Option<&Arc<ToolFn>> {
+    fn tool(&self, server: usize, tool: usize) -> Option<&Arc<ToolFn>> {
         self.mcp_servers.get(server)?.tools.get(tool)
     }
 }
