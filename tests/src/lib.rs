@@ -5,6 +5,12 @@
 //! - [`conformance`]: one suite of scenarios, written once and run against
 //!   every adapter through its `Harness` implementation (`tests/*.rs`).
 //! - [`process`]: checks on child processes (is it still running?).
+//! - [`model_server`]: a loopback stand-in for the Anthropic Messages API,
+//!   so the real CLI runs offline.
+//! - [`real_cli`]: end-to-end scenarios against the real Claude Code CLI
+//!   (pinned in `tests/peer`), run per adapter (`tests/real_cli.rs`).
 
 pub mod conformance;
+pub mod model_server;
 pub mod process;
+pub mod real_cli;

@@ -1,0 +1,1165 @@
+//! End-to-end scenarios against the real Claude Code CLI.
+//!
+//! The CLI (`@anthropic-ai/claude-code`, pinned in `tests/peer`) runs
+//! offline: its Messages API is a [`ModelServer`] on loopback, its `HOME`
+//! and working directory are fresh temp dirs, and it inherits nothing from
+//! the caller's environment but `PATH`. Each scenario is written once
+//! against [`RealHarness`] and the [`Driver`] of the conformance suite, and
+//! instantiated per adapter with [`real_cli_suite!`](crate::real_cli_suite).
+//!
+//! Where the CLI comes from: `CLAUDE_BIN`, else
+//! `tests/peer/node_modules/.bin/claude` (after `npm ci --prefix
+//! tests/peer`). When neither exists the scenarios print that they were
+//! skipped and pass, except under CI (`CI` set), where they fail.
+//!
+//! Sessions normally run through a [`Transcript`] (the adapter connects to
+//! a child it did not spawn, through a tee), so a scenario can check what
+//! was written both ways. With `RECORD_FIXTURES=1` each transcript is also
+//! saved, scrubbed of machine paths, as a core fixture
+//! (`crates/claude-proto/tests/fixtures/e2e_*.ndjson`).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use claude_proto::model::control::ControlRequest;
+use claude_proto::model::stdout::StdoutMessage;
+use claude_proto::model::stream::{ContentDelta, StreamEvent};
+use claude_proto::model::system::SystemMessage;
+use claude_proto::options::Options;
+use claude_proto_process::Error;
+use serde_json::{Value, json};
+
+use crate::conformance::{CancelProbe, Driver, HookBehaviour, Observed, TurnInfo, exit_of, turn};
+use crate::model_server::{ApiRequest, ModelServer, Reply};
+
+/// The longest any scenario waits for one thing (an event, a request, a
+/// handler call, an exit). Generous: reaching it means a hang, not slowness.
+pub const WAIT: Duration = Duration::from_secs(60);
+
+// ----- where the CLI is -----------------------------------------------------
+
+fn default_cli() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("peer/node_modules/.bin/claude")
+}
+
+fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// The real CLI, or `None` (after saying so once on stderr) when it is not
+/// installed. Under CI a missing CLI is a failure.
+pub fn real_cli() -> Option<PathBuf> {
+    let (path, origin) = match std::env::var_os("CLAUDE_BIN") {
+        Some(path) if !path.is_empty() => (PathBuf::from(path), "CLAUDE_BIN"),
+        _ => (default_cli(), "the default place"),
+    };
+    if path.is_file() {
+        return Some(path);
+    }
+    let how = "install it with `npm ci --prefix tests/peer` and run with \
+               `CLAUDE_BIN=$PWD/tests/peer/node_modules/.bin/claude cargo test -p claude-proto-tests --test real_cli`";
+    assert!(
+        !in_ci(),
+        "CI is set but the real Claude Code CLI is missing ({origin}: {}); {how}",
+        path.display()
+    );
+    static SAID: OnceLock<()> = OnceLock::new();
+    SAID.get_or_init(|| {
+        // Straight to stderr: the test harness would swallow eprintln! for a
+        // passing test.
+        let _ = writeln!(
+            std::io::stderr(),
+            "\nSKIPPED: the real-CLI tests did not run: no Claude Code CLI at {} ({origin}).\n         To run them, {how}.\n",
+            path.display()
+        );
+    });
+    None
+}
+
+// ----- a scratch directory --------------------------------------------------
+
+/// A fresh directory under the system temp dir, removed when dropped.
+#[derive(Debug)]
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// Creates `claude-proto-e2e-<pid>-<n>-<nanos>`.
+    pub fn new() -> std::io::Result<Self> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let name = format!(
+            "claude-proto-e2e-{}-{}-{nanos}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        );
+        let path = std::env::temp_dir().join(name);
+        std::fs::create_dir_all(&path)?;
+        // The CLI reports resolved paths (macOS: /private/var/...).
+        Ok(Self(path.canonicalize()?))
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+// ----- the environment of one scenario --------------------------------------
+
+/// One scenario's world: the CLI, a model stand-in, an empty `HOME`, an
+/// empty project directory and a `TMPDIR`, all removed when dropped.
+#[derive(Debug)]
+pub struct Peer {
+    /// The Messages API stand-in.
+    pub server: ModelServer,
+    /// The CLI executable.
+    pub cli: PathBuf,
+    root: TempDir,
+}
+
+impl Peer {
+    /// `None` when the CLI is not installed (see [`real_cli`]).
+    pub fn new(script: impl Fn(&ApiRequest) -> Reply + Send + Sync + 'static) -> Option<Self> {
+        Self::with(|_| script)
+    }
+
+    /// Like [`new`](Self::new), for a script that needs the project
+    /// directory (given to `make`).
+    pub fn with<S>(make: impl FnOnce(&Path) -> S) -> Option<Self>
+    where
+        S: Fn(&ApiRequest) -> Reply + Send + Sync + 'static,
+    {
+        let cli = real_cli()?;
+        let root = TempDir::new().expect("a temp dir");
+        for dir in ["home", "project", "tmp"] {
+            std::fs::create_dir_all(root.path().join(dir)).expect("a temp dir");
+        }
+        let server = ModelServer::start(make(&root.path().join("project")))
+            .expect("the model stand-in starts");
+        Some(Self { server, cli, root })
+    }
+
+    /// The CLI's `HOME`.
+    pub fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    /// The CLI's working directory.
+    pub fn cwd(&self) -> PathBuf {
+        self.root.path().join("project")
+    }
+
+    /// Options that run the CLI here: nothing inherited but `PATH`.
+    pub fn options(&self) -> Options {
+        Options::default()
+            .cli_path(&self.cli)
+            .cwd(self.cwd())
+            .inherit_env(false)
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("LANG", "C.UTF-8")
+            .env("HOME", self.home())
+            // The CLI's own scratch files (its messaging socket) stay in
+            // the scenario's directory and go with it.
+            .env("TMPDIR", self.root.path().join("tmp"))
+            .env("ANTHROPIC_BASE_URL", self.server.base_url())
+            .env("ANTHROPIC_API_KEY", "dummy")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+    }
+
+    /// A spec with these options, no handlers, recorded through a transcript.
+    pub fn spec(&self) -> RealSpec {
+        RealSpec {
+            options: self.options(),
+            permission: None,
+            hooks: Vec::new(),
+            mcp_calc: false,
+            calls: Calls::default(),
+            transcript: Some(Transcript::default()),
+        }
+    }
+
+    /// Rewrites machine paths the way the fixtures README says.
+    pub fn scrub(&self, line: &str) -> String {
+        let cwd = self.cwd().to_string_lossy().into_owned();
+        let home = self.home().to_string_lossy().into_owned();
+        let root = self.root.path().to_string_lossy().into_owned();
+        let tmp = self.root.path().join("tmp").to_string_lossy().into_owned();
+        let dashed = |p: &str| -> String {
+            p.chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect()
+        };
+        let mut out = line
+            .replace(&cwd, "/home/user/project")
+            .replace(&home, "/home/user")
+            .replace(&format!("{tmp}/"), "/run/user/1000/")
+            .replace(&dashed(&cwd), "-home-user-project")
+            .replace(&dashed(&home), "-home-user")
+            .replace(&root, "/home");
+        let temp = std::env::temp_dir();
+        for temp in [temp.canonicalize().unwrap_or(temp.clone()), temp] {
+            let temp = temp.to_string_lossy().trim_end_matches('/').to_owned();
+            if temp.len() > 1 {
+                out = out.replace(&format!("{temp}/"), "/run/user/1000/");
+            }
+        }
+        if let Some(work) = Path::new(env!("CARGO_MANIFEST_DIR")).parent() {
+            let work = work.to_string_lossy();
+            out = out.replace(&format!("{work}/"), "/home/user/src/");
+        }
+        out
+    }
+
+    /// Closes a session started with a transcript, saves the transcript as
+    /// fixture `name` when `RECORD_FIXTURES=1`, and returns it.
+    pub fn finish(
+        &self,
+        session: Box<dyn Driver>,
+        transcript: Option<Transcript>,
+        name: &str,
+    ) -> Finished {
+        let exit = session.close().expect("the session closes");
+        let lines = transcript.map(|t| t.lines()).unwrap_or_default();
+        if std::env::var_os("RECORD_FIXTURES").is_some_and(|v| v == "1") && !lines.is_empty() {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../crates/claude-proto/tests/fixtures")
+                .join(format!("{name}.ndjson"));
+            let mut text = String::new();
+            for (dir, line) in &lines {
+                let dir = match dir {
+                    Dir::In => "in",
+                    Dir::Out => "out",
+                };
+                text.push_str(&json!({"dir": dir, "line": self.scrub(line)}).to_string());
+                text.push('\n');
+            }
+            std::fs::write(&path, text).expect("the fixture is written");
+        }
+        Finished { exit, lines }
+    }
+}
+
+/// How a session ended.
+#[derive(Debug)]
+pub struct Finished {
+    /// The CLI's exit.
+    pub exit: Option<claude_proto_process::ExitReport>,
+    /// Every line both ways (empty without a transcript).
+    pub lines: Vec<(Dir, String)>,
+}
+
+impl Finished {
+    /// The lines one way, parsed.
+    pub fn json(&self, dir: Dir) -> Vec<Value> {
+        self.lines
+            .iter()
+            .filter(|(d, _)| *d == dir)
+            .filter_map(|(_, l)| serde_json::from_str(l).ok())
+            .collect()
+    }
+}
+
+// ----- recording ------------------------------------------------------------
+
+/// Which way a line went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    /// The CLI wrote it (its stdout).
+    In,
+    /// The host wrote it (the CLI's stdin).
+    Out,
+}
+
+#[derive(Debug, Default)]
+struct TranscriptInner {
+    lines: Vec<(Dir, String)>,
+    partial_in: Vec<u8>,
+    partial_out: Vec<u8>,
+}
+
+/// Every line written both ways, in the order the host saw them: the
+/// CLI's lines when read from its stdout, the host's when written.
+/// Adapters feed it from their transport (a tee).
+#[derive(Debug, Clone, Default)]
+pub struct Transcript(Arc<Mutex<TranscriptInner>>);
+
+impl Transcript {
+    fn lock(&self) -> MutexGuard<'_, TranscriptInner> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Bytes read from the CLI's stdout (an empty slice: end of output).
+    pub fn cli_wrote(&self, bytes: &[u8]) {
+        self.push(Dir::In, bytes);
+    }
+
+    /// Bytes written to the CLI's stdin (an empty slice: stdin closed).
+    pub fn host_wrote(&self, bytes: &[u8]) {
+        self.push(Dir::Out, bytes);
+    }
+
+    fn push(&self, dir: Dir, bytes: &[u8]) {
+        let mut inner = self.lock();
+        let inner = &mut *inner;
+        let partial = match dir {
+            Dir::In => &mut inner.partial_in,
+            Dir::Out => &mut inner.partial_out,
+        };
+        if bytes.is_empty() && !partial.is_empty() {
+            let line = String::from_utf8_lossy(partial).into_owned();
+            partial.clear();
+            inner.lines.push((dir, line));
+            return;
+        }
+        partial.extend_from_slice(bytes);
+        while let Some(end) = partial.iter().position(|&b| b == b'\n') {
+            let rest = partial.split_off(end + 1);
+            let line = std::mem::replace(partial, rest);
+            let line = String::from_utf8_lossy(&line[..end]).into_owned();
+            if !line.trim().is_empty() {
+                inner.lines.push((dir, line));
+            }
+        }
+    }
+
+    /// The complete lines so far.
+    pub fn lines(&self) -> Vec<(Dir, String)> {
+        self.lock().lines.clone()
+    }
+}
+
+// ----- handlers as data -----------------------------------------------------
+
+/// One call of a host handler, as the handler saw it.
+#[derive(Debug, Clone)]
+pub struct Call {
+    /// `can_use_tool`, the hook event (`PreToolUse`, ...), or `mcp:<tool>`.
+    pub handler: String,
+    /// The request, serialized: the `can_use_tool` request, the hook input,
+    /// or the tool's arguments.
+    pub payload: Value,
+}
+
+/// The calls of every handler of a session, shared with the adapter.
+#[derive(Debug, Clone, Default)]
+pub struct Calls(Arc<(Mutex<Vec<Call>>, Condvar)>);
+
+impl Calls {
+    /// Records a call (adapters call this from their handlers).
+    pub fn record(&self, handler: impl Into<String>, payload: Value) {
+        let (calls, changed) = &*self.0;
+        calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Call {
+                handler: handler.into(),
+                payload,
+            });
+        changed.notify_all();
+    }
+
+    /// Every call so far.
+    pub fn all(&self) -> Vec<Call> {
+        self.0
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The calls of one handler.
+    pub fn of(&self, handler: &str) -> Vec<Value> {
+        self.all()
+            .into_iter()
+            .filter(|c| c.handler == handler)
+            .map(|c| c.payload)
+            .collect()
+    }
+
+    /// Waits (at most `limit`) for a call of `handler`.
+    pub fn wait_for(&self, handler: &str, limit: Duration) -> Option<Value> {
+        let deadline = Instant::now() + limit;
+        let (calls, changed) = &*self.0;
+        let mut guard = calls.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(call) = guard.iter().find(|c| c.handler == handler) {
+                return Some(call.payload.clone());
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return None;
+            }
+            guard = changed
+                .wait_timeout(guard, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+}
+
+/// How the permission handler answers (it records every call first).
+#[derive(Debug, Clone)]
+pub enum PermissionRule {
+    /// Allow as asked.
+    Allow,
+    /// Allow with this input instead.
+    AllowWithInput(Value),
+    /// Deny with this message.
+    Deny(String),
+    /// Never answer: the future stays pending until dropped (it holds a
+    /// [`DropFlag`](crate::conformance::DropFlag) on the probe).
+    Pending(Arc<CancelProbe>),
+}
+
+/// A hook to register.
+#[derive(Debug, Clone)]
+pub struct HookRule {
+    /// `PreToolUse`, `PostToolUse`, ...
+    pub event: &'static str,
+    /// Tool-name matcher.
+    pub matcher: Option<&'static str>,
+    /// What it answers (it records every call first).
+    pub behaviour: HookBehaviour,
+}
+
+/// Everything an adapter needs to start one session.
+#[derive(Debug, Clone)]
+pub struct RealSpec {
+    /// The CLI's options ([`Peer::options`] plus the scenario's own).
+    pub options: Options,
+    /// The permission handler, if any.
+    pub permission: Option<PermissionRule>,
+    /// Hooks to register.
+    pub hooks: Vec<HookRule>,
+    /// Host the `calc` MCP server with an `add` tool (a + b), see
+    /// [`Spec::calc_add`](crate::conformance::Spec::calc_add).
+    pub mcp_calc: bool,
+    /// Where handlers record their calls.
+    pub calls: Calls,
+    /// `Some`: the adapter spawns the CLI from `options` itself and
+    /// connects to it through a tee feeding this transcript (its `close`
+    /// then waits for the child and reports its exit). `None`: the adapter
+    /// spawns the CLI its own way.
+    pub transcript: Option<Transcript>,
+}
+
+/// An adapter under test against the real CLI.
+pub trait RealHarness {
+    /// The adapter's name, for messages.
+    const NAME: &'static str;
+    /// Starts a session. Waiting for one event must be bounded (a hang
+    /// fails the test instead of stalling it).
+    fn start(spec: RealSpec) -> Result<Box<dyn Driver>, Error>;
+}
+
+// ----- helpers --------------------------------------------------------------
+
+fn start<H: RealHarness>(spec: RealSpec) -> Box<dyn Driver> {
+    match H::start(spec) {
+        Ok(session) => session,
+        Err(e) => panic!("{}: the session did not start: {e}", H::NAME),
+    }
+}
+
+fn must<T, E: std::fmt::Display>(what: &str, result: Result<T, E>) -> T {
+    match result {
+        Ok(v) => v,
+        Err(e) => panic!("{what}: {e}"),
+    }
+}
+
+fn query(session: &mut dyn Driver, prompt: &str) -> TurnInfo {
+    must("send", session.send_text(prompt));
+    must("turn", turn(session))
+}
+
+fn assistant_text(t: &TurnInfo) -> String {
+    t.messages
+        .iter()
+        .filter_map(|m| match m {
+            StdoutMessage::Assistant(a) => Some(a.message.text()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+fn result_of(t: &TurnInfo) -> &claude_proto::model::result::ResultMessage {
+    match t.messages.last() {
+        Some(StdoutMessage::Result(r)) => r,
+        other => panic!("a turn ends with its result, not {other:?}"),
+    }
+}
+
+fn init_model(t: &TurnInfo) -> Option<String> {
+    t.messages.iter().find_map(|m| match m {
+        StdoutMessage::System(SystemMessage::Init(init)) => serde_json::to_value(init)
+            .ok()
+            .and_then(|v| v["model"].as_str().map(str::to_owned)),
+        _ => None,
+    })
+}
+
+/// The tool_result blocks of the conversation's last message, as the model
+/// got them.
+fn last_tool_result(request: &ApiRequest) -> Value {
+    request
+        .tool_results()
+        .last()
+        .map(|v| (*v).clone())
+        .unwrap_or_else(|| panic!("no tool_result sent to the model: {}", request.body))
+}
+
+fn tool_result_text(block: &Value) -> String {
+    match &block["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(""),
+        other => other.to_string(),
+    }
+}
+
+/// One tool call, then a closing text once the conversation holds its
+/// result (not necessarily in the last message: hook context may follow).
+fn tool_then_text(
+    name: &'static str,
+    input: Value,
+    text: &'static str,
+) -> impl Fn(&ApiRequest) -> Reply + Send + Sync + 'static {
+    move |request| {
+        if !request.tool_results().is_empty() {
+            Reply::text(text)
+        } else {
+            Reply::tool_use(name, input.clone())
+        }
+    }
+}
+
+// ----- scenarios ------------------------------------------------------------
+
+/// One prompt, one streamed answer, a clean exit (code 0).
+pub fn single_turn<H: RealHarness>() {
+    let Some(peer) = Peer::new(|_| Reply::text("Hello from the stand-in.")) else {
+        return;
+    };
+    let spec = peer.spec();
+    let transcript = spec.transcript.clone();
+    let mut s = start::<H>(spec);
+    let init = must("initialize", s.initialization());
+    assert!(!init.models.is_empty(), "initialize lists no models");
+    let t = query(&mut *s, "Say hello");
+    assert_eq!(t.subtype, "success");
+    assert!(!t.is_error);
+    assert_eq!(t.text, "Hello from the stand-in.");
+    assert_eq!(assistant_text(&t), "Hello from the stand-in.");
+    assert!(
+        t.messages
+            .iter()
+            .any(|m| matches!(m, StdoutMessage::System(SystemMessage::Init(_)))),
+        "no system/init in the turn"
+    );
+    let requests = peer.server.messages_requests();
+    assert_eq!(requests.len(), 1, "one model call for one text answer");
+    assert!(requests[0].all_text().contains("Say hello"));
+    assert_eq!(requests[0].body["stream"], true);
+    let done = peer.finish(s, transcript, "e2e_single_turn");
+    let exit = done.exit.clone().expect("an exit report");
+    assert!(exit.success(), "{exit}");
+    // Only what the host sent went out: initialize first, then the prompt.
+    let out = done.json(Dir::Out);
+    assert_eq!(out[0]["request"]["subtype"], "initialize");
+    assert_eq!(out[1]["type"], "user");
+}
+
+/// The adapter's own spawn path (no tee): a turn and a clean exit report.
+pub fn single_turn_spawned<H: RealHarness>() {
+    let Some(peer) = Peer::new(|_| Reply::text("Spawned fine.")) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.transcript = None;
+    let mut s = start::<H>(spec);
+    let pid = s.pid().expect("a child process");
+    let t = query(&mut *s, "Hi");
+    assert_eq!(t.text, "Spawned fine.");
+    let exit = must("close", s.close()).expect("an exit report");
+    assert!(exit.success(), "{exit}");
+    assert!(
+        crate::process::wait_until_gone(pid, WAIT),
+        "pid {pid} left behind"
+    );
+}
+
+/// Two turns on one session with `set_model` in between: the second turn's
+/// API call uses the model the CLI resolved, and carries the first turn.
+pub fn multi_turn_with_set_model<H: RealHarness>() {
+    let Some(peer) = Peer::new(|request| {
+        let turn = if request.all_text().contains("Second question") {
+            2
+        } else {
+            1
+        };
+        Reply::text(format!("turn {turn} answered"))
+    }) else {
+        return;
+    };
+    let spec = peer.spec();
+    let transcript = spec.transcript.clone();
+    let mut s = start::<H>(spec);
+    let first = query(&mut *s, "First question");
+    assert_eq!(first.text, "turn 1 answered");
+    let switched = must(
+        "set_model",
+        s.control(ControlRequest::set_model(Some("sonnet")), None),
+    );
+    let switched: Value = must("set_model answer", switched.decode());
+    let model = switched["model"]
+        .as_str()
+        .unwrap_or_else(|| panic!("set_model answer without a model: {switched}"))
+        .to_owned();
+    assert!(model.contains("sonnet"), "{model}");
+    let second = query(&mut *s, "Second question");
+    assert_eq!(second.text, "turn 2 answered");
+    assert_eq!(init_model(&second).as_deref(), Some(model.as_str()));
+    assert_ne!(init_model(&first), init_model(&second));
+
+    let requests = peer.server.messages_requests();
+    assert_eq!(requests.len(), 2, "one model call per turn");
+    assert_ne!(requests[0].model(), Some(model.as_str()));
+    assert_eq!(requests[1].model(), Some(model.as_str()));
+    let history = requests[1].all_text();
+    for needle in ["First question", "turn 1 answered", "Second question"] {
+        assert!(history.contains(needle), "{needle} not sent: {history}");
+    }
+    let first_result = result_of(&first);
+    let second_result = result_of(&second);
+    assert_eq!(first_result.session_id, second_result.session_id);
+    peer.finish(s, transcript, "e2e_multi_turn_set_model");
+}
+
+/// The permission handler denies a Bash command with side effects: it does
+/// not run, and the model is told why in its next request.
+pub fn permission_deny_bash<H: RealHarness>() {
+    let Some(peer) = Peer::new(tool_then_text(
+        "Bash",
+        json!({"command": "touch denied.txt", "description": "Create a file"}),
+        "Understood, I will not.",
+    )) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.permission = Some(PermissionRule::Deny("not in this test".into()));
+    let calls = spec.calls.clone();
+    let transcript = spec.transcript.clone();
+    let mut s = start::<H>(spec);
+    let t = query(&mut *s, "Create denied.txt");
+    assert_eq!(t.text, "Understood, I will not.");
+    assert!(!peer.cwd().join("denied.txt").exists(), "the command ran");
+
+    let asks = calls.of("can_use_tool");
+    assert_eq!(asks.len(), 1, "{asks:?}");
+    assert_eq!(asks[0]["tool_name"], "Bash");
+    assert_eq!(asks[0]["input"]["command"], "touch denied.txt");
+
+    let requests = peer.server.messages_requests();
+    assert_eq!(requests.len(), 2);
+    let block = last_tool_result(&requests[1]);
+    assert_eq!(block["is_error"], true, "{block}");
+    assert!(
+        tool_result_text(&block).contains("not in this test"),
+        "{block}"
+    );
+    let result = result_of(&t);
+    assert_eq!(result.permission_denials.len(), 1);
+    assert_eq!(result.permission_denials[0].tool_name, "Bash");
+    assert_eq!(
+        Some(result.permission_denials[0].tool_use_id.as_str()),
+        asks[0]["tool_use_id"].as_str()
+    );
+    peer.finish(s, transcript, "e2e_permission_deny_bash");
+}
+
+/// The permission handler allows Write with a different input: the file
+/// lands where the handler said, with its content.
+pub fn permission_allow_write_updated_input<H: RealHarness>() {
+    let Some(peer) = Peer::with(|cwd| {
+        let asked = cwd.join("asked.txt");
+        move |request: &ApiRequest| {
+            if !request.tool_results().is_empty() {
+                Reply::text("Written.")
+            } else {
+                Reply::tool_use(
+                    "Write",
+                    json!({"file_path": asked, "content": "from the model\n"}),
+                )
+            }
+        }
+    }) else {
+        return;
+    };
+    let asked = peer.cwd().join("asked.txt");
+    let updated_path = peer.cwd().join("updated.txt");
+    let mut spec = peer.spec();
+    spec.permission = Some(PermissionRule::AllowWithInput(
+        json!({"file_path": updated_path, "content": "from the handler\n"}),
+    ));
+    let calls = spec.calls.clone();
+    let transcript = spec.transcript.clone();
+    let mut s = start::<H>(spec);
+    let t = query(&mut *s, "Write a file");
+    let asks = calls.of("can_use_tool");
+    assert_eq!(asks.len(), 1, "{asks:?}");
+    assert_eq!(asks[0]["tool_name"], "Write");
+    assert_eq!(t.text, "Written.", "{:?}", t.messages);
+    assert!(!asked.exists(), "the model's path was used");
+    let content = std::fs::read_to_string(&updated_path).expect("the updated path was written");
+    assert_eq!(content, "from the handler\n");
+    let requests = peer.server.messages_requests();
+    let block = last_tool_result(&requests[requests.len() - 1]);
+    assert_ne!(block["is_error"], true, "{block}");
+    peer.finish(s, transcript, "e2e_permission_allow_write");
+}
+
+/// A PreToolUse hook denies Bash: the command does not run, the permission
+/// handler is never asked, and the model gets the hook's reason.
+pub fn pre_tool_use_hook_blocks<H: RealHarness>() {
+    let Some(peer) = Peer::new(tool_then_text(
+        "Bash",
+        json!({"command": "touch hooked.txt", "description": "Create a file"}),
+        "Blocked, fine.",
+    )) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.permission = Some(PermissionRule::Allow);
+    spec.hooks = vec![HookRule {
+        event: "PreToolUse",
+        matcher: Some("Bash"),
+        behaviour: HookBehaviour::Deny("blocked by the test hook".into()),
+    }];
+    let calls = spec.calls.clone();
+    let transcript = spec.transcript.clone();
+    let mut s = start::<H>(spec);
+    let t = query(&mut *s, "Create hooked.txt");
+    assert_eq!(t.text, "Blocked, fine.");
+    assert!(!peer.cwd().join("hooked.txt").exists(), "the command ran");
+    let pre = calls.of("PreToolUse");
+    assert_eq!(pre.len(), 1, "{pre:?}");
+    assert_eq!(pre[0]["tool_name"], "Bash");
+    assert_eq!(pre[0]["tool_input"]["command"], "touch hooked.txt");
+    assert!(calls.of("can_use_tool").is_empty(), "permission was asked");
+    let requests = peer.server.messages_requests();
+    let block = last_tool_result(&requests[requests.len() - 1]);
+    assert_eq!(block["is_error"], true, "{block}");
+    assert!(
+        tool_result_text(&block).contains("blocked by the test hook"),
+        "{block}"
+    );
+    peer.finish(s, transcript, "e2e_pre_tool_use_hook_deny");
+}
+
+/// A PostToolUse hook sees the tool's response, and its additional context
+/// reaches the model.
+pub fn post_tool_use_hook_sees_response<H: RealHarness>() {
+    let Some(peer) = Peer::new(tool_then_text(
+        "Bash",
+        json!({"command": "echo post-tool-marker", "description": "Print a marker"}),
+        "Saw it.",
+    )) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.hooks = vec![HookRule {
+        event: "PostToolUse",
+        matcher: None,
+        behaviour: HookBehaviour::Context("context-from-the-hook".into()),
+    }];
+    let calls = spec.calls.clone();
+    let transcript = spec.transcript.clone();
+    let mut s = start::<H>(spec);
+    let t = query(&mut *s, "Print the marker");
+    assert_eq!(t.text, "Saw it.");
+    let post = calls.of("PostToolUse");
+    assert_eq!(post.len(), 1, "{post:?}");
+    assert_eq!(post[0]["tool_name"], "Bash");
+    assert!(
+        post[0]["tool_response"]
+            .to_string()
+            .contains("post-tool-marker"),
+        "{}",
+        post[0]
+    );
+    let requests = peer.server.messages_requests();
+    let last = &requests[requests.len() - 1];
+    assert!(
+        tool_result_text(&last_tool_result(last)).contains("post-tool-marker"),
+        "{}",
+        last.body
+    );
+    assert!(
+        last.body.to_string().contains("context-from-the-hook"),
+        "the hook's context did not reach the model"
+    );
+    peer.finish(s, transcript, "e2e_post_tool_use_hook");
+}
+
+/// The model calls a tool of an in-process MCP server: the host runs it and
+/// the model gets its output.
+pub fn mcp_tool<H: RealHarness>() {
+    let Some(peer) = Peer::new(tool_then_text(
+        "mcp__calc__add",
+        json!({"a": 2, "b": 3}),
+        "The sum is 5.",
+    )) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.mcp_calc = true;
+    spec.options = spec.options.allowed_tools(["mcp__calc__add"]);
+    let calls = spec.calls.clone();
+    let transcript = spec.transcript.clone();
+    let mut s = start::<H>(spec);
+    let t = query(&mut *s, "Add 2 and 3");
+    assert_eq!(t.text, "The sum is 5.");
+    let adds = calls.of("mcp:add");
+    assert_eq!(adds, vec![json!({"a": 2, "b": 3})]);
+    let requests = peer.server.messages_requests();
+    let block = last_tool_result(&requests[requests.len() - 1]);
+    assert_eq!(tool_result_text(&block), "5", "{block}");
+    assert_ne!(block["is_error"], true, "{block}");
+    peer.finish(s, transcript, "e2e_sdk_mcp_tool");
+}
+
+/// An interrupt while the answer streams slowly ends the turn with
+/// `error_during_execution`; the session then serves another turn.
+pub fn interrupt_slow_stream<H: RealHarness>() {
+    let long = "one two three four five six seven eight nine ten ".repeat(10);
+    let Some(peer) = Peer::new(move |request| {
+        if request.all_text().contains("Again") {
+            Reply::text("Back again.")
+        } else {
+            Reply::text(long.clone()).slowly(100, Duration::from_millis(100))
+        }
+    }) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.options = spec.options.include_partial_messages(true);
+    let transcript = spec.transcript.clone();
+    let mut s = start::<H>(spec);
+    must("send", s.send_text("Talk slowly"));
+    // Wait until text is streaming.
+    let mut streamed = String::new();
+    while streamed.is_empty() {
+        match s.next_event() {
+            Some(Observed::Message(m)) => {
+                if let Ok(StdoutMessage::StreamEvent(e)) = m.parse() {
+                    if let StreamEvent::ContentBlockDelta(d) = &e.event {
+                        if let ContentDelta::TextDelta(t) = &d.delta {
+                            streamed.push_str(&t.text);
+                        }
+                    }
+                }
+            }
+            Some(_) => {}
+            None => panic!("the session ended before streaming"),
+        }
+    }
+    must("interrupt", s.control(ControlRequest::interrupt(), None));
+    let t = must("turn", turn(&mut *s));
+    assert_eq!(t.subtype, "error_during_execution", "{}", t.text);
+    assert!(t.is_error);
+    let partial = assistant_text(&t);
+    assert!(
+        !partial.contains(&"one two three four five six seven eight nine ten ".repeat(10)),
+        "the whole answer arrived despite the interrupt"
+    );
+    // The session is still usable.
+    let again = query(&mut *s, "Again");
+    assert_eq!(again.text, "Back again.");
+    assert!(
+        again
+            .messages
+            .iter()
+            .all(|m| !matches!(m, StdoutMessage::Unknown(_)))
+    );
+    // The interrupt did not end the process; its exit code follows the
+    // last result (a success here).
+    let done = peer.finish(s, transcript, "e2e_interrupt_slow_stream");
+    let exit = done.exit.expect("an exit report");
+    assert!(exit.success(), "{exit}");
+}
+
+/// An interrupt while a permission prompt waits: the CLI cancels the
+/// prompt, the handler's future is dropped, and no answer is ever sent.
+pub fn interrupt_pending_permission<H: RealHarness>() {
+    let Some(peer) = Peer::new(tool_then_text(
+        "Bash",
+        json!({"command": "touch pending.txt", "description": "Create a file"}),
+        "unreachable",
+    )) else {
+        return;
+    };
+    let probe = Arc::new(CancelProbe::default());
+    let mut spec = peer.spec();
+    spec.permission = Some(PermissionRule::Pending(probe.clone()));
+    let calls = spec.calls.clone();
+    let transcript = spec.transcript.clone();
+    let mut s = start::<H>(spec);
+    must("send", s.send_text("Create pending.txt"));
+    let ask = calls
+        .wait_for("can_use_tool", WAIT)
+        .expect("the CLI asks for permission");
+    must("interrupt", s.control(ControlRequest::interrupt(), None));
+    let t = must("turn", turn(&mut *s));
+    assert_eq!(t.subtype, "error_during_execution", "{}", t.text);
+    assert!(
+        probe.dropped.load(Ordering::SeqCst),
+        "the cancelled handler's future was not dropped"
+    );
+    assert!(!peer.cwd().join("pending.txt").exists(), "the command ran");
+    let done = peer.finish(s, transcript, "e2e_interrupt_pending_permission");
+    // The last result was the interrupted one: exit code 1.
+    let exit = done.exit.clone().expect("an exit report");
+    assert_eq!(exit.code, Some(1), "{exit}");
+    // Find the request id of the prompt, its cancellation, and no answer.
+    let tool_use_id = ask["tool_use_id"].clone();
+    let cli = done.json(Dir::In);
+    let prompt = cli
+        .iter()
+        .find(|v| {
+            v["type"] == "control_request"
+                && v["request"]["subtype"] == "can_use_tool"
+                && v["request"]["tool_use_id"] == tool_use_id
+        })
+        .expect("the prompt in the transcript");
+    let id = prompt["request_id"].clone();
+    assert!(
+        cli.iter()
+            .any(|v| v["type"] == "control_cancel_request" && v["request_id"] == id),
+        "no control_cancel_request for {id}"
+    );
+    let answers = done
+        .json(Dir::Out)
+        .into_iter()
+        .filter(|v| v["type"] == "control_response" && v["response"]["request_id"] == id)
+        .count();
+    assert_eq!(answers, 0, "the cancelled prompt was answered");
+    assert_eq!(probe.calls.load(Ordering::SeqCst), 1);
+}
+
+/// `--include-partial-messages`: the stream events of a text answer arrive
+/// typed and in order, and their deltas add up to the text.
+pub fn partial_messages<H: RealHarness>() {
+    let Some(peer) =
+        Peer::new(|_| Reply::text("Streaming in pieces works.").slowly(4, Duration::ZERO))
+    else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.options = spec.options.include_partial_messages(true);
+    let transcript = spec.transcript.clone();
+    let mut s = start::<H>(spec);
+    let t = query(&mut *s, "Stream please");
+    assert_eq!(t.text, "Streaming in pieces works.");
+    let mut kinds = Vec::new();
+    let mut text = String::new();
+    let mut stop_reason = None;
+    for m in &t.messages {
+        let StdoutMessage::StreamEvent(e) = m else {
+            continue;
+        };
+        let kind = match &e.event {
+            StreamEvent::MessageStart(_) => "message_start",
+            StreamEvent::ContentBlockStart(_) => "content_block_start",
+            StreamEvent::ContentBlockDelta(d) => {
+                if let ContentDelta::TextDelta(t) = &d.delta {
+                    text.push_str(&t.text);
+                }
+                "content_block_delta"
+            }
+            StreamEvent::ContentBlockStop(_) => "content_block_stop",
+            StreamEvent::MessageDelta(d) => {
+                stop_reason = serde_json::to_value(&d.delta)
+                    .ok()
+                    .map(|v| v["stop_reason"].clone());
+                "message_delta"
+            }
+            StreamEvent::MessageStop(_) => "message_stop",
+            other => panic!("unexpected stream event {other:?}"),
+        };
+        if kinds.last() != Some(&kind) {
+            kinds.push(kind);
+        }
+    }
+    assert_eq!(
+        kinds,
+        [
+            "message_start",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop"
+        ]
+    );
+    assert_eq!(text, "Streaming in pieces works.");
+    assert_eq!(stop_reason, Some(json!("end_turn")));
+    assert_eq!(assistant_text(&t), "Streaming in pieces works.");
+    peer.finish(s, transcript, "e2e_partial_messages");
+}
+
+/// The API answers 400: the turn ends with an error result (subtype
+/// `success`, `is_error: true`) carrying the API's message.
+pub fn api_error<H: RealHarness>() {
+    let Some(peer) = Peer::new(|_| {
+        Reply::error(
+            400,
+            "invalid_request_error",
+            "the stand-in refuses this prompt",
+        )
+    }) else {
+        return;
+    };
+    let spec = peer.spec();
+    let transcript = spec.transcript.clone();
+    let mut s = start::<H>(spec);
+    let t = query(&mut *s, "Fail please");
+    assert!(t.is_error, "{}", t.text);
+    let result = result_of(&t);
+    let message = result.error_message().unwrap_or_default();
+    assert!(
+        message.contains("the stand-in refuses this prompt"),
+        "{message}"
+    );
+    let synthetic = t.messages.iter().find_map(|m| match m {
+        StdoutMessage::Assistant(a) if a.error.is_some() => Some(a),
+        _ => None,
+    });
+    assert!(
+        synthetic.is_some(),
+        "no error assistant message: {:?}",
+        t.messages
+    );
+    assert!(!peer.server.messages_requests().is_empty());
+    assert!(
+        peer.server
+            .messages_requests()
+            .iter()
+            .all(|r| r.status == 400)
+    );
+    let done = peer.finish(s, transcript, "e2e_api_error");
+    let exit = done.exit.expect("an exit report");
+    assert_eq!(exit.code, Some(1), "{exit}");
+}
+
+/// The CLI is killed (SIGKILL) mid-turn: the event stream ends without a
+/// result, later requests fail with the exit, and close reports the signal.
+pub fn killed_mid_turn<H: RealHarness>() {
+    let Some(peer) = Peer::new(|_| {
+        Reply::text("this answer never finishes ".repeat(20))
+            .slowly(200, Duration::from_millis(100))
+    }) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.transcript = None;
+    let mut s = start::<H>(spec);
+    let pid = s.pid().expect("a child process");
+    must("send", s.send_text("Take your time"));
+    assert!(
+        peer.server.wait_for_requests(1, WAIT),
+        "the CLI never called the model"
+    );
+    let status = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill -9 {pid} failed");
+    let error = turn(&mut *s).expect_err("no result after SIGKILL");
+    assert!(error.contains("ended"), "{error}");
+    let after = s
+        .control(ControlRequest::get_context_usage(), None)
+        .expect_err("a dead CLI answers nothing");
+    if let Some(report) = exit_of(&after) {
+        assert_eq!(report.signal, Some(9), "{report}");
+    }
+    let exit = must("close", s.close()).expect("an exit report");
+    assert_eq!(exit.signal, Some(9), "{exit}");
+    assert_eq!(exit.code, None);
+    assert!(crate::process::wait_until_gone(pid, WAIT));
+}
+
+/// A second session resumes the first by id: the model sees the earlier
+/// conversation, and the session id carries over.
+pub fn resume_session<H: RealHarness>() {
+    let Some(peer) = Peer::new(|request| {
+        if request.all_text().contains("Which word") {
+            if request.all_text().contains("pineapple") {
+                Reply::text("The word was pineapple.")
+            } else {
+                Reply::text("I do not remember any word.")
+            }
+        } else {
+            Reply::text("Noted.")
+        }
+    }) else {
+        return;
+    };
+    let spec = peer.spec();
+    let transcript = spec.transcript.clone();
+    let mut s = start::<H>(spec);
+    let first = query(&mut *s, "Remember the word pineapple.");
+    assert_eq!(first.text, "Noted.");
+    let session_id = result_of(&first).session_id.clone();
+    peer.finish(s, transcript, "e2e_resume_first");
+
+    let mut spec = peer.spec();
+    spec.options = spec.options.resume(session_id.clone());
+    let transcript = spec.transcript.clone();
+    let mut s = start::<H>(spec);
+    let second = query(&mut *s, "Which word did I ask you to remember?");
+    assert_eq!(second.text, "The word was pineapple.");
+    let requests = peer.server.messages_requests();
+    let history = requests[requests.len() - 1].all_text();
+    assert!(history.contains("Noted."), "{history}");
+    assert_eq!(result_of(&second).session_id, session_id);
+    peer.finish(s, transcript, "e2e_resume");
+}
+
+/// Instantiates every real-CLI scenario as a `#[test]` for a [`RealHarness`].
+#[macro_export]
+macro_rules! real_cli_suite {
+    ($harness:ty) => {
+        $crate::real_cli_suite!(@tests $harness;
+            single_turn, single_turn_spawned, multi_turn_with_set_model,
+            permission_deny_bash, permission_allow_write_updated_input,
+            pre_tool_use_hook_blocks, post_tool_use_hook_sees_response, mcp_tool,
+            interrupt_slow_stream, interrupt_pending_permission, partial_messages,
+            api_error, killed_mid_turn, resume_session);
+    };
+    (@tests $harness:ty; $($name:ident),+ $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                $crate::real_cli::$name::<$harness>();
+            }
+        )+
+    };
+}
