@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 
 mod command;
+pub mod driver;
 mod error;
 mod event;
 pub mod handlers;

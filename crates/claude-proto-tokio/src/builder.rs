@@ -11,16 +11,17 @@ use claude_proto::model::initialize::InitializeRequest;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
 use claude_proto::{Config, Session};
+use claude_proto_process::driver::DriverCore;
 use claude_proto_process::handlers::{AsyncHandlers, HandlerError, McpServer};
-use claude_proto_process::host::{Host, InitState, ShutdownSequence};
+use claude_proto_process::host::{Host, InitState};
 use claude_proto_process::{
     DEFAULT_STDERR_TAIL, Error, ShutdownPolicy, StderrCallback, StderrTail, build_command,
 };
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::{Notify, mpsc, watch};
+use tokio::sync::{Notify, Semaphore, mpsc, watch};
 
 use crate::client::{Claude, Events};
-use crate::driver::{BoxRead, BoxWrite, Driver, DriverParts, Shared};
+use crate::driver::{BoxRead, BoxWrite, Driver, Shared};
 use crate::log;
 
 /// Options for one hook registration beyond its event.
@@ -271,21 +272,27 @@ impl ClaudeBuilder {
             exit: OnceLock::new(),
             close: Notify::new(),
         });
-        let driver = Driver::new(DriverParts {
-            host,
+        let has_stderr = stderr.is_some();
+        let has_child = child.is_some();
+        let driver = Driver {
+            core: DriverCore::new(
+                host,
+                has_child,
+                has_stderr,
+                self.shutdown,
+                StderrTail::new(self.stderr_tail, self.stderr_callback),
+            ),
             handlers: Arc::new(self.handlers),
             reader,
-            writer,
+            writer: Some(writer),
             stderr,
             child,
             commands: command_rx,
             events: event_tx,
             init: init_tx,
             shared: shared.clone(),
-            shutdown: ShutdownSequence::new(self.shutdown),
-            max_concurrent_handlers: self.max_concurrent_handlers,
-            stderr_tail: StderrTail::new(self.stderr_tail, self.stderr_callback),
-        });
+            semaphore: Arc::new(Semaphore::new(self.max_concurrent_handlers)),
+        };
         let driver = tokio::spawn(driver.run());
         Claude {
             commands: command_tx,
