@@ -17,12 +17,14 @@ mod error;
 mod event;
 pub mod handlers;
 pub mod host;
+mod settings;
 mod stderr;
 mod unwind;
 
 pub use command::{SystemLookup, build_command, locate_cli, terminate};
 pub use error::{Error, ExitReport};
 pub use event::Event;
+pub use settings::{HookOptions, Settings};
 pub use stderr::{StderrCallback, StderrTail};
 pub use unwind::{CatchUnwind, panic_message};
 

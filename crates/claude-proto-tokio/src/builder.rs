@@ -1,22 +1,18 @@
 //! Configuring and starting a session.
 
 use std::future::Future;
-use std::hash::{BuildHasher, RandomState};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use claude_proto::model::hooks::{HookEvent, HookFailureMode, HookInput, HookOutput};
+use claude_proto::Config;
+use claude_proto::model::hooks::{HookEvent, HookInput, HookOutput};
 use claude_proto::model::incoming::CanUseTool;
 use claude_proto::model::initialize::InitializeRequest;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
-use claude_proto::{Config, Session};
-use claude_proto_process::driver::DriverCore;
 use claude_proto_process::handlers::{AsyncHandlers, HandlerError, McpServer};
-use claude_proto_process::host::{Host, InitState};
-use claude_proto_process::{
-    DEFAULT_STDERR_TAIL, Error, ShutdownPolicy, StderrCallback, StderrTail, build_command,
-};
+use claude_proto_process::host::InitState;
+use claude_proto_process::{Error, HookOptions, Settings, ShutdownPolicy, build_command};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, Semaphore, mpsc, watch};
 
@@ -24,89 +20,25 @@ use crate::client::{Claude, Events};
 use crate::driver::{BoxRead, BoxWrite, Driver, Shared};
 use crate::log;
 
-/// Options for one hook registration beyond its event.
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
-pub struct HookOptions {
-    /// Which occurrences call the hook: for tool events a pattern of tool
-    /// names such as `Write|Edit`; `None` means all.
-    pub matcher: Option<String>,
-    /// How long the CLI waits for the hook, in seconds.
-    pub timeout_secs: Option<u64>,
-    /// What the CLI does if the hook fails (its default: continue).
-    pub on_failure: Option<HookFailureMode>,
-}
-
-impl HookOptions {
-    /// Only for occurrences matching `pattern`.
-    pub fn matching(pattern: impl Into<String>) -> Self {
-        Self {
-            matcher: Some(pattern.into()),
-            ..Self::default()
-        }
-    }
-
-    /// With a timeout in seconds.
-    pub fn with_timeout(mut self, seconds: u64) -> Self {
-        self.timeout_secs = Some(seconds);
-        self
-    }
-
-    /// With a failure mode.
-    pub fn with_on_failure(mut self, mode: HookFailureMode) -> Self {
-        self.on_failure = Some(mode);
-        self
-    }
-}
-
 /// Configures a session: the CLI's options, the protocol limits, and the
 /// handlers that answer the CLI's requests. Finish with
 /// [`spawn`](Self::spawn) or [`connect`](Self::connect).
+#[derive(Debug)]
 pub struct ClaudeBuilder {
-    options: Options,
-    config: Config,
-    handlers: AsyncHandlers,
-    initialize: InitializeRequest,
-    init_timeout: Option<Duration>,
-    shutdown: ShutdownPolicy,
-    event_capacity: usize,
-    command_capacity: usize,
-    max_concurrent_handlers: usize,
-    stderr_callback: Option<StderrCallback>,
-    stderr_tail: usize,
-}
-
-impl std::fmt::Debug for ClaudeBuilder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClaudeBuilder")
-            .field("options", &self.options)
-            .field("config", &self.config)
-            .field("shutdown", &self.shutdown)
-            .finish_non_exhaustive()
-    }
+    settings: Settings<AsyncHandlers>,
 }
 
 impl ClaudeBuilder {
     /// A builder with these CLI options and default limits.
     pub fn new(options: Options) -> Self {
         Self {
-            options,
-            config: Config::default(),
-            handlers: AsyncHandlers::default(),
-            initialize: InitializeRequest::default(),
-            init_timeout: None,
-            shutdown: ShutdownPolicy::default(),
-            event_capacity: 256,
-            command_capacity: 64,
-            max_concurrent_handlers: 16,
-            stderr_callback: None,
-            stderr_tail: DEFAULT_STDERR_TAIL,
+            settings: Settings::new(options),
         }
     }
 
     /// Protocol limits: line length, request timeout, pending requests.
     pub fn config(mut self, config: Config) -> Self {
-        self.config = config;
+        self.settings.config = config;
         self
     }
 
@@ -114,14 +46,14 @@ impl ClaudeBuilder {
     /// and so on. Hooks and in-process MCP servers registered on this
     /// builder are added to it.
     pub fn initialize_request(mut self, request: InitializeRequest) -> Self {
-        self.initialize = request;
+        self.settings.initialize = request;
         self
     }
 
     /// How long to wait for the answer to `initialize` (default: the
     /// config's request timeout).
     pub fn initialize_timeout(mut self, timeout: Duration) -> Self {
-        self.init_timeout = Some(timeout);
+        self.settings.init_timeout = Some(timeout);
         self
     }
 
@@ -135,8 +67,8 @@ impl ClaudeBuilder {
         F: Fn(CanUseTool) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<PermissionResult, HandlerError>> + Send + 'static,
     {
-        self.handlers.set_permission(handler);
-        self.options.permission_prompt_stdio = true;
+        self.settings.handlers.set_permission(handler);
+        self.settings.options.permission_prompt_stdio = true;
         self
     }
 
@@ -144,58 +76,57 @@ impl ClaudeBuilder {
     /// tool use id when there is one. Return `HookOutput::default()` for
     /// "no opinion". If it fails or panics, the CLI applies the matcher's
     /// `on_failure` (by default it continues).
-    pub fn hook<F, Fut>(self, event: HookEvent, options: HookOptions, handler: F) -> Self
+    pub fn hook<F, Fut>(mut self, event: HookEvent, options: HookOptions, handler: F) -> Self
     where
         F: Fn(HookInput, Option<String>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<HookOutput, HandlerError>> + Send + 'static,
     {
-        let mut this = self;
-        this.handlers.add_hook(
+        self.settings.handlers.add_hook(
             event,
             options.matcher,
             options.timeout_secs,
             options.on_failure,
             handler,
         );
-        this
+        self
     }
 
     /// Hosts an in-process MCP server whose tools the model can call.
     pub fn mcp_server(mut self, server: McpServer) -> Self {
-        self.handlers.add_mcp_server(server);
+        self.settings.handlers.add_mcp_server(server);
         self
     }
 
     /// How [`Claude::close`] and dropping the handle end the process.
     pub fn shutdown_policy(mut self, policy: ShutdownPolicy) -> Self {
-        self.shutdown = policy;
+        self.settings.shutdown = policy;
         self
     }
 
     /// How many events may wait for you to read them (default 256). The
     /// CLI's output is read no faster than that.
     pub fn event_capacity(mut self, capacity: usize) -> Self {
-        self.event_capacity = capacity.max(1);
+        self.settings.event_capacity = capacity.max(1);
         self
     }
 
     /// How many handlers may run at once (default 16); further requests
     /// wait their turn.
     pub fn max_concurrent_handlers(mut self, limit: usize) -> Self {
-        self.max_concurrent_handlers = limit.max(1);
+        self.settings.max_concurrent_handlers = limit.max(1);
         self
     }
 
     /// Called with each line the CLI writes to stderr. stderr is always
     /// drained, and its last bytes kept for error reports, callback or not.
     pub fn on_stderr(mut self, callback: impl Fn(&str) + Send + Sync + 'static) -> Self {
-        self.stderr_callback = Some(Arc::new(callback));
+        self.settings.stderr_callback = Some(Arc::new(callback));
         self
     }
 
     /// How many bytes of stderr to keep for error reports (default 8 KiB).
     pub fn stderr_tail(mut self, bytes: usize) -> Self {
-        self.stderr_tail = bytes;
+        self.settings.stderr_tail = bytes;
         self
     }
 
@@ -203,7 +134,7 @@ impl ClaudeBuilder {
     /// (use [`Claude::initialization`] to wait for the answer). Must be
     /// called within a tokio runtime.
     pub async fn spawn(self) -> Result<Claude, Error> {
-        let (program, command) = build_command(&self.options)?;
+        let (program, command) = build_command(&self.settings.options)?;
         let mut command = tokio::process::Command::from(command);
         command.kill_on_drop(true);
         let mut child = command.spawn().map_err(|source| Error::Spawn {
@@ -215,7 +146,6 @@ impl ClaudeBuilder {
             program.display(),
             child.id()
         ));
-        let pid = child.id();
         let missing = || {
             Error::Io(std::io::Error::other(
                 "the child's standard streams were not piped",
@@ -229,7 +159,6 @@ impl ClaudeBuilder {
             Box::pin(stdin),
             Some(Box::pin(stderr)),
             Some(child),
-            pid,
         ))
     }
 
@@ -243,7 +172,7 @@ impl ClaudeBuilder {
         R: AsyncRead + Send + 'static,
         W: AsyncWrite + Send + 'static,
     {
-        self.start(Box::pin(reader), Box::pin(writer), None, None, None)
+        self.start(Box::pin(reader), Box::pin(writer), None, None)
     }
 
     fn start(
@@ -252,37 +181,29 @@ impl ClaudeBuilder {
         writer: BoxWrite,
         stderr: Option<BoxRead>,
         child: Option<tokio::process::Child>,
-        pid: Option<u32>,
     ) -> Claude {
-        let mut config = self.config;
-        if config.request_id_seed == 0 {
-            config.request_id_seed = RandomState::new().hash_one(pid);
-        }
-        let host = Host::new(
-            Session::new(config),
-            Arc::new(self.handlers.capabilities().clone()),
-            self.initialize,
-            self.init_timeout,
+        let pid = child.as_ref().and_then(tokio::process::Child::id);
+        let settings = self.settings;
+        let (event_capacity, command_capacity) =
+            (settings.event_capacity, settings.command_capacity);
+        let semaphore = Arc::new(Semaphore::new(settings.max_concurrent_handlers));
+        let capabilities = settings.handlers.capabilities().clone();
+        let (core, handlers) = settings.into_core(
+            capabilities,
+            child.is_some(),
+            stderr.is_some(),
             tokio::time::Instant::now().into_std(),
         );
-        let (command_tx, command_rx) = mpsc::channel(self.command_capacity);
-        let (event_tx, event_rx) = mpsc::channel(self.event_capacity);
+        let (command_tx, command_rx) = mpsc::channel(command_capacity);
+        let (event_tx, event_rx) = mpsc::channel(event_capacity);
         let (init_tx, init_rx) = watch::channel(InitState::Pending);
         let shared = Arc::new(Shared {
             exit: OnceLock::new(),
             close: Notify::new(),
         });
-        let has_stderr = stderr.is_some();
-        let has_child = child.is_some();
         let driver = Driver {
-            core: DriverCore::new(
-                host,
-                has_child,
-                has_stderr,
-                self.shutdown,
-                StderrTail::new(self.stderr_tail, self.stderr_callback),
-            ),
-            handlers: Arc::new(self.handlers),
+            core,
+            handlers: Arc::new(handlers),
             reader,
             writer: Some(writer),
             stderr,
@@ -291,7 +212,7 @@ impl ClaudeBuilder {
             events: event_tx,
             init: init_tx,
             shared: shared.clone(),
-            semaphore: Arc::new(Semaphore::new(self.max_concurrent_handlers)),
+            semaphore,
         };
         let driver = tokio::spawn(driver.run());
         Claude {

@@ -62,8 +62,9 @@ mod client;
 mod driver;
 mod log;
 
-pub use builder::{ClaudeBuilder, HookOptions};
+pub use builder::ClaudeBuilder;
 pub use claude_proto_process::Event;
+pub use claude_proto_process::HookOptions;
 pub use claude_proto_process::handlers::{BoxFuture, HandlerError, McpServer};
 pub use client::{Claude, Events, Turn};
 
