@@ -295,3 +295,28 @@ mod backpressure {
         });
     }
 }
+
+/// A user future dropped half-way (a `query` cancelled by a `select!`) and
+/// then the handle dropped: no process is left.
+#[test]
+fn a_cancelled_query_leaves_no_process() {
+    let runtime = runtime();
+    let pid = runtime.block_on(async {
+        let spec = Spec::new(FAKE.into(), "slow_stream");
+        let mut claude = builder(&spec).spawn().await.unwrap();
+        let pid = claude.pid().unwrap();
+        tokio::select! {
+            biased;
+            _ = claude.query("tick") => panic!("a slow stream cannot finish in one poll"),
+            () = tokio::task::yield_now() => {}
+        }
+        drop(claude);
+        pid
+    });
+    // The runtime keeps running the background close.
+    assert!(
+        claude_proto_tests::process::wait_until_gone(pid, Duration::from_secs(20)),
+        "process {pid} survived"
+    );
+    drop(runtime);
+}

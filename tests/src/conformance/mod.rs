@@ -710,6 +710,46 @@ pub fn drop_without_close<H: Harness>(fake: PathBuf) {
     );
 }
 
+/// A CLI that ignores SIGTERM is killed once the terminate grace is over;
+/// closing returns with the kill in the report and no process left.
+pub fn close_kills_a_child_that_ignores_sigterm<H: Harness>(fake: PathBuf) {
+    let mut spec = Spec::new(fake, "ignore_stdin").env("FAKE_CLAUDE_IGNORE_SIGTERM", "1");
+    spec.shutdown = ShutdownPolicy::new(Duration::from_millis(50), Duration::from_millis(50));
+    let s = must("start", H::start(spec));
+    let pid = s.pid().expect("a child process");
+    let report = must("close", s.close()).expect("an exit report");
+    assert_eq!(
+        report.signal,
+        Some(9),
+        "expected SIGKILL after SIGTERM was ignored: {report}"
+    );
+    assert!(
+        crate::process::wait_until_gone(pid, Duration::from_secs(20)),
+        "process {pid} is still there"
+    );
+}
+
+/// A CLI that never reads its stdin: what we send piles up in the pipe and
+/// our buffer, but the session keeps running and closes (SIGTERM).
+pub fn child_that_never_reads_stdin_does_not_stall<H: Harness>(fake: PathBuf) {
+    let mut spec = Spec::new(fake, "ignore_stdin");
+    spec.shutdown = ShutdownPolicy::new(Duration::from_millis(50), Duration::from_secs(10));
+    let mut s = must("start", H::start(spec));
+    let pid = s.pid().expect("a child process");
+    // 512 KiB: far more than a pipe holds, less than the backlog at which
+    // sends start waiting (backpressure).
+    let chunk = "x".repeat(64 * 1024);
+    for _ in 0..8 {
+        must("send", s.send_text(&chunk));
+    }
+    let report = must("close", s.close()).expect("an exit report");
+    assert_eq!(report.signal, Some(15), "expected SIGTERM: {report}");
+    assert!(crate::process::wait_until_gone(
+        pid,
+        Duration::from_secs(20)
+    ));
+}
+
 /// Instantiates every scenario as a `#[test]` for a [`Harness`].
 #[macro_export]
 macro_rules! conformance_suite {
@@ -721,7 +761,8 @@ macro_rules! conformance_suite {
             interrupt_mid_turn, cancel_stops_handler, control_request_timeout,
             exit_mid_turn, exit_before_initialize, garbage_lines,
             flood_with_slow_consumer, stderr_flood, many_concurrent_sessions,
-            drop_without_close);
+            drop_without_close, close_kills_a_child_that_ignores_sigterm,
+            child_that_never_reads_stdin_does_not_stall);
     };
     (@tests $harness:ty, $fake:expr; $($name:ident),+ $(,)?) => {
         $(
