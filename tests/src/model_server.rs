@@ -219,6 +219,7 @@ struct State {
 }
 
 struct Shared {
+    max_requests: usize,
     state: Mutex<State>,
     changed: Condvar,
     stop: AtomicBool,
@@ -262,9 +263,19 @@ impl ModelServer {
     pub fn start(
         script: impl Fn(&ApiRequest) -> Reply + Send + Sync + 'static,
     ) -> io::Result<Self> {
+        Self::start_with_limit(script, MAX_MESSAGES_REQUESTS)
+    }
+
+    /// Like [`start`](Self::start), answering at most `max_requests`
+    /// `POST /v1/messages` before refusing (for long interactive demos).
+    pub fn start_with_limit(
+        script: impl Fn(&ApiRequest) -> Reply + Send + Sync + 'static,
+        max_requests: usize,
+    ) -> io::Result<Self> {
         let listener = TcpListener::bind(("127.0.0.1", 0))?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
+            max_requests,
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             stop: AtomicBool::new(false),
@@ -511,12 +522,13 @@ fn serve(stream: TcpStream, shared: &Shared) -> io::Result<()> {
         .filter(|r| r.is_messages())
         .count();
     let reply = request.is_messages().then(|| {
-        if earlier >= MAX_MESSAGES_REQUESTS {
+        if earlier >= shared.max_requests {
             Reply::error(
                 400,
                 "invalid_request_error",
                 format!(
-                    "stand-in: more than {MAX_MESSAGES_REQUESTS} requests; is the script looping?"
+                    "stand-in: more than {} requests; is the script looping?",
+                    shared.max_requests
                 ),
             )
         } else {
