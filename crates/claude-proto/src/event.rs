@@ -126,9 +126,11 @@ impl Message {
     /// crate does not know becomes [`StdoutMessage::Unknown`] holding the
     /// whole object. Writing the result back gives the same JSON value.
     pub fn parse(&self) -> Result<StdoutMessage, DecodeError> {
-        StdoutMessage::decode(&self.message_type, &self.line).map_err(|source| DecodeError {
-            what: "a stdout message",
-            source,
+        StdoutMessage::decode(&self.message_type, self.subtype(), &self.line).map_err(|source| {
+            DecodeError {
+                what: "a stdout message",
+                source,
+            }
         })
     }
 

@@ -121,6 +121,7 @@ mod error;
 mod event;
 mod framing;
 mod id;
+mod json_text;
 pub mod model;
 pub mod options;
 mod reply;

@@ -1,6 +1,6 @@
 //! The protocol state machine: one per CLI process (or byte-stream pair).
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -65,7 +65,15 @@ pub struct Session {
     input_closed: bool,
     output_ended: bool,
     initialized: bool,
+    /// Wire ids of CLI requests seen before the `initialize` answer, so the
+    /// requests that answer lists as waiting are not delivered twice (one
+    /// may have been answered meanwhile). Bounded; cleared at the answer.
+    seen_before_init: HashSet<Box<str>>,
 }
+
+/// How many request ids [`Session`] remembers before `initialize` is
+/// answered (the CLI sends few requests that early).
+const MAX_SEEN_BEFORE_INIT: usize = 4096;
 
 #[derive(Debug)]
 struct Outgoing {
@@ -80,6 +88,18 @@ struct Incoming {
     wire_id: Box<str>,
     /// For `can_use_tool`: echoed in the answer, as the CLI expects.
     tool_use_id: Option<Box<str>>,
+}
+
+/// Parses a CLI request body; an escaped lone surrogate (which serde_json
+/// refuses) is read as U+FFFD rather than failing the whole request.
+fn parse_cli_request(body: &str) -> Result<CliRequest, serde_json::Error> {
+    match serde_json::from_str::<CliRequest>(body) {
+        Err(e) => match crate::json_text::replace_lone_surrogates(body.as_bytes()) {
+            Some(repaired) => serde_json::from_slice(&repaired),
+            None => Err(e),
+        },
+        other => other,
+    }
 }
 
 /// Subtypes of CLI requests this crate models; any other is unsupported.
@@ -112,6 +132,7 @@ impl Session {
             input_closed: false,
             output_ended: false,
             initialized: false,
+            seen_before_init: HashSet::new(),
         }
     }
 
@@ -634,8 +655,14 @@ impl Session {
             };
             return self.protocol_error(kind, line);
         };
-        if replayed && self.incoming_by_wire.contains_key(wire_id) {
-            return;
+        if replayed {
+            if self.seen_before_init.contains(wire_id)
+                || self.incoming_by_wire.contains_key(wire_id)
+            {
+                return;
+            }
+        } else if !self.initialized && self.seen_before_init.len() < MAX_SEEN_BEFORE_INIT {
+            self.seen_before_init.insert(wire_id.into());
         }
         if self.input_closed {
             let subtype = envelope
@@ -667,7 +694,7 @@ impl Session {
         if self.incoming.len() >= self.config.max_pending_incoming {
             return self.refuse(wire_id, Some(subtype), RefusalReason::TooManyPending);
         }
-        let request = match serde_json::from_str::<CliRequest>(body.get()) {
+        let request = match parse_cli_request(body.get()) {
             Ok(CliRequest::Unknown(_)) if MODELLED_CLI_REQUESTS.contains(&subtype.as_str()) => {
                 let reason = RefusalReason::Malformed(format!(
                     "the {subtype} request does not have the fields it needs"
@@ -827,6 +854,8 @@ impl Session {
             {
                 self.replay_pending_requests(list);
             }
+            // Nothing later can be listed as waiting from before the answer.
+            self.seen_before_init = HashSet::new();
         }
     }
 

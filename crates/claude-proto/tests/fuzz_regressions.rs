@@ -55,7 +55,6 @@ fn lines_serde_json_cannot_build_a_value_from_are_delivered() {
 /// read it into a `String` or `Value`, so such a permission request is
 /// refused as malformed instead of being delivered.
 #[test]
-#[ignore = "known issue: lone surrogate escapes make typed decoding fail"]
 fn permission_request_with_a_lone_surrogate_is_delivered() {
     let mut session = Session::new(Config::default());
     session.handle_input(
@@ -78,7 +77,6 @@ fn permission_request_with_a_lone_surrogate_is_delivered() {
 /// CLI wrote before that answer arrived still lists `r1` as waiting. The
 /// session delivers `r1` again and lets it be answered a second time.
 #[test]
-#[ignore = "known issue: a replayed request answered in the meantime is delivered again"]
 fn replayed_request_already_answered_is_not_delivered_again() {
     let mut session = Session::new(Config::default());
     session
@@ -118,7 +116,6 @@ fn replayed_request_already_answered_is_not_delivered_again() {
 /// always written, so a line that omits it gains `"key": null` on the way
 /// back, against the "same JSON value" guarantee.
 #[test]
-#[ignore = "known issue: omitted nullable fields come back as null"]
 fn omitted_nullable_field_is_not_added_on_encode() {
     use claude_proto::model::stdout::StdoutMessage;
     let line = r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}},"session_id":"s","uuid":"u"}"#;
@@ -128,12 +125,30 @@ fn omitted_nullable_field_is_not_added_on_encode() {
     assert_eq!(back, read);
 }
 
-/// Known issue (found by the `roundtrip` target, which now skips it):
-/// serde's internally tagged enums accept a variant index as the tag, so a
-/// numeric `subtype` or `behavior` decodes as some variant instead of
-/// failing or staying unknown.
+/// A top-level `subtype` that is not a string keeps the line whole: serde
+/// would read a number there as a variant index.
 #[test]
-#[ignore = "known issue: numeric tags decode as variant indices"]
+fn numeric_subtype_of_a_message_stays_unknown() {
+    use claude_proto::model::stdout::StdoutMessage;
+    for line in [
+        r#"{"type":"system","subtype":3,"session_id":"s","uuid":"u"}"#,
+        r#"{"type":"result","subtype":0,"is_error":false}"#,
+    ] {
+        let message = StdoutMessage::from_slice(line.as_bytes()).expect("an object");
+        assert!(matches!(message, StdoutMessage::Unknown(_)), "{line}");
+        let read: serde_json::Value = serde_json::from_str(line).expect("JSON");
+        assert_eq!(serde_json::to_value(&message).expect("encodes"), read);
+    }
+}
+
+/// Known limitation (found by the `roundtrip` target, which skips it):
+/// serde's internally tagged enums accept a variant index as the tag, so a
+/// numeric tag inside a payload (`{"subtype":24}` as a control request,
+/// `{"behavior":1}` as a permission result) decodes as some variant. The
+/// CLI never writes numeric tags; the session refuses CLI requests whose
+/// `subtype` is not a string, and messages are guarded above.
+#[test]
+#[ignore = "known limitation: numeric tags inside payloads decode as variant indices"]
 fn numeric_tags_do_not_pick_a_variant() {
     use claude_proto::model::control::ControlRequest;
     let request: ControlRequest =

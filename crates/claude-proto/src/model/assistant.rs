@@ -26,7 +26,7 @@ pub struct AssistantMessage {
     pub message: ApiMessage,
     /// Id of the tool call that spawned the subagent that wrote this, `None`
     /// for the main conversation.
-    #[serde(default)]
+    #[serde(deserialize_with = "crate::model::common::nullable")]
     pub parent_tool_use_id: Option<String>,
     /// Set when the message stands for a failed API call (auth, rate limit, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,7 +106,7 @@ pub struct ApiMessage {
     /// The content blocks.
     pub content: Vec<ContentBlock>,
     /// Why generation stopped; `None` while a response is still streaming.
-    #[serde(default)]
+    #[serde(deserialize_with = "crate::model::common::nullable")]
     pub stop_reason: Option<StopReason>,
     /// The custom stop sequence that ended generation, if one did.
     #[serde(default, skip_serializing_if = "Maybe::is_absent")]

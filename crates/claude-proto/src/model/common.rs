@@ -81,6 +81,20 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Maybe<T> {
     }
 }
 
+/// Reads a field that must be present but may be `null` (`field: T | null`).
+///
+/// Used as `#[serde(deserialize_with = "nullable")]` on an `Option<T>`
+/// that is always written back (`null` for `None`). With it, a missing key
+/// is an error rather than `None`: the message then stays whole in an
+/// `Unknown` variant instead of gaining a `null` key when re-encoded.
+pub(crate) fn nullable<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer)
+}
+
 /// Declares an open string enum: the listed wire values become variants, and
 /// any other string is kept in `Unknown(String)` so a value added by a newer
 /// CLI survives a round trip.

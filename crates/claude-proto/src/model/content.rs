@@ -689,10 +689,10 @@ pub struct ContainerUploadBlock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CompactionBlock {
     /// Readable summary, if any.
-    #[serde(default)]
+    #[serde(deserialize_with = "crate::model::common::nullable")]
     pub content: Option<String>,
     /// Encrypted summary, if any.
-    #[serde(default)]
+    #[serde(deserialize_with = "crate::model::common::nullable")]
     pub encrypted_content: Option<String>,
     /// Opaque signature to send back with the block.
     #[serde(default, skip_serializing_if = "Maybe::is_absent")]

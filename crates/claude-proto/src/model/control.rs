@@ -466,7 +466,7 @@ pub struct McpReadResourceRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SetHasSubscribersRequest {
     /// `true`, `false`, or `null` for unknown.
-    #[serde(default)]
+    #[serde(deserialize_with = "crate::model::common::nullable")]
     pub has_subscribers: Option<bool>,
     /// Fields not modelled by this crate.
     #[serde(flatten)]

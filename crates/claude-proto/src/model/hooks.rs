@@ -609,7 +609,7 @@ hook_input_struct! {
         /// What started the compaction.
         pub trigger: CompactTrigger,
         /// Instructions given with `/compact`, or `null`.
-        #[serde(default)]
+        #[serde(deserialize_with = "crate::model::common::nullable")]
         pub custom_instructions: Option<String>,
     }
 }
@@ -632,7 +632,7 @@ hook_input_struct! {
         /// Model after the switch.
         pub to_model: String,
         /// What was asked for (an alias, say), or `null`.
-        #[serde(default)]
+        #[serde(deserialize_with = "crate::model::common::nullable")]
         pub requested_model: Option<String>,
         /// Who switched: `command`, `picker`, `sdk` (and after the fact also
         /// `auto`, `resume`).

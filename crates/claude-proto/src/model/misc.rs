@@ -52,7 +52,7 @@ pub struct ToolProgressMessage {
     /// The tool's name.
     pub tool_name: String,
     /// Id of the tool call whose subagent runs the tool; `None` for the main conversation.
-    #[serde(default)]
+    #[serde(deserialize_with = "crate::model::common::nullable")]
     pub parent_tool_use_id: Option<String>,
     /// Time since the tool started, in seconds.
     pub elapsed_time_seconds: Number,
@@ -97,7 +97,7 @@ pub struct SubagentRetry {
     /// Wait before the retry, in milliseconds.
     pub retry_delay_ms: u64,
     /// HTTP status of the failure, `None` when there was no response.
-    #[serde(default)]
+    #[serde(deserialize_with = "crate::model::common::nullable")]
     pub error_status: Option<i64>,
     /// Kind of failure.
     pub error_category: String,
@@ -269,7 +269,7 @@ pub struct ActiveGoalMessage {
     #[serde(rename = "type")]
     pub kind: ActiveGoalTag,
     /// The goal, or `None` when it was cleared.
-    #[serde(default)]
+    #[serde(deserialize_with = "crate::model::common::nullable")]
     pub value: Option<ActiveGoal>,
     /// Unique id of this message.
     pub uuid: String,

@@ -46,7 +46,7 @@ pub struct ResultMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<Vec<String>>,
     /// Stop reason of the last model response, if any.
-    #[serde(default)]
+    #[serde(deserialize_with = "crate::model::common::nullable")]
     pub stop_reason: Option<StopReason>,
     /// Cost so far of the whole session in US dollars (cumulative: read the latest).
     pub total_cost_usd: Number,

@@ -57,13 +57,6 @@ pub enum StdoutMessage {
     Unknown(Json),
 }
 
-/// Reads only the `type` of a line and skips everything else.
-#[derive(serde::Deserialize)]
-struct TypeOnly {
-    #[serde(rename = "type", default)]
-    ty: Option<MessageType>,
-}
-
 /// Decodes `line` as `T`; if that fails but the line is a JSON object, keeps
 /// it as [`StdoutMessage::Unknown`] instead.
 fn typed<T: DeserializeOwned>(
@@ -88,15 +81,37 @@ fn typed_value<T: DeserializeOwned>(value: Json, wrap: fn(T) -> StdoutMessage) -
 }
 
 impl StdoutMessage {
-    /// Decodes a line whose `type` was already read.
+    /// Decodes a line whose `type` (and top-level `subtype`, when it is a
+    /// string) were already read.
     ///
     /// Fails only when the line is not JSON (or, for a known type, not a
-    /// JSON object).
+    /// JSON object). An escaped lone surrogate, which serde_json cannot
+    /// decode, is read as U+FFFD.
     pub(crate) fn decode(
         ty: &MessageType,
+        subtype: Option<&str>,
+        line: &[u8],
+    ) -> Result<StdoutMessage, serde_json::Error> {
+        match Self::decode_exact(ty, subtype, line) {
+            Err(e) => match crate::json_text::replace_lone_surrogates(line) {
+                Some(repaired) => Self::decode_exact(ty, subtype, &repaired),
+                None => Err(e),
+            },
+            other => other,
+        }
+    }
+
+    fn decode_exact(
+        ty: &MessageType,
+        subtype: Option<&str>,
         line: &[u8],
     ) -> Result<StdoutMessage, serde_json::Error> {
         match ty {
+            // serde reads a number in a tag field as a variant index; a
+            // subtype that is not a string keeps the line whole instead.
+            MessageType::Result | MessageType::System if subtype.is_none() => {
+                serde_json::from_slice(line).map(StdoutMessage::Unknown)
+            }
             MessageType::Assistant => typed(line, StdoutMessage::Assistant),
             MessageType::User => typed(line, StdoutMessage::User),
             MessageType::Result => typed(line, StdoutMessage::Result),
@@ -119,11 +134,14 @@ impl StdoutMessage {
     /// Fails only when the line is not a JSON object; any object gives a
     /// message, [`StdoutMessage::Unknown`] when it cannot be typed.
     pub fn from_slice(line: &[u8]) -> Result<Self, serde_json::Error> {
-        let peek: TypeOnly = serde_json::from_slice(line)?;
-        match peek.ty {
-            Some(ty) => Self::decode(&ty, line),
-            None => serde_json::from_slice(line).map(StdoutMessage::Unknown),
+        if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            return Err(<serde_json::Error as serde::de::Error>::custom(
+                "a message must be a JSON object",
+            ));
         }
+        let peek: crate::envelope::Envelope<'_> = serde_json::from_slice(line)?;
+        let ty = MessageType::from(peek.ty.as_deref().unwrap_or(""));
+        Self::decode(&ty, peek.subtype.as_deref(), line)
     }
 
     /// Types an already parsed JSON value; never fails (anything that does
@@ -408,6 +426,7 @@ mod tests {
         assert_eq!(m.uuid(), None);
         let m = StdoutMessage::decode(
             &MessageType::KeepAlive,
+            None,
             br#"{"type":"keep_alive","startup_mark":7}"#,
         )
         .expect("decode");
@@ -419,9 +438,9 @@ mod tests {
         assert!(StdoutMessage::from_slice(b"not json").is_err());
         assert!(StdoutMessage::from_slice(b"{\"type\":\"assistant\"").is_err());
         assert!(StdoutMessage::from_slice(b"\"assistant\"").is_err());
-        assert!(StdoutMessage::decode(&MessageType::Assistant, b"{oops").is_err());
-        assert!(StdoutMessage::decode(&MessageType::Unknown("x".into()), b"{oops").is_err());
-        assert!(StdoutMessage::decode(&MessageType::Result, b"[1,2]").is_err());
+        assert!(StdoutMessage::decode(&MessageType::Assistant, None, b"{oops").is_err());
+        assert!(StdoutMessage::decode(&MessageType::Unknown("x".into()), None, b"{oops").is_err());
+        assert!(StdoutMessage::decode(&MessageType::Result, Some("success"), b"[1,2]").is_err());
     }
 
     #[test]

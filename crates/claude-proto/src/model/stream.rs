@@ -26,7 +26,7 @@ pub struct StreamEventMessage {
     /// The stream event.
     pub event: StreamEvent,
     /// Id of the tool call whose subagent is streaming; `None` for the main conversation.
-    #[serde(default)]
+    #[serde(deserialize_with = "crate::model::common::nullable")]
     pub parent_tool_use_id: Option<String>,
     /// Unique id of this message.
     pub uuid: String,
@@ -261,7 +261,7 @@ pub struct MessageDeltaEvent {
 #[non_exhaustive]
 pub struct MessageDelta {
     /// Why generation stopped.
-    #[serde(default)]
+    #[serde(deserialize_with = "crate::model::common::nullable")]
     pub stop_reason: Option<StopReason>,
     /// The custom stop sequence that ended generation, if one did.
     #[serde(default, skip_serializing_if = "Maybe::is_absent")]

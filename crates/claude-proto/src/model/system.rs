@@ -386,7 +386,7 @@ system_struct! {
     /// `status`: what the session is doing, or a permission mode change.
     pub struct StatusMessage {
         /// Current activity, `None` when nothing special is going on.
-        #[serde(default)]
+        #[serde(deserialize_with = "crate::model::common::nullable")]
         pub status: Option<SessionStatus>,
         /// The permission mode, when it changed.
         #[serde(rename = "permissionMode", default, skip_serializing_if = "Option::is_none")]
@@ -420,7 +420,7 @@ system_struct! {
         /// Wait before the retry, in milliseconds.
         pub retry_delay_ms: u64,
         /// HTTP status of the failure, `None` when there was no response.
-        #[serde(default)]
+        #[serde(deserialize_with = "crate::model::common::nullable")]
         pub error_status: Option<i64>,
         /// Kind of failure.
         pub error: AssistantError,
@@ -467,7 +467,7 @@ system_struct! {
         /// The model used instead.
         pub fallback_model: String,
         /// Id of the refused API request, if known.
-        #[serde(default)]
+        #[serde(deserialize_with = "crate::model::common::nullable")]
         pub request_id: Option<String>,
         /// Refusal category given by the API.
         #[serde(default, skip_serializing_if = "Maybe::is_absent")]
@@ -492,7 +492,7 @@ system_struct! {
         /// The model that refused.
         pub original_model: String,
         /// Id of the refused API request, if known.
-        #[serde(default)]
+        #[serde(deserialize_with = "crate::model::common::nullable")]
         pub request_id: Option<String>,
         /// Refusal category given by the API.
         #[serde(default, skip_serializing_if = "Maybe::is_absent")]

@@ -42,7 +42,7 @@ pub struct UserMessage {
     pub message: UserMessageParam,
     /// Id of the tool call whose subagent this message belongs to; `None`
     /// for the main conversation.
-    #[serde(default)]
+    #[serde(deserialize_with = "crate::model::common::nullable")]
     pub parent_tool_use_id: Option<String>,
     /// Unique id of the message. A host may choose one to correlate the
     /// message with what the CLI reports back about it.
