@@ -4,6 +4,8 @@
 //!   the Claude Code CLI, independent of the crates it tests.
 //! - [`conformance`]: one suite of scenarios, written once and run against
 //!   every adapter through its `Harness` implementation (`tests/*.rs`).
+//! - [`handlers`]: the handlers a conformance spec asks for, for every
+//!   async adapter.
 //! - [`process`]: checks on child processes (is it still running?).
 //! - [`model_server`]: a loopback stand-in for the Anthropic Messages API,
 //!   so the real CLI runs offline.
@@ -11,6 +13,7 @@
 //!   (pinned in `tests/peer`), run per adapter (`tests/real_cli.rs`).
 
 pub mod conformance;
+pub mod handlers;
 pub mod model_server;
 pub mod process;
 pub mod real_cli;

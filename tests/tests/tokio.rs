@@ -7,16 +7,11 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use claude_proto::ControlSuccess;
-use claude_proto::dispatch::ToolOutput;
 use claude_proto::model::control::ControlRequest;
-use claude_proto::model::hooks::{HookEvent, HookOutput};
 use claude_proto::model::initialize::InitializeResponse;
-use claude_proto::model::permission::PermissionResult;
 use claude_proto_process::{Error, ExitReport};
-use claude_proto_tests::conformance::{
-    Driver, DropFlag, Harness, HookBehaviour, Observed, Permission, Spec,
-};
-use claude_proto_tokio::{Claude, ClaudeBuilder, Event, HookOptions, McpServer};
+use claude_proto_tests::conformance::{Driver, Harness, Observed, Spec};
+use claude_proto_tokio::{Claude, ClaudeBuilder, Event};
 use tokio::runtime::Runtime;
 
 const FAKE: &str = env!("CARGO_BIN_EXE_fake-claude");
@@ -37,78 +32,10 @@ fn runtime() -> Runtime {
 }
 
 fn builder(spec: &Spec) -> ClaudeBuilder {
-    let mut builder = Claude::builder(spec.options())
+    let builder = Claude::builder(spec.options())
         .config(spec.config.clone())
         .shutdown_policy(spec.shutdown);
-    if let Some(permission) = spec.permission.clone() {
-        builder = builder.on_permission(move |_ask| {
-            let permission = permission.clone();
-            // Anything captured here lives as long as the handler's future:
-            // dropping that future drops the flag.
-            let flag = match &permission {
-                Permission::FirstWaitsForever(probe) => {
-                    let call = probe.calls.fetch_add(1, Ordering::SeqCst);
-                    (call == 0).then(|| DropFlag(probe.clone()))
-                }
-                _ => None,
-            };
-            async move {
-                match permission {
-                    Permission::Allow => Ok(PermissionResult::allow()),
-                    Permission::AllowWithInput(input) => {
-                        Ok(PermissionResult::allow().with_updated_input(input))
-                    }
-                    Permission::Deny(message) => Ok(PermissionResult::deny(message)),
-                    Permission::DenyAndInterrupt(message) => {
-                        Ok(PermissionResult::deny(message).with_interrupt(true))
-                    }
-                    Permission::Fail(message) => Err(message.into()),
-                    Permission::Panic => panic!("permission handler panicked on purpose"),
-                    Permission::FirstWaitsForever(_) => {
-                        if flag.is_some() {
-                            std::future::pending::<()>().await;
-                        }
-                        drop(flag);
-                        Ok(PermissionResult::allow())
-                    }
-                }
-            }
-        });
-    }
-    for hook in &spec.hooks {
-        let options = match hook.matcher {
-            Some(m) => HookOptions::matching(m),
-            None => HookOptions::default(),
-        };
-        let behaviour = hook.behaviour.clone();
-        builder = builder.hook(HookEvent::from(hook.event), options, move |_input, _id| {
-            let behaviour = behaviour.clone();
-            async move {
-                Ok(match behaviour {
-                    HookBehaviour::NoOpinion => HookOutput::default(),
-                    HookBehaviour::Deny(reason) => HookOutput::pre_tool_use_deny(reason),
-                    HookBehaviour::Context(text) => {
-                        HookOutput::additional_context(HookEvent::PostToolUse, text)
-                    }
-                    HookBehaviour::Panic => panic!("hook panicked on purpose"),
-                })
-            }
-        });
-    }
-    if spec.mcp_calc {
-        builder = builder.mcp_server(McpServer::new("calc", "1.0.0").tool(
-            "add",
-            "Adds a and b",
-            Spec::calc_schema(),
-            |args| async move {
-                Ok(match Spec::calc_add(&args) {
-                    Ok(sum) => ToolOutput::text(sum),
-                    Err(e) => ToolOutput::error(e),
-                })
-            },
-        ));
-    }
-    builder
+    claude_proto_tests::register_spec_handlers!(builder, spec)
 }
 
 impl Harness for Tokio {
@@ -172,12 +99,7 @@ impl Driver for TokioDriver {
 
     fn next_event(&mut self) -> Option<Observed> {
         let (rt, claude) = self.parts();
-        Some(match rt.block_on(claude.next_event())? {
-            Event::Message(m) => Observed::Message(m),
-            Event::ProtocolError(e) => Observed::ProtocolError(e.kind),
-            Event::HandlerFailed { subtype, .. } => Observed::HandlerFailed(subtype),
-            other => Observed::Other(format!("{other:?}")),
-        })
+        rt.block_on(claude.next_event()).map(Observed::from)
     }
 
     fn control(

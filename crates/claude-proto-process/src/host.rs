@@ -193,7 +193,7 @@ impl Job {
     /// Turns the handler's result (`Err` carries an error or panic message)
     /// into the answer for the CLI. A failure, or an outcome of the wrong
     /// kind, becomes the failure answer of
-    /// [`reply_for_failure`](claude_proto::dispatch::reply_for_failure).
+    /// [`reply_for_failure`].
     pub fn finish(self, result: Result<Outcome, String>) -> Completion {
         let Job {
             id,

@@ -11,19 +11,23 @@
 //! runtime glue.
 #![deny(missing_docs)]
 
+mod child;
 mod command;
 pub mod driver;
 mod error;
 mod event;
 pub mod handlers;
 pub mod host;
+pub mod session;
 mod settings;
 mod stderr;
 mod unwind;
 
+pub use child::SharedChild;
 pub use command::{SystemLookup, build_command, locate_cli, terminate};
 pub use error::{Error, ExitReport};
 pub use event::Event;
+pub use session::{SessionExit, Turn};
 pub use settings::{HookOptions, Settings};
 pub use stderr::{StderrCallback, StderrTail};
 pub use unwind::{CatchUnwind, panic_message};

@@ -1,18 +1,11 @@
 //! Configuring and starting a session.
 
-use std::future::Future;
-use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::sync::Arc;
 
-use claude_proto::Config;
-use claude_proto::model::hooks::{HookEvent, HookInput, HookOutput};
-use claude_proto::model::incoming::CanUseTool;
-use claude_proto::model::initialize::InitializeRequest;
-use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
-use claude_proto_process::handlers::{AsyncHandlers, HandlerError, McpServer};
+use claude_proto_process::handlers::AsyncHandlers;
 use claude_proto_process::host::InitState;
-use claude_proto_process::{Error, HookOptions, Settings, ShutdownPolicy, build_command};
+use claude_proto_process::{Error, SessionExit, Settings, build_command};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, Semaphore, mpsc, watch};
 
@@ -36,99 +29,7 @@ impl ClaudeBuilder {
         }
     }
 
-    /// Protocol limits: line length, request timeout, pending requests.
-    pub fn config(mut self, config: Config) -> Self {
-        self.settings.config = config;
-        self
-    }
-
-    /// The `initialize` request's own fields: system prompt, agents, title,
-    /// and so on. Hooks and in-process MCP servers registered on this
-    /// builder are added to it.
-    pub fn initialize_request(mut self, request: InitializeRequest) -> Self {
-        self.settings.initialize = request;
-        self
-    }
-
-    /// How long to wait for the answer to `initialize` (default: the
-    /// config's request timeout).
-    pub fn initialize_timeout(mut self, timeout: Duration) -> Self {
-        self.settings.init_timeout = Some(timeout);
-        self
-    }
-
-    /// Answers the CLI's permission prompts (`can_use_tool`).
-    ///
-    /// Registering it makes the CLI ask (`--permission-prompt-tool stdio`).
-    /// The request's `tool_use_id` is echoed for you. If the handler fails
-    /// or panics, the tool is denied.
-    pub fn on_permission<F, Fut>(mut self, handler: F) -> Self
-    where
-        F: Fn(CanUseTool) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<PermissionResult, HandlerError>> + Send + 'static,
-    {
-        self.settings.handlers.set_permission(handler);
-        self.settings.options.permission_prompt_stdio = true;
-        self
-    }
-
-    /// Registers a hook for `event`, called with the hook's input and the
-    /// tool use id when there is one. Return `HookOutput::default()` for
-    /// "no opinion". If it fails or panics, the CLI applies the matcher's
-    /// `on_failure` (by default it continues).
-    pub fn hook<F, Fut>(mut self, event: HookEvent, options: HookOptions, handler: F) -> Self
-    where
-        F: Fn(HookInput, Option<String>) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<HookOutput, HandlerError>> + Send + 'static,
-    {
-        self.settings.handlers.add_hook(
-            event,
-            options.matcher,
-            options.timeout_secs,
-            options.on_failure,
-            handler,
-        );
-        self
-    }
-
-    /// Hosts an in-process MCP server whose tools the model can call.
-    pub fn mcp_server(mut self, server: McpServer) -> Self {
-        self.settings.handlers.add_mcp_server(server);
-        self
-    }
-
-    /// How [`Claude::close`] and dropping the handle end the process.
-    pub fn shutdown_policy(mut self, policy: ShutdownPolicy) -> Self {
-        self.settings.shutdown = policy;
-        self
-    }
-
-    /// How many events may wait for you to read them (default 256). The
-    /// CLI's output is read no faster than that.
-    pub fn event_capacity(mut self, capacity: usize) -> Self {
-        self.settings.event_capacity = capacity.max(1);
-        self
-    }
-
-    /// How many handlers may run at once (default 16); further requests
-    /// wait their turn.
-    pub fn max_concurrent_handlers(mut self, limit: usize) -> Self {
-        self.settings.max_concurrent_handlers = limit.max(1);
-        self
-    }
-
-    /// Called with each line the CLI writes to stderr. stderr is always
-    /// drained, and its last bytes kept for error reports, callback or not.
-    pub fn on_stderr(mut self, callback: impl Fn(&str) + Send + Sync + 'static) -> Self {
-        self.settings.stderr_callback = Some(Arc::new(callback));
-        self
-    }
-
-    /// How many bytes of stderr to keep for error reports (default 8 KiB).
-    pub fn stderr_tail(mut self, bytes: usize) -> Self {
-        self.settings.stderr_tail = bytes;
-        self
-    }
+    claude_proto_process::async_builder_methods!();
 
     /// Locates and starts the CLI, sends `initialize`, and returns at once
     /// (use [`Claude::initialization`] to wait for the answer). Must be
@@ -198,7 +99,7 @@ impl ClaudeBuilder {
         let (event_tx, event_rx) = mpsc::channel(event_capacity);
         let (init_tx, init_rx) = watch::channel(InitState::Pending);
         let shared = Arc::new(Shared {
-            exit: OnceLock::new(),
+            exit: SessionExit::default(),
             close: Notify::new(),
         });
         let driver = Driver {

@@ -6,17 +6,11 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use claude_proto::ControlSuccess;
-use claude_proto::model::control::{
-    ContextUsage, ControlRequest, InterruptResponse, McpStatusResponse, RewindFilesResult,
-};
+use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
-use claude_proto::model::permission::PermissionMode;
-use claude_proto::model::result::ResultMessage;
-use claude_proto::model::stdout::StdoutMessage;
 use claude_proto::model::user::UserMessage;
 use claude_proto::options::Options;
-use claude_proto_process::{Error, ExitReport};
-use serde::de::DeserializeOwned;
+use claude_proto_process::{Error, ExitReport, SessionExit};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
@@ -73,23 +67,6 @@ impl futures_core::Stream for Events {
     }
 }
 
-/// One turn, from the prompt to its `result`.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct Turn {
-    /// Every message of the turn in order, the result included.
-    pub messages: Vec<StdoutMessage>,
-    /// The turn's result: outcome, text, cost and usage.
-    pub result: ResultMessage,
-}
-
-impl Turn {
-    /// The result text (`None` for error results without one).
-    pub fn text(&self) -> Option<&str> {
-        self.result.result.as_deref()
-    }
-}
-
 impl Claude {
     /// A builder for a session with these options.
     pub fn builder(options: Options) -> ClaudeBuilder {
@@ -114,7 +91,7 @@ impl Claude {
         let state = init
             .wait_for(|s| !matches!(s, InitState::Pending))
             .await
-            .map_err(|_| self.shared.ended_error())?;
+            .map_err(|_| self.shared.exit.ended_error())?;
         state.outcome().unwrap_or(Err(Error::Closed))
     }
 
@@ -127,12 +104,7 @@ impl Claude {
             done,
         })
         .await?;
-        rx.await.map_err(|_| self.shared.ended_error())?
-    }
-
-    /// Sends a text prompt.
-    pub async fn send_text(&self, text: impl Into<String>) -> Result<(), Error> {
-        self.send(UserMessage::text(text)).await
+        rx.await.map_err(|_| self.shared.exit.ended_error())?
     }
 
     /// The next event, or `None` once the session has ended.
@@ -143,36 +115,6 @@ impl Claude {
     /// The event stream.
     pub fn events(&mut self) -> &mut Events {
         &mut self.events
-    }
-
-    /// Sends `prompt` and collects the turn up to its `result`.
-    pub async fn query(&mut self, prompt: impl Into<String>) -> Result<Turn, Error> {
-        self.send_text(prompt).await?;
-        self.receive_turn().await
-    }
-
-    /// Collects messages up to and including the next `result`.
-    ///
-    /// Protocol errors and handler failures on the way are skipped (they are
-    /// not part of the conversation); if the CLI exits first, the error
-    /// carries its exit status and stderr.
-    pub async fn receive_turn(&mut self) -> Result<Turn, Error> {
-        let mut messages = Vec::new();
-        while let Some(event) = self.events.next().await {
-            let Event::Message(message) = event else {
-                continue;
-            };
-            if message.is_result() {
-                let result: ResultMessage = message.deserialize()?;
-                messages.push(StdoutMessage::Result(result.clone()));
-                return Ok(Turn { messages, result });
-            }
-            messages.push(message.parse()?);
-        }
-        Err(match self.shared.exit.get() {
-            Some(Some(report)) => Error::Exited(report.clone()),
-            _ => Error::NoResult,
-        })
     }
 
     /// Sends any control request and waits for its answer (or its timeout:
@@ -189,69 +131,10 @@ impl Claude {
             done,
         })
         .await?;
-        rx.await.map_err(|_| self.shared.ended_error())?
+        rx.await.map_err(|_| self.shared.exit.ended_error())?
     }
 
-    async fn control_typed<T: DeserializeOwned>(
-        &self,
-        request: ControlRequest,
-    ) -> Result<T, Error> {
-        Ok(self.control(request, None).await?.decode()?)
-    }
-
-    /// Interrupts the current turn; it ends with an error `result`.
-    pub async fn interrupt(&self) -> Result<InterruptResponse, Error> {
-        self.control_typed(ControlRequest::interrupt()).await
-    }
-
-    /// Switches the model (`None`: back to the default).
-    pub async fn set_model(&self, model: Option<&str>) -> Result<(), Error> {
-        self.control(ControlRequest::set_model(model), None).await?;
-        Ok(())
-    }
-
-    /// Switches the permission mode.
-    pub async fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), Error> {
-        self.control(ControlRequest::set_permission_mode(mode), None)
-            .await?;
-        Ok(())
-    }
-
-    /// Sets the thinking budget (`None`: the default).
-    pub async fn set_max_thinking_tokens(&self, tokens: Option<u64>) -> Result<(), Error> {
-        self.control(ControlRequest::set_max_thinking_tokens(tokens), None)
-            .await?;
-        Ok(())
-    }
-
-    /// The status of every MCP server.
-    pub async fn mcp_status(&self) -> Result<McpStatusResponse, Error> {
-        self.control_typed(ControlRequest::mcp_status()).await
-    }
-
-    /// How the context window is used.
-    pub async fn get_context_usage(&self) -> Result<ContextUsage, Error> {
-        self.control_typed(ControlRequest::get_context_usage())
-            .await
-    }
-
-    /// Rewinds files changed since the given user message (needs file
-    /// checkpointing enabled in the options).
-    pub async fn rewind_files(
-        &self,
-        user_message_id: &str,
-        dry_run: bool,
-    ) -> Result<RewindFilesResult, Error> {
-        self.control_typed(ControlRequest::rewind_files(user_message_id, dry_run))
-            .await
-    }
-
-    /// Stops a background task.
-    pub async fn stop_task(&self, task_id: &str) -> Result<(), Error> {
-        self.control(ControlRequest::stop_task(task_id), None)
-            .await?;
-        Ok(())
-    }
+    claude_proto_process::async_session_methods!();
 
     /// Closes the CLI's stdin once everything sent is written: the CLI
     /// finishes its turn and exits, and the event stream then ends. Requests
@@ -279,14 +162,18 @@ impl Claude {
                 )))
             })?;
         }
-        Ok(self.shared.exit.get().cloned().flatten())
+        Ok(self.shared.exit.report())
+    }
+
+    fn session_exit(&self) -> &SessionExit {
+        &self.shared.exit
     }
 
     async fn command(&self, command: Command) -> Result<(), Error> {
         self.commands
             .send(command)
             .await
-            .map_err(|_| self.shared.ended_error())
+            .map_err(|_| self.shared.exit.ended_error())
     }
 }
 

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::process::ExitStatus;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use claude_proto::model::control::ControlRequest;
@@ -21,7 +21,7 @@ use claude_proto::{ControlSuccess, IncomingId};
 use claude_proto_process::driver::{DriverCore, Interest, Output, ProcessAction, READ_CHUNK};
 use claude_proto_process::handlers::AsyncHandlers;
 use claude_proto_process::host::{Action, Completion, InitState};
-use claude_proto_process::{Error, Event, ExitReport, terminate};
+use claude_proto_process::{Error, Event, SessionExit, terminate};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::process::Child;
 use tokio::sync::{Notify, Semaphore, mpsc, oneshot, watch};
@@ -53,19 +53,9 @@ pub(crate) enum Command {
 #[derive(Debug)]
 pub(crate) struct Shared {
     /// Set once, when the process has exited (or the transport ended).
-    pub(crate) exit: OnceLock<Option<ExitReport>>,
+    pub(crate) exit: SessionExit,
     /// Asks the driver to close (by `close()` or by dropping the handle).
     pub(crate) close: Notify,
-}
-
-impl Shared {
-    /// The error for an operation on a session that has ended.
-    pub(crate) fn ended_error(&self) -> Error {
-        match self.exit.get() {
-            Some(Some(report)) => Error::Exited(report.clone()),
-            _ => Error::Closed,
-        }
-    }
 }
 
 pub(crate) struct Driver {
@@ -298,7 +288,7 @@ impl Driver {
     /// remaining events, and record the exit.
     async fn finish(mut self) {
         let report = self.core.finish();
-        let _ = self.shared.exit.set(report);
+        self.shared.exit.set(report);
         while let Some(action) = self.core.poll_action() {
             match action {
                 Action::Resolve(waiter, result) => {

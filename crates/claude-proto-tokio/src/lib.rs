@@ -66,10 +66,10 @@ pub use builder::ClaudeBuilder;
 pub use claude_proto_process::Event;
 pub use claude_proto_process::HookOptions;
 pub use claude_proto_process::handlers::{BoxFuture, HandlerError, McpServer};
-pub use client::{Claude, Events, Turn};
+pub use client::{Claude, Events};
 
 pub use claude_proto;
 pub use claude_proto::dispatch::ToolOutput;
 pub use claude_proto::options::Options;
 pub use claude_proto::{Config, Message};
-pub use claude_proto_process::{Error, ExitReport, ShutdownPolicy};
+pub use claude_proto_process::{Error, ExitReport, ShutdownPolicy, Turn};

@@ -161,6 +161,19 @@ pub enum Observed {
     Other(String),
 }
 
+impl From<claude_proto_process::Event> for Observed {
+    fn from(event: claude_proto_process::Event) -> Self {
+        match event {
+            claude_proto_process::Event::Message(m) => Observed::Message(m),
+            claude_proto_process::Event::ProtocolError(e) => Observed::ProtocolError(e.kind),
+            claude_proto_process::Event::HandlerFailed { subtype, .. } => {
+                Observed::HandlerFailed(subtype)
+            }
+            other => Observed::Other(format!("{other:?}")),
+        }
+    }
+}
+
 /// One running session of the adapter under test, driven synchronously.
 pub trait Driver: Send {
     /// The child's pid.

@@ -1,0 +1,123 @@
+//! The handlers a conformance [`Spec`] asks for,
+//! as async functions any async adapter registers as they are (they are
+//! written against `claude-proto-process`'s handler types, which the
+//! adapters share).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use claude_proto::dispatch::ToolOutput;
+use claude_proto::model::hooks::{HookEvent, HookInput, HookOutput};
+use claude_proto::model::incoming::CanUseTool;
+use claude_proto::model::permission::PermissionResult;
+use claude_proto_process::HookOptions;
+use claude_proto_process::handlers::{BoxFuture, HandlerError, McpServer};
+
+use crate::conformance::{DropFlag, Hook, HookBehaviour, Permission, Spec};
+
+/// A permission handler's type.
+pub type PermissionFn =
+    Arc<dyn Fn(CanUseTool) -> BoxFuture<Result<PermissionResult, HandlerError>> + Send + Sync>;
+/// A hook's type.
+pub type HookFn = Arc<
+    dyn Fn(HookInput, Option<String>) -> BoxFuture<Result<HookOutput, HandlerError>> + Send + Sync,
+>;
+
+/// The permission handler answering as `permission` says.
+pub fn permission(permission: Permission) -> PermissionFn {
+    Arc::new(move |_ask| {
+        let permission = permission.clone();
+        // Anything captured here lives as long as the handler's future:
+        // dropping that future drops the flag.
+        let flag = match &permission {
+            Permission::FirstWaitsForever(probe) => {
+                let call = probe.calls.fetch_add(1, Ordering::SeqCst);
+                (call == 0).then(|| DropFlag(probe.clone()))
+            }
+            _ => None,
+        };
+        Box::pin(async move {
+            match permission {
+                Permission::Allow => Ok(PermissionResult::allow()),
+                Permission::AllowWithInput(input) => {
+                    Ok(PermissionResult::allow().with_updated_input(input))
+                }
+                Permission::Deny(message) => Ok(PermissionResult::deny(message)),
+                Permission::DenyAndInterrupt(message) => {
+                    Ok(PermissionResult::deny(message).with_interrupt(true))
+                }
+                Permission::Fail(message) => Err(message.into()),
+                Permission::Panic => panic!("permission handler panicked on purpose"),
+                Permission::FirstWaitsForever(_) => {
+                    if flag.is_some() {
+                        std::future::pending::<()>().await;
+                    }
+                    drop(flag);
+                    Ok(PermissionResult::allow())
+                }
+            }
+        })
+    })
+}
+
+/// The registration of `hook`: its event, options and function.
+pub fn hook(hook: &Hook) -> (HookEvent, HookOptions, HookFn) {
+    let options = match hook.matcher {
+        Some(m) => HookOptions::matching(m),
+        None => HookOptions::default(),
+    };
+    let behaviour = hook.behaviour.clone();
+    let run: HookFn = Arc::new(move |_input, _id| {
+        let behaviour = behaviour.clone();
+        Box::pin(async move {
+            Ok(match behaviour {
+                HookBehaviour::NoOpinion => HookOutput::default(),
+                HookBehaviour::Deny(reason) => HookOutput::pre_tool_use_deny(reason),
+                HookBehaviour::Context(text) => {
+                    HookOutput::additional_context(HookEvent::PostToolUse, text)
+                }
+                HookBehaviour::Panic => panic!("hook panicked on purpose"),
+            })
+        })
+    });
+    (HookEvent::from(hook.event), options, run)
+}
+
+/// The `calc` MCP server with its `add` tool.
+pub fn calc_server() -> McpServer {
+    McpServer::new("calc", "1.0.0").tool(
+        "add",
+        "Adds a and b",
+        Spec::calc_schema(),
+        |args| async move {
+            Ok(match Spec::calc_add(&args) {
+                Ok(sum) => ToolOutput::text(sum),
+                Err(e) => ToolOutput::error(e),
+            })
+        },
+    )
+}
+
+/// Registers everything `spec` asks for on an async adapter's builder.
+///
+/// `$builder` is the adapter's `ClaudeBuilder` (its methods are the same
+/// in every async adapter); evaluates to the builder.
+#[macro_export]
+macro_rules! register_spec_handlers {
+    ($builder:expr, $spec:expr) => {{
+        let spec: &$crate::conformance::Spec = $spec;
+        let mut builder = $builder;
+        if let Some(permission) = spec.permission.clone() {
+            let run = $crate::handlers::permission(permission);
+            builder = builder.on_permission(move |ask| run(ask));
+        }
+        for hook in &spec.hooks {
+            let (event, options, run) = $crate::handlers::hook(hook);
+            builder = builder.hook(event, options, move |input, id| run(input, id));
+        }
+        if spec.mcp_calc {
+            builder = builder.mcp_server($crate::handlers::calc_server());
+        }
+        builder
+    }};
+}
