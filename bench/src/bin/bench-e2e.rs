@@ -9,8 +9,10 @@
 //! - `floor`: `std::process`, one `initialize` line written by hand, then
 //!   read the pipe in 64 KiB chunks and count newlines: no adapter can beat
 //!   it;
-//! - `blocking`, `async-std`, `smol`: hooks for the adapters still to come
-//!   (see [`run`]); they report `unavailable` until then.
+//! - `async-std`, `smol`: `claude_proto_async_std` the same way, its tasks
+//!   spawned on that runtime;
+//! - `blocking`: `claude_proto_blocking::Claude::builder(..).spawn()`, then
+//!   `next_event` until the stream ends, on the main thread;
 //!
 //! Prints one line of `key=value` pairs for `compare.sh`:
 //! `adapter messages bytes secs msgs_per_s mb_per_s peak_rss`.
@@ -70,8 +72,19 @@ fn run(adapter: &str, cli: &Path, env: &[(&str, String)]) -> Option<Outcome> {
     match adapter {
         "tokio" => Some(tokio_adapter(cli, env)),
         "floor" => Some(floor(cli, env)),
-        // "blocking" => claude_proto_blocking::Claude::builder(options(cli, env)).spawn() ...
-        // "async-std" | "smol" => the same loop on that runtime.
+        "blocking" => Some(blocking_adapter(cli, env)),
+        "async-std" => Some(async_std_adapter(
+            cli,
+            env,
+            claude_proto_async_std::Runtime::async_std(),
+            async_std::task::block_on,
+        )),
+        "smol" => Some(async_std_adapter(
+            cli,
+            env,
+            claude_proto_async_std::Runtime::smol(),
+            smol::block_on,
+        )),
         _ => None,
     }
 }
@@ -102,6 +115,49 @@ fn tokio_adapter(cli: &Path, env: &[(&str, String)]) -> Outcome {
         }
         Outcome { messages }
     })
+}
+
+fn blocking_adapter(cli: &Path, env: &[(&str, String)]) -> Outcome {
+    use claude_proto_blocking::{Claude, Event};
+    let mut claude = Claude::builder(options(cli, env))
+        .spawn()
+        .expect("bench-cli starts");
+    let mut messages = 0;
+    while let Some(event) = claude.next_event() {
+        if let Event::Message(_) = event {
+            messages += 1;
+        }
+    }
+    Outcome { messages }
+}
+
+/// `claude_proto_async_std` on `runtime`, the test thread waiting with
+/// `block_on`.
+fn async_std_adapter(
+    cli: &Path,
+    env: &[(&str, String)],
+    runtime: claude_proto_async_std::Runtime,
+    block_on: fn(std::pin::Pin<Box<dyn std::future::Future<Output = Outcome>>>) -> Outcome,
+) -> Outcome {
+    use claude_proto_async_std::{Claude, Event};
+    let options = env.iter().fold(
+        claude_proto_async_std::Options::new().cli_path(cli),
+        |options, (name, value)| options.env(name, value),
+    );
+    block_on(Box::pin(async move {
+        let mut claude = Claude::builder(options)
+            .runtime(runtime)
+            .spawn()
+            .await
+            .expect("bench-cli starts");
+        let mut messages = 0;
+        while let Some(event) = claude.next_event().await {
+            if let Event::Message(_) = event {
+                messages += 1;
+            }
+        }
+        Outcome { messages }
+    }))
 }
 
 fn floor(cli: &Path, env: &[(&str, String)]) -> Outcome {

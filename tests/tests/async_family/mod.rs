@@ -1,0 +1,118 @@
+//! The conformance harness of `claude-proto-async-std`, shared by its two
+//! runtimes: `async_std.rs` and `smol.rs` differ only in their [`Exec`].
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::time::Duration;
+
+use claude_proto::ControlSuccess;
+use claude_proto::model::control::ControlRequest;
+use claude_proto::model::initialize::InitializeResponse;
+use claude_proto_async_std::{Claude, ClaudeBuilder, Runtime};
+use claude_proto_process::{Error, ExitReport};
+use claude_proto_tests::conformance::{Driver, Harness, Observed, Spec};
+
+/// One runtime: where sessions spawn their tasks, and how a test thread
+/// waits on a future.
+pub(crate) trait Exec: 'static {
+    const NAME: &'static str;
+    fn runtime() -> Runtime;
+    fn block_on<T>(future: impl Future<Output = T>) -> T;
+    /// Runs `future` as a task of its own; the returned future is its result.
+    fn spawn<T: Send + 'static>(
+        future: impl Future<Output = T> + Send + 'static,
+    ) -> impl Future<Output = T>;
+}
+
+pub(crate) struct Family<E>(PhantomData<E>);
+
+pub(crate) fn builder<E: Exec>(spec: &Spec) -> ClaudeBuilder {
+    let builder = Claude::builder(spec.options())
+        .runtime(E::runtime())
+        .config(spec.config.clone())
+        .shutdown_policy(spec.shutdown);
+    claude_proto_tests::register_spec_handlers!(builder, spec)
+}
+
+impl<E: Exec> Harness for Family<E> {
+    const NAME: &'static str = E::NAME;
+
+    fn start(spec: Spec) -> Result<Box<dyn Driver>, Error> {
+        let claude = E::block_on(builder::<E>(&spec).spawn())?;
+        Ok(Box::new(Session::<E> {
+            claude: Some(claude),
+            exec: PhantomData,
+        }))
+    }
+
+    fn run_concurrently(specs: Vec<Spec>) -> Vec<Result<String, Error>> {
+        E::block_on(async {
+            let tasks: Vec<_> = specs
+                .into_iter()
+                .enumerate()
+                .map(|(i, spec)| {
+                    E::spawn(async move {
+                        let mut claude = builder::<E>(&spec).spawn().await?;
+                        let turn = claude.query(format!("hello {i}")).await?;
+                        claude.close().await?;
+                        Ok(turn.text().unwrap_or_default().to_owned())
+                    })
+                })
+                .collect();
+            let mut results = Vec::new();
+            for task in tasks {
+                results.push(task.await);
+            }
+            results
+        })
+    }
+}
+
+pub(crate) struct Session<E> {
+    claude: Option<Claude>,
+    exec: PhantomData<fn() -> E>,
+}
+
+impl<E: Exec> Session<E> {
+    fn claude(&mut self) -> &mut Claude {
+        self.claude.as_mut().expect("open")
+    }
+}
+
+impl<E: Exec> Driver for Session<E> {
+    fn pid(&self) -> Option<u32> {
+        self.claude.as_ref().and_then(Claude::pid)
+    }
+
+    fn initialization(&mut self) -> Result<InitializeResponse, Error> {
+        E::block_on(self.claude().initialization()).map(|r| (*r).clone())
+    }
+
+    fn send_text(&mut self, text: &str) -> Result<(), Error> {
+        E::block_on(self.claude().send_text(text))
+    }
+
+    fn next_event(&mut self) -> Option<Observed> {
+        E::block_on(self.claude().next_event()).map(Observed::from)
+    }
+
+    fn control(
+        &mut self,
+        request: ControlRequest,
+        timeout: Option<Duration>,
+    ) -> Result<ControlSuccess, Error> {
+        E::block_on(self.claude().control(request, timeout))
+    }
+
+    fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {
+        let claude = self.claude.take().expect("open");
+        E::block_on(claude.close())
+    }
+
+    fn abandon(mut self: Box<Self>) {
+        // Drop the handle: the driver goes on on the runtime's global
+        // executor (which lives as long as the program) and closes the
+        // child in the background.
+        drop(self.claude.take());
+    }
+}

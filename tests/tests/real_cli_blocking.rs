@@ -1,0 +1,239 @@
+//! The real Claude Code CLI, driven through the blocking adapter, against
+//! the loopback Messages API stand-in (see `claude_proto_tests::real_cli`
+//! and `real_cli.rs` for how to install the CLI).
+#![allow(clippy::unwrap_used)] // test helpers fail loudly by design
+
+use std::io::{self, Read, Write};
+use std::process::{Child, ChildStdin, ChildStdout};
+use std::sync::atomic::Ordering;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use claude_proto::ControlSuccess;
+use claude_proto::dispatch::ToolOutput;
+use claude_proto::model::control::ControlRequest;
+use claude_proto::model::hooks::{HookEvent, HookOutput};
+use claude_proto::model::initialize::InitializeResponse;
+use claude_proto::model::permission::PermissionResult;
+use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, Event, HookOptions, McpServer};
+use claude_proto_process::{Error, ExitReport, build_command};
+use claude_proto_tests::conformance::{Driver, DropFlag, HookBehaviour, Observed, Spec};
+use claude_proto_tests::real_cli::{PermissionRule, RealHarness, RealSpec, Transcript, WAIT};
+
+struct Blocking;
+
+/// The CLI's stdout, copied into the transcript as it is read.
+struct TeeRead {
+    inner: ChildStdout,
+    transcript: Transcript,
+}
+
+impl Read for TeeRead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.transcript.cli_wrote(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// The CLI's stdin, copied into the transcript as it is written.
+struct TeeWrite {
+    inner: ChildStdin,
+    transcript: Transcript,
+}
+
+impl Write for TeeWrite {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.transcript.host_wrote(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+struct Teed {
+    child: Child,
+    stderr: JoinHandle<String>,
+}
+
+struct BlockingDriver {
+    claude: Option<Claude>,
+    teed: Option<Teed>,
+}
+
+fn builder(spec: &RealSpec) -> ClaudeBuilder {
+    let mut builder = Claude::builder(spec.options.clone());
+    if let Some(rule) = spec.permission.clone() {
+        let calls = spec.calls.clone();
+        builder = builder.on_permission(move |ask| {
+            calls.record("can_use_tool", serde_json::to_value(&ask).unwrap());
+            match &rule {
+                PermissionRule::Allow => Ok(PermissionResult::allow()),
+                PermissionRule::AllowWithInput(input) => {
+                    Ok(PermissionResult::allow().with_updated_input(input.clone()))
+                }
+                PermissionRule::Deny(message) => Ok(PermissionResult::deny(message)),
+                // Never answers: blocks until the CLI withdraws the prompt;
+                // the flag goes with the cancellation, and the answer
+                // returned then must be dropped.
+                PermissionRule::Pending(probe) => {
+                    probe.calls.fetch_add(1, Ordering::SeqCst);
+                    let flag = DropFlag(probe.clone());
+                    let token = CancelToken::current().unwrap();
+                    token.on_cancel(move || drop(flag));
+                    token.wait();
+                    Ok(PermissionResult::deny("unreachable"))
+                }
+            }
+        });
+    }
+    for hook in &spec.hooks {
+        let options = match hook.matcher {
+            Some(m) => HookOptions::matching(m),
+            None => HookOptions::default(),
+        };
+        let behaviour = hook.behaviour.clone();
+        let calls = spec.calls.clone();
+        let event = hook.event;
+        builder = builder.hook(HookEvent::from(event), options, move |input, _id| {
+            calls.record(event, serde_json::to_value(&input).unwrap());
+            Ok(match &behaviour {
+                HookBehaviour::NoOpinion => HookOutput::default(),
+                HookBehaviour::Deny(reason) => HookOutput::pre_tool_use_deny(reason.clone()),
+                HookBehaviour::Context(text) => {
+                    HookOutput::additional_context(HookEvent::from(event), text.clone())
+                }
+                HookBehaviour::Panic => panic!("hook panicked on purpose"),
+            })
+        });
+    }
+    if spec.mcp_calc {
+        let calls = spec.calls.clone();
+        builder = builder.mcp_server(McpServer::new("calc", "1.0.0").tool(
+            "add",
+            "Adds a and b",
+            Spec::calc_schema(),
+            move |args| {
+                calls.record("mcp:add", args.clone());
+                Ok(match Spec::calc_add(&args) {
+                    Ok(sum) => ToolOutput::text(sum),
+                    Err(e) => ToolOutput::error(e),
+                })
+            },
+        ));
+    }
+    builder
+}
+
+impl RealHarness for Blocking {
+    const NAME: &'static str = "blocking";
+
+    fn start(spec: RealSpec) -> Result<Box<dyn Driver>, Error> {
+        let builder = builder(&spec);
+        let Some(transcript) = spec.transcript.clone() else {
+            return Ok(Box::new(BlockingDriver {
+                claude: Some(builder.spawn()?),
+                teed: None,
+            }));
+        };
+        let mut options = spec.options.clone();
+        if spec.permission.is_some() {
+            options = options.permission_prompt_stdio(true);
+        }
+        let (program, mut command) = build_command(&options)?;
+        let mut child = command
+            .spawn()
+            .map_err(|source| Error::Spawn { program, source })?;
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut stderr = child.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = stderr.read_to_end(&mut text);
+            String::from_utf8_lossy(&text).into_owned()
+        });
+        let claude = builder.connect(
+            TeeRead {
+                inner: stdout,
+                transcript: transcript.clone(),
+            },
+            TeeWrite {
+                inner: stdin,
+                transcript,
+            },
+        )?;
+        Ok(Box::new(BlockingDriver {
+            claude: Some(claude),
+            teed: Some(Teed { child, stderr }),
+        }))
+    }
+}
+
+impl BlockingDriver {
+    fn claude(&mut self) -> &mut Claude {
+        self.claude.as_mut().unwrap()
+    }
+}
+
+impl Driver for BlockingDriver {
+    fn pid(&self) -> Option<u32> {
+        match &self.teed {
+            Some(teed) => Some(teed.child.id()),
+            None => self.claude.as_ref().and_then(Claude::pid),
+        }
+    }
+
+    fn initialization(&mut self) -> Result<InitializeResponse, Error> {
+        self.claude().initialization().map(|r| (*r).clone())
+    }
+
+    fn send_text(&mut self, text: &str) -> Result<(), Error> {
+        self.claude().send_text(text)
+    }
+
+    fn next_event(&mut self) -> Option<Observed> {
+        let event = self
+            .claude()
+            .next_event_timeout(WAIT)
+            .unwrap_or_else(|_| panic!("no event from the real CLI within {WAIT:?}"))?;
+        Some(match event {
+            Event::Message(m) => Observed::Message(m),
+            Event::ProtocolError(e) => Observed::ProtocolError(e.kind),
+            Event::HandlerFailed { subtype, .. } => Observed::HandlerFailed(subtype),
+            other => Observed::Other(format!("{other:?}")),
+        })
+    }
+
+    fn control(
+        &mut self,
+        request: ControlRequest,
+        timeout: Option<Duration>,
+    ) -> Result<ControlSuccess, Error> {
+        self.claude().control(request, timeout)
+    }
+
+    fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {
+        let report = self.claude.take().unwrap().close()?;
+        let Some(mut teed) = self.teed.take() else {
+            return Ok(report);
+        };
+        // The adapter closed the CLI's stdin; it exits by itself (the
+        // suite's WAIT bounds the whole test, not this wait).
+        let status = teed.child.wait()?;
+        let stderr = teed.stderr.join().unwrap_or_default();
+        Ok(Some(ExitReport::new(status, stderr)))
+    }
+
+    fn abandon(mut self: Box<Self>) {
+        drop(self.claude.take());
+        if let Some(mut teed) = self.teed.take() {
+            let _ = teed.child.kill();
+            let _ = teed.child.wait();
+        }
+    }
+}
+
+claude_proto_tests::real_cli_suite!(Blocking);

@@ -1,0 +1,70 @@
+//! The conformance suite on `claude-proto-async-std` running on smol, plus
+//! what an executor of one's own can show: dropping it leaves no process.
+#![allow(clippy::unwrap_used)] // test helpers fail loudly by design
+
+mod async_family;
+
+use std::future::Future;
+
+use async_family::{Exec, Family};
+use claude_proto_async_std::Runtime;
+
+const FAKE: &str = env!("CARGO_BIN_EXE_fake-claude");
+
+struct Smol;
+
+impl Exec for Smol {
+    const NAME: &'static str = "smol";
+
+    fn runtime() -> Runtime {
+        Runtime::smol()
+    }
+
+    fn block_on<T>(future: impl Future<Output = T>) -> T {
+        smol::block_on(future)
+    }
+
+    fn spawn<T: Send + 'static>(
+        future: impl Future<Output = T> + Send + 'static,
+    ) -> impl Future<Output = T> {
+        smol::spawn(future)
+    }
+}
+
+claude_proto_tests::conformance_suite!(Family<Smol>, FAKE);
+
+/// A session on an executor of one's own (`Runtime::custom`): dropping the
+/// executor drops the session's tasks, and with the driver the child
+/// (`kill_on_drop`), so nothing outlives the executor. (On the global
+/// executors of async-std and smol, which live as long as the program,
+/// `drop_without_close` covers this.)
+#[test]
+fn dropping_the_executor_kills_the_child() {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use claude_proto_tests::conformance::Spec;
+
+    let executor = Arc::new(smol::Executor::new());
+    // Weak: the executor's own tasks must not keep it alive.
+    let weak = Arc::downgrade(&executor);
+    let runtime = Runtime::custom(move |task| {
+        if let Some(executor) = weak.upgrade() {
+            executor.spawn(task).detach();
+        }
+    });
+    let claude = smol::block_on(
+        async_family::builder::<Smol>(&Spec::new(FAKE.into(), "ignore_stdin"))
+            .runtime(runtime)
+            .spawn(),
+    )
+    .unwrap();
+    let pid = claude.pid().unwrap();
+    assert!(claude_proto_tests::process::is_running(pid));
+    drop(executor);
+    drop(claude);
+    assert!(
+        claude_proto_tests::process::wait_until_gone(pid, Duration::from_secs(20)),
+        "process {pid} survived its executor"
+    );
+}
