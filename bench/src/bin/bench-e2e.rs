@@ -79,7 +79,8 @@ fn run(adapter: &str, cli: &Path, env: &[(&str, String)]) -> Option<Outcome> {
             claude_proto_async_std::Runtime::async_std(),
             async_std::task::block_on,
         )),
-        "smol" => Some(async_std_adapter(
+        "smol" => Some(smol_local(cli, env)),
+        "smol-global" => Some(async_std_adapter(
             cli,
             env,
             claude_proto_async_std::Runtime::smol(),
@@ -145,6 +146,35 @@ fn async_std_adapter(
         |options, (name, value)| options.env(name, value),
     );
     block_on(Box::pin(async move {
+        let mut claude = Claude::builder(options)
+            .runtime(runtime)
+            .spawn()
+            .await
+            .expect("bench-cli starts");
+        let mut messages = 0;
+        while let Some(event) = claude.next_event().await {
+            if let Event::Message(_) = event {
+                messages += 1;
+            }
+        }
+        Outcome { messages }
+    }))
+}
+
+/// `claude_proto_async_std` on a smol `Executor` run by the measuring
+/// thread itself: the driver and the consumer share one thread, as with
+/// tokio's current-thread runtime above (smol's usual single-threaded
+/// setup). "smol-global" measures smol's global executor instead.
+fn smol_local(cli: &Path, env: &[(&str, String)]) -> Outcome {
+    use claude_proto_async_std::{Claude, Event};
+    let executor = std::sync::Arc::new(smol::Executor::new());
+    let spawner = executor.clone();
+    let runtime = claude_proto_async_std::Runtime::custom(move |task| spawner.spawn(task).detach());
+    let options = env.iter().fold(
+        claude_proto_async_std::Options::new().cli_path(cli),
+        |options, (name, value)| options.env(name, value),
+    );
+    smol::block_on(executor.run(async move {
         let mut claude = Claude::builder(options)
             .runtime(runtime)
             .spawn()

@@ -282,18 +282,24 @@ impl Driver {
         waits: &mut Waits,
     ) -> Poll<Wake> {
         if waits.delivering.is_none() && interest.deliver_events {
-            let Some(event) = self.core.pop_event() else {
-                return Poll::Pending;
-            };
-            log::event(&event);
-            match self.events.try_send(event) {
-                Ok(()) => return Poll::Ready(Wake::Delivered),
-                Err(TrySendError::Closed(_)) => return Poll::Ready(Wake::EventsClosed),
-                Err(TrySendError::Full(event)) => {
-                    let events = self.events.clone();
-                    waits.delivering =
-                        Some(Box::pin(async move { events.send(event).await.is_ok() }));
+            // Hand over as many as fit in one go: a consumer on another
+            // thread then wakes once per burst instead of once per event.
+            let mut delivered = false;
+            while let Some(event) = self.core.pop_event() {
+                log::event(&event);
+                match self.events.try_send(event) {
+                    Ok(()) => delivered = true,
+                    Err(TrySendError::Closed(_)) => return Poll::Ready(Wake::EventsClosed),
+                    Err(TrySendError::Full(event)) => {
+                        let events = self.events.clone();
+                        waits.delivering =
+                            Some(Box::pin(async move { events.send(event).await.is_ok() }));
+                        break;
+                    }
                 }
+            }
+            if delivered && waits.delivering.is_none() {
+                return Poll::Ready(Wake::Delivered);
             }
         }
         let Some(delivering) = waits.delivering.as_mut() else {

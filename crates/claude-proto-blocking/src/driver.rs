@@ -321,11 +321,33 @@ impl Driver {
     /// Hands the user the next event if there is room; `true` if it did
     /// something.
     fn deliver(&mut self, interest: Interest) -> bool {
-        if self.held.is_none() && interest.deliver_events {
-            self.held = self.core.pop_event();
+        if !interest.deliver_events && self.held.is_none() {
+            return false;
+        }
+        // Hand over as many as fit in one go (one loop turn per burst, not
+        // per event).
+        let mut delivered = false;
+        loop {
+            if self.held.is_none() {
+                self.held = self.core.pop_event();
+            }
+            let Some(event) = self.held.take() else {
+                return delivered;
+            };
+            match self.events.try_send(event) {
+                Ok(()) => delivered = true,
+                Err(TrySendError::Disconnected(_)) => {
+                    self.core.on_events_closed();
+                    return true;
+                }
+                Err(TrySendError::Full(event)) => {
+                    self.held = Some(event);
+                    break;
+                }
+            }
         }
         let Some(event) = self.held.take() else {
-            return false;
+            return delivered;
         };
         let event = match self.events.try_send(event) {
             Ok(()) => return true,
@@ -343,7 +365,7 @@ impl Driver {
             Ok(()) => true,
             Err(TrySendError::Full(event)) => {
                 self.held = Some(event);
-                false
+                delivered
             }
             Err(TrySendError::Disconnected(_)) => {
                 self.core.on_events_closed();
