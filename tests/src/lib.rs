@@ -17,3 +17,9 @@ pub mod handlers;
 pub mod model_server;
 pub mod process;
 pub mod real_cli;
+
+/// The code samples of the repository's README, compiled as doc tests so
+/// they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeSamples;
