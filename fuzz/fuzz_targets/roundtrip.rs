@@ -18,14 +18,6 @@
 //!   range (`1e400`) or a lone UTF-16 surrogate escape (`"\ud800"`) in a
 //!   part the typed decode skips; any other such line fails the target.
 //!
-//! - a key missing from the line may come back as `"key": null`: fields the
-//!   protocol marks as present-but-nullable are `Option<T>` with
-//!   `#[serde(default)]` and always written (the model's convention), so a
-//!   line that omits one (e.g. a `stream_event` without
-//!   `parent_tool_use_id`) gains it. Reported as a deviation from the crate's
-//!   "same JSON value" guarantee; fixing it means `Maybe<T>` fields, an API
-//!   change.
-//!
 //! Duplicate keys need no normalization: serde_json's `Value` keeps the
 //! last one, and so does the model's `extra` map; a duplicated modelled
 //! field fails the typed decode, which then falls back to its `Unknown`
@@ -49,8 +41,7 @@ fn close(x: f64, y: f64) -> bool {
     x == y || (x - y).abs() <= 4.0 * f64::EPSILON * x.abs().max(y.abs())
 }
 
-/// Equality of `a` (read) and `b` (written back), numbers compared by value;
-/// `b` may add keys whose value is `null` (see the crate docs).
+/// Equality of `a` (read) and `b` (written back), numbers compared by value.
 fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
@@ -71,7 +62,7 @@ fn json_eq(a: &Value, b: &Value) -> bool {
         (Value::Object(x), Value::Object(y)) => {
             x.iter()
                 .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
-                && y.iter().all(|(k, w)| x.contains_key(k) || w.is_null())
+                && y.keys().all(|k| x.contains_key(k))
         }
         _ => a == b,
     }

@@ -7,9 +7,10 @@
 //!   value gives the same JSON value (key order aside).
 //! - Optional fields are `Option<T>` with
 //!   `#[serde(default, skip_serializing_if = "Option::is_none")]`; fields the
-//!   protocol marks as present-but-nullable are `Option<T>` with
-//!   `#[serde(default)]` and always serialized; optional *and* nullable
-//!   fields are [`Maybe<T>`].
+//!   protocol marks as present-but-nullable are `Option<T>` read with
+//!   `common::nullable` (the key is required, so a line without it stays
+//!   whole in an `Unknown` variant) and always serialized; optional *and*
+//!   nullable fields are [`Maybe<T>`].
 //! - String enums are open (`string_enum!`): an unknown value is
 //!   kept in `Unknown(String)`.
 //! - Enums tagged by a field (`type`, `subtype`, `hookEventName`) use serde's
