@@ -25,9 +25,12 @@ use std::time::Duration;
 use claude_proto::model::incoming::CanUseTool;
 use claude_proto::model::permission::{PermissionMode, PermissionResult};
 use claude_proto::model::stdout::StdoutMessage;
-use claude_proto_examples::{has_credentials, repo_cli};
-use claude_proto_tests::model_server::{ApiRequest, ModelServer, Reply};
-use claude_proto_tokio::{Claude, Error, Event, HandlerError, Options};
+use claude_proto_examples::{
+    Reply, base_options, last_prompt, last_tool_result, last_user_message, offline_options,
+    start_error, want_offline,
+};
+use claude_proto_tests::model_server::ApiRequest;
+use claude_proto_tokio::{Claude, Event, HandlerError};
 use serde_json::json;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::{Mutex, mpsc};
@@ -79,49 +82,22 @@ async fn main() -> ExitCode {
 
 async fn run() -> Result<(), String> {
     let args = parse_args()?;
-    let offline = args.offline.unwrap_or_else(|| !has_credentials());
+    let offline = want_offline(args.offline);
 
-    let mut options = Options::default().include_partial_messages(true);
+    let mut options = base_options(args.cli.clone()).include_partial_messages(true);
     if let Some(model) = &args.model {
         options = options.model(model);
     }
-    if let Some(cli) = args.cli.clone().or_else(|| {
-        // Prefer CLAUDE_BIN and the usual places; the repository's own
-        // pinned install is the fallback for a fresh clone.
-        std::env::var_os("CLAUDE_BIN")
-            .is_none()
-            .then(repo_cli)
-            .flatten()
-    }) {
-        options = options.cli_path(cli);
-    }
 
     // Kept alive for the whole session.
-    let mut _offline_model = None;
-    let mut _offline_home = None;
+    let mut _offline = None;
     if offline {
-        let home = std::env::temp_dir().join(format!("claude-proto-chat-{}", std::process::id()));
-        std::fs::create_dir_all(&home)
-            .map_err(|e| format!("cannot create {}: {e}", home.display()))?;
-        let server = ModelServer::start_with_limit(offline_model, 100_000)
-            .map_err(|e| format!("cannot start the offline model: {e}"))?;
+        let (offline_options, guard) = offline_options("chat", options, offline_model)?;
         println!(
-            "── offline mode ─────────────────────────────────────────────────────\n\
-             No credentials found (or --offline): the real Claude Code CLI runs\n\
-             against a stand-in for the model on {}, with an empty\n\
-             temporary HOME. Answers are canned; tools and permissions are real.\n\
-             Try \"list the files\" or \"write a note\" (asks permission).\n\
-             ─────────────────────────────────────────────────────────────────────",
-            server.base_url()
+            "   Answers are canned; tools and permissions are real. Try \"list the files\" or \"write a note\" (asks permission)."
         );
-        options = options
-            .env("ANTHROPIC_BASE_URL", server.base_url())
-            .env("ANTHROPIC_API_KEY", "offline-stand-in")
-            .env("HOME", &home)
-            .env("DISABLE_TELEMETRY", "1")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
-        _offline_model = Some(server);
-        _offline_home = Some(TempDir(home));
+        options = offline_options;
+        _offline = Some(guard);
     }
 
     // One reader of stdin; the prompt loop and the permission prompts take
@@ -142,12 +118,7 @@ async fn run() -> Result<(), String> {
         .on_permission(move |ask| ask_permission(ask, ask_lines.clone()))
         .spawn()
         .await
-        .map_err(|e| match e {
-            Error::NotFound(_) => format!(
-                "{e}\n\nOr install the version this repository tests against:\n    npm ci --prefix tests/peer"
-            ),
-            other => other.to_string(),
-        })?;
+        .map_err(start_error)?;
 
     let init = claude
         .initialization()
@@ -311,32 +282,14 @@ async fn ask_permission(ask: CanUseTool, lines: Lines) -> Result<PermissionResul
 
 /// The offline stand-in's script: lists files when asked, else chats.
 fn offline_model(request: &ApiRequest) -> Reply {
-    // The CLI appends system messages (environment, reminders) after the
-    // user's: look at the last user message only.
-    let Some(last_user) = request
-        .messages()
-        .iter()
-        .rev()
-        .find(|m| m["role"] == "user")
-    else {
+    if last_user_message(request).is_none() {
         return Reply::text("(offline stand-in) I received no user message.");
-    };
-    let blocks = last_user["content"].as_array().cloned().unwrap_or_default();
-    if blocks.iter().any(|b| b["type"] == "tool_result") {
+    }
+    if last_tool_result(request).is_some() {
         return Reply::text("Done: that is what the tool returned. (offline stand-in)")
             .slowly(6, Duration::from_millis(40));
     }
-    // The user's words; system reminders come as text blocks starting
-    // with a tag.
-    let prompt = match &last_user["content"] {
-        serde_json::Value::String(s) => s.clone(),
-        _ => blocks
-            .iter()
-            .filter_map(|b| b["text"].as_str())
-            .filter(|text| !text.trim_start().starts_with('<'))
-            .collect::<Vec<_>>()
-            .join(" "),
-    };
+    let prompt = last_prompt(request);
     let lower = prompt.to_lowercase();
     if lower.contains("note") {
         Reply::tool_use(
@@ -358,14 +311,5 @@ fn offline_model(request: &ApiRequest) -> Reply {
             prompt.trim()
         ))
         .slowly(12, Duration::from_millis(40))
-    }
-}
-
-/// Removes the offline HOME at the end.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }

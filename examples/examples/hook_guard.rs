@@ -1,0 +1,222 @@
+//! `hook_guard`: a `PreToolUse` hook that blocks destructive shell commands.
+//!
+//! ```text
+//! cargo run --example hook_guard               # real service if you have credentials, else offline
+//! cargo run --example hook_guard -- --offline  # a loopback stand-in for the model
+//! ```
+//!
+//! Registers a hook for `PreToolUse` with the matcher `Bash`: the CLI calls
+//! it before every Bash command. A command on a short list of destructive
+//! patterns is denied with `HookOutput::pre_tool_use_deny(reason)` (the
+//! command does not run and the model gets the reason as the tool's error);
+//! any other command gets `HookOutput::default()`, "no opinion", and the
+//! usual permission rules decide. Two prompts show both outcomes: one asks
+//! for `rm -rf build`, one for `ls`. For each turn it prints the tool call
+//! and the tool result the model saw (from the `user` tool_result message).
+//!
+//! The CLI runs in a throwaway directory holding a `build/` directory, so
+//! you can see it survive. Offline, the stand-in asks for exactly those two
+//! commands and the example checks the outcome.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use claude_proto::model::hooks::{HookEvent, HookInput, HookOutput};
+use claude_proto::model::stdout::StdoutMessage;
+use claude_proto_examples::{
+    Reply, base_options, last_prompt, last_tool_result, offline_options, start_error, want_offline,
+};
+use claude_proto_tests::model_server::ApiRequest;
+use claude_proto_tokio::{Claude, HookOptions, Turn};
+use serde_json::json;
+
+/// Commands this demo refuses. A substring list is a demonstration, NOT a
+/// security boundary: `rm -r -f`, `find -delete`, a script file or base64
+/// all get around it. Use permission modes, a sandbox and a permission
+/// handler that allows known-good commands for real protection.
+const DESTRUCTIVE: &[&str] = &[
+    "rm -rf",
+    "rm -fr",
+    "mkfs",
+    "dd if=",
+    "> /dev/sd",
+    "git push --force",
+    "git push -f",
+];
+
+/// The pattern `command` matches, if any (case-insensitive, whitespace
+/// collapsed).
+fn destructive(command: &str) -> Option<&'static str> {
+    let normalized = command
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    DESTRUCTIVE
+        .iter()
+        .copied()
+        .find(|pattern| normalized.contains(pattern))
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("hook_guard: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), String> {
+    let forced = match std::env::args().nth(1).as_deref() {
+        Some("--offline") => Some(true),
+        Some("--online") => Some(false),
+        None => None,
+        Some(other) => return Err(format!("unknown argument {other:?}")),
+    };
+    let offline = want_offline(forced);
+
+    // A throwaway working directory with something to delete.
+    let work = WorkDir::new()?;
+    std::fs::create_dir_all(work.0.join("build"))
+        .and_then(|()| std::fs::write(work.0.join("build/output.bin"), b"precious"))
+        .map_err(|e| format!("cannot set up {}: {e}", work.0.display()))?;
+
+    let mut options = base_options(None).cwd(&work.0);
+    let mut _offline = None;
+    if offline {
+        let (offline, guard) = offline_options("hook-guard", options, offline_model)?;
+        options = offline;
+        _offline = Some(guard);
+    }
+
+    let mut claude = Claude::builder(options)
+        .hook(
+            HookEvent::PreToolUse,
+            HookOptions::matching("Bash"),
+            |input, _tool_use_id| async move {
+                let HookInput::PreToolUse(call) = input else {
+                    return Ok(HookOutput::default());
+                };
+                let command = call.tool_input["command"].as_str().unwrap_or_default();
+                Ok(match destructive(command) {
+                    Some(pattern) => {
+                        println!("[hook] deny {command:?} (matches {pattern:?})");
+                        HookOutput::pre_tool_use_deny(format!(
+                            "blocked by hook_guard: `{pattern}` is on its list of destructive commands"
+                        ))
+                    }
+                    None => {
+                        println!("[hook] no opinion on {command:?}");
+                        HookOutput::default()
+                    }
+                })
+            },
+        )
+        .spawn()
+        .await
+        .map_err(start_error)?;
+
+    let blocked = turn(&mut claude, "Clean up: run `rm -rf build` in the shell.").await?;
+    let allowed = turn(&mut claude, "Now list the files here with `ls`.").await?;
+    if let Err(e) = claude.close().await {
+        eprintln!("closing failed: {e}");
+    }
+
+    let survived = work.0.join("build/output.bin").is_file();
+    println!(
+        "\nbuild/ {}",
+        if survived {
+            "is still there"
+        } else {
+            "is gone"
+        }
+    );
+    if offline {
+        // The stand-in's script is fixed, so the outcome is too.
+        let (error, text) = blocked.first().ok_or("no tool result in turn 1")?;
+        assert!(*error && text.contains("blocked by hook_guard"), "{text}");
+        let (error, text) = allowed.first().ok_or("no tool result in turn 2")?;
+        assert!(!*error && text.contains("build"), "{text}");
+        assert!(survived, "build/ was deleted");
+        println!("offline checks passed: rm -rf was blocked, ls ran");
+    }
+    Ok(())
+}
+
+/// Runs one turn, printing tool calls and the results the model saw;
+/// returns those results as `(is_error, text)`.
+async fn turn(claude: &mut Claude, prompt: &str) -> Result<Vec<(bool, String)>, String> {
+    println!("\n> {prompt}");
+    let turn: Turn = claude.query(prompt).await.map_err(|e| e.to_string())?;
+    let mut results = Vec::new();
+    for message in &turn.messages {
+        match message {
+            StdoutMessage::Assistant(assistant) => {
+                for tool in assistant.message.tool_uses() {
+                    println!("[tool call] {} {}", tool.name, tool.input);
+                }
+            }
+            StdoutMessage::User(user) => {
+                for result in user.tool_results() {
+                    let error = result.is_error == Some(true);
+                    let text = result
+                        .content
+                        .as_ref()
+                        .map(|c| c.text())
+                        .unwrap_or_default();
+                    println!(
+                        "[model saw{}] {}",
+                        if error { ", error" } else { "" },
+                        text.replace('\n', " ⏎ ")
+                    );
+                    results.push((error, text));
+                }
+            }
+            _ => {}
+        }
+    }
+    println!("{}", turn.text().unwrap_or_default());
+    Ok(results)
+}
+
+/// The offline stand-in: asks for `rm -rf build` or `ls`, then reports what
+/// the tool said.
+fn offline_model(request: &ApiRequest) -> Reply {
+    if let Some(result) = last_tool_result(request) {
+        let first = result.lines().next().unwrap_or_default().to_owned();
+        return Reply::text(format!("(offline stand-in) The tool said: {first}"));
+    }
+    let (command, description) = if last_prompt(request).contains("rm -rf") {
+        ("rm -rf build", "Remove the build directory")
+    } else {
+        ("ls", "List the files")
+    };
+    Reply::tool_use(
+        "Bash",
+        json!({"command": command, "description": description}),
+    )
+}
+
+/// A temporary working directory, removed at the end.
+struct WorkDir(PathBuf);
+
+impl WorkDir {
+    fn new() -> Result<Self, String> {
+        let dir = std::env::temp_dir().join(format!(
+            "claude-proto-hook-guard-work-{}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        Ok(Self(dir))
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -1,0 +1,97 @@
+//! `oneshot`: one prompt in, the answer, its cost and usage out.
+//!
+//! ```text
+//! cargo run --example oneshot -- "What is 2+2?"             # real service if you have credentials, else offline
+//! cargo run --example oneshot -- --offline "What is 2+2?"   # a loopback stand-in for the model
+//! cargo run --example oneshot -- --offline "please fail"    # offline, a turn that fails (exit code 1)
+//! ```
+//!
+//! Starts a session, sends the prompt with `Claude::query` (which collects
+//! the turn up to its `result`), prints the result text, cost and token
+//! usage, and closes. The exit code is non-zero if the turn failed, so it
+//! composes in shell scripts. Offline, the stand-in echoes the prompt, and
+//! answers a prompt containing "fail" with an API error.
+
+use std::process::ExitCode;
+
+use claude_proto_examples::{
+    Reply, base_options, last_prompt, offline_options, start_error, want_offline,
+};
+use claude_proto_tests::model_server::ApiRequest;
+use claude_proto_tokio::Claude;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match run().await {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(message) => {
+            eprintln!("oneshot: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `Ok(true)` if the turn succeeded.
+async fn run() -> Result<bool, String> {
+    let mut forced = None;
+    let mut words = Vec::new();
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "--offline" => forced = Some(true),
+            "--online" => forced = Some(false),
+            _ => words.push(arg),
+        }
+    }
+    let prompt = words.join(" ");
+    if prompt.trim().is_empty() {
+        return Err("usage: oneshot [--offline | --online] PROMPT".into());
+    }
+
+    let mut options = base_options(None);
+    let mut _offline = None;
+    if want_offline(forced) {
+        let (offline, guard) = offline_options("oneshot", options, offline_model)?;
+        options = offline;
+        _offline = Some(guard);
+    }
+
+    let mut claude = Claude::spawn(options).await.map_err(start_error)?;
+    let turn = claude.query(prompt).await.map_err(|e| e.to_string())?;
+    let result = &turn.result;
+    if let Some(error) = result.error_message() {
+        eprintln!("turn failed: {error}");
+    } else {
+        println!("{}", turn.text().unwrap_or_default());
+    }
+    println!(
+        "── ${:.4} · {} in / {} out tokens ({} cache read, {} cache write) · {} turns · {} ms",
+        result.cost_usd(),
+        result.usage.input_tokens,
+        result.usage.output_tokens,
+        result.usage.cache_read_tokens(),
+        result.usage.cache_creation_tokens(),
+        result.num_turns,
+        result.duration_ms,
+    );
+    if let Err(e) = claude.close().await {
+        eprintln!("closing failed: {e}");
+    }
+    Ok(result.is_success())
+}
+
+/// The offline stand-in: echoes the prompt, or fails on request.
+fn offline_model(request: &ApiRequest) -> Reply {
+    let prompt = last_prompt(request);
+    if prompt.to_lowercase().contains("fail") {
+        return Reply::error(
+            400,
+            "invalid_request_error",
+            "the offline stand-in was asked to fail",
+        );
+    }
+    Reply::text(format!(
+        "(offline stand-in) You asked: \"{}\". A real model would answer here.",
+        prompt.trim()
+    ))
+}
