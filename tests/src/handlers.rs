@@ -14,6 +14,7 @@ use claude_proto_process::HookOptions;
 use claude_proto_process::handlers::{BoxFuture, HandlerError, McpServer};
 
 use crate::conformance::{DropFlag, Hook, HookBehaviour, Permission, Spec};
+use crate::real_cli::Calls;
 
 /// A permission handler's type.
 pub type PermissionFn =
@@ -60,42 +61,46 @@ pub fn permission(permission: Permission) -> PermissionFn {
     })
 }
 
-/// The registration of `hook`: its event, options and function.
-pub fn hook(hook: &Hook) -> (HookEvent, HookOptions, HookFn) {
+/// The registration of `hook`: its event, options and function, which
+/// records each call in `calls` (the real-CLI suite reads them; the
+/// conformance suite passes a sink).
+pub fn hook(hook: &Hook, calls: Calls) -> (HookEvent, HookOptions, HookFn) {
     let options = match hook.matcher {
         Some(m) => HookOptions::matching(m),
         None => HookOptions::default(),
     };
     let behaviour = hook.behaviour.clone();
-    let run: HookFn = Arc::new(move |_input, _id| {
+    let event = hook.event;
+    let run: HookFn = Arc::new(move |input, _id| {
+        let payload = serde_json::to_value(&input).expect("a hook input serializes");
+        calls.record(event, payload);
         let behaviour = behaviour.clone();
         Box::pin(async move {
             Ok(match behaviour {
                 HookBehaviour::NoOpinion => HookOutput::default(),
                 HookBehaviour::Deny(reason) => HookOutput::pre_tool_use_deny(reason),
                 HookBehaviour::Context(text) => {
-                    HookOutput::additional_context(HookEvent::PostToolUse, text)
+                    HookOutput::additional_context(HookEvent::from(event), text)
                 }
                 HookBehaviour::Panic => panic!("hook panicked on purpose"),
             })
         })
     });
-    (HookEvent::from(hook.event), options, run)
+    (HookEvent::from(event), options, run)
 }
 
-/// The `calc` MCP server with its `add` tool.
-pub fn calc_server() -> McpServer {
-    McpServer::new("calc", "1.0.0").tool(
-        "add",
-        "Adds a and b",
-        Spec::calc_schema(),
-        |args| async move {
+/// The `calc` MCP server with its `add` tool (calls recorded in `calls` as
+/// `mcp:add`).
+pub fn calc_server(calls: Calls) -> McpServer {
+    McpServer::new("calc", "1.0.0").tool("add", "Adds a and b", Spec::calc_schema(), move |args| {
+        calls.record("mcp:add", args.clone());
+        async move {
             Ok(match Spec::calc_add(&args) {
                 Ok(sum) => ToolOutput::text(sum),
                 Err(e) => ToolOutput::error(e),
             })
-        },
-    )
+        }
+    })
 }
 
 /// Registers everything `spec` asks for on an async adapter's builder.
@@ -112,11 +117,13 @@ macro_rules! register_spec_handlers {
             builder = builder.on_permission(move |ask| run(ask));
         }
         for hook in &spec.hooks {
-            let (event, options, run) = $crate::handlers::hook(hook);
+            let calls = $crate::real_cli::Calls::default();
+            let (event, options, run) = $crate::handlers::hook(hook, calls);
             builder = builder.hook(event, options, move |input, id| run(input, id));
         }
         if spec.mcp_calc {
-            builder = builder.mcp_server($crate::handlers::calc_server());
+            let calls = $crate::real_cli::Calls::default();
+            builder = builder.mcp_server($crate::handlers::calc_server(calls));
         }
         builder
     }};

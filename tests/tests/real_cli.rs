@@ -10,24 +10,20 @@
 
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::Ordering;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use claude_proto::ControlSuccess;
-use claude_proto::dispatch::ToolOutput;
 use claude_proto::model::control::ControlRequest;
-use claude_proto::model::hooks::{HookEvent, HookOutput};
 use claude_proto::model::initialize::InitializeResponse;
-use claude_proto::model::permission::PermissionResult;
-use claude_proto_process::{Error, ExitReport, build_command};
-use claude_proto_tests::conformance::{Driver, DropFlag, HookBehaviour, Observed, Spec};
-use claude_proto_tests::real_cli::{PermissionRule, RealHarness, RealSpec, Transcript, WAIT};
-use claude_proto_tokio::{Claude, ClaudeBuilder, Event, HookOptions, McpServer};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use claude_proto_process::{Error, ExitReport};
+use claude_proto_tests::conformance::{Driver, Observed};
+use claude_proto_tests::real_cli::tee::TeedChild;
+use claude_proto_tests::real_cli::{RealHarness, RealSpec, Transcript, WAIT};
+use claude_proto_tokio::{Claude, ClaudeBuilder};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::process::{ChildStdin, ChildStdout};
 use tokio::runtime::Runtime;
-use tokio::task::JoinHandle;
 
 struct Tokio;
 
@@ -86,90 +82,14 @@ impl AsyncWrite for TeeWrite {
     }
 }
 
-/// The child behind a teed session: waited for at close.
-struct Teed {
-    child: Child,
-    stderr: JoinHandle<String>,
-}
-
 struct TokioDriver {
     runtime: Option<Runtime>,
     claude: Option<Claude>,
-    teed: Option<Teed>,
+    teed: Option<TeedChild>,
 }
 
 fn builder(spec: &RealSpec) -> ClaudeBuilder {
-    let mut builder = Claude::builder(spec.options.clone());
-    if let Some(rule) = spec.permission.clone() {
-        let calls = spec.calls.clone();
-        builder = builder.on_permission(move |ask| {
-            calls.record("can_use_tool", serde_json::to_value(&ask).unwrap());
-            // Captured here, the flag lives exactly as long as the future.
-            let flag = match &rule {
-                PermissionRule::Pending(probe) => {
-                    probe.calls.fetch_add(1, Ordering::SeqCst);
-                    Some(DropFlag(probe.clone()))
-                }
-                _ => None,
-            };
-            let rule = rule.clone();
-            async move {
-                match rule {
-                    PermissionRule::Allow => Ok(PermissionResult::allow()),
-                    PermissionRule::AllowWithInput(input) => {
-                        Ok(PermissionResult::allow().with_updated_input(input))
-                    }
-                    PermissionRule::Deny(message) => Ok(PermissionResult::deny(message)),
-                    PermissionRule::Pending(_) => {
-                        let _flag = flag;
-                        std::future::pending::<()>().await;
-                        Ok(PermissionResult::deny("unreachable"))
-                    }
-                }
-            }
-        });
-    }
-    for hook in &spec.hooks {
-        let options = match hook.matcher {
-            Some(m) => HookOptions::matching(m),
-            None => HookOptions::default(),
-        };
-        let behaviour = hook.behaviour.clone();
-        let calls = spec.calls.clone();
-        let event = hook.event;
-        builder = builder.hook(HookEvent::from(event), options, move |input, _id| {
-            calls.record(event, serde_json::to_value(&input).unwrap());
-            let behaviour = behaviour.clone();
-            async move {
-                Ok(match behaviour {
-                    HookBehaviour::NoOpinion => HookOutput::default(),
-                    HookBehaviour::Deny(reason) => HookOutput::pre_tool_use_deny(reason),
-                    HookBehaviour::Context(text) => {
-                        HookOutput::additional_context(HookEvent::from(event), text)
-                    }
-                    HookBehaviour::Panic => panic!("hook panicked on purpose"),
-                })
-            }
-        });
-    }
-    if spec.mcp_calc {
-        let calls = spec.calls.clone();
-        builder = builder.mcp_server(McpServer::new("calc", "1.0.0").tool(
-            "add",
-            "Adds a and b",
-            Spec::calc_schema(),
-            move |args| {
-                calls.record("mcp:add", args.clone());
-                async move {
-                    Ok(match Spec::calc_add(&args) {
-                        Ok(sum) => ToolOutput::text(sum),
-                        Err(e) => ToolOutput::error(e),
-                    })
-                }
-            },
-        ));
-    }
-    builder
+    claude_proto_tests::register_real_handlers!(Claude::builder(spec.options.clone()), spec)
 }
 
 impl RealHarness for Tokio {
@@ -186,28 +106,10 @@ impl RealHarness for Tokio {
                 teed: None,
             }));
         };
-        // Spawn the command the adapter would (`spawn` adds the stdio
-        // permission prompt itself when a handler is registered), then
-        // connect through the tee.
-        let mut options = spec.options.clone();
-        if spec.permission.is_some() {
-            options = options.permission_prompt_stdio(true);
-        }
-        let (program, command) = build_command(&options)?;
+        let (teed, stdin, stdout) = TeedChild::spawn(&spec)?;
         let _guard = runtime.enter();
-        let mut command = tokio::process::Command::from(command);
-        command.kill_on_drop(true);
-        let mut child = command
-            .spawn()
-            .map_err(|source| Error::Spawn { program, source })?;
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let mut stderr = child.stderr.take().unwrap();
-        let stderr = runtime.spawn(async move {
-            let mut text = Vec::new();
-            let _ = stderr.read_to_end(&mut text).await;
-            String::from_utf8_lossy(&text).into_owned()
-        });
+        let stdin = ChildStdin::from_std(stdin)?;
+        let stdout = ChildStdout::from_std(stdout)?;
         let claude = builder.connect(
             TeeRead {
                 inner: stdout,
@@ -222,7 +124,7 @@ impl RealHarness for Tokio {
         Ok(Box::new(TokioDriver {
             runtime: Some(runtime),
             claude: Some(claude),
-            teed: Some(Teed { child, stderr }),
+            teed: Some(teed),
         }))
     }
 }
@@ -239,7 +141,7 @@ impl TokioDriver {
 impl Driver for TokioDriver {
     fn pid(&self) -> Option<u32> {
         match &self.teed {
-            Some(teed) => teed.child.id(),
+            Some(teed) => Some(teed.pid()),
             None => self.claude.as_ref().and_then(Claude::pid),
         }
     }
@@ -256,15 +158,9 @@ impl Driver for TokioDriver {
 
     fn next_event(&mut self) -> Option<Observed> {
         let (rt, claude) = self.parts();
-        let event = rt
-            .block_on(async { tokio::time::timeout(WAIT, claude.next_event()).await })
-            .unwrap_or_else(|_| panic!("no event from the real CLI within {WAIT:?}"))?;
-        Some(match event {
-            Event::Message(m) => Observed::Message(m),
-            Event::ProtocolError(e) => Observed::ProtocolError(e.kind),
-            Event::HandlerFailed { subtype, .. } => Observed::HandlerFailed(subtype),
-            other => Observed::Other(format!("{other:?}")),
-        })
+        rt.block_on(async { tokio::time::timeout(WAIT, claude.next_event()).await })
+            .unwrap_or_else(|_| panic!("no event from the real CLI within {WAIT:?}"))
+            .map(Observed::from)
     }
 
     fn control(
@@ -280,28 +176,15 @@ impl Driver for TokioDriver {
         let runtime = self.runtime.take().unwrap();
         let claude = self.claude.take().unwrap();
         let report = runtime.block_on(claude.close())?;
-        let Some(mut teed) = self.teed.take() else {
-            return Ok(report);
-        };
-        runtime.block_on(async move {
-            let status = match tokio::time::timeout(WAIT, teed.child.wait()).await {
-                Ok(status) => status?,
-                Err(_) => {
-                    teed.child.kill().await?;
-                    panic!("the CLI did not exit within {WAIT:?} after its stdin closed");
-                }
-            };
-            let stderr = tokio::time::timeout(WAIT, teed.stderr)
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .unwrap_or_default();
-            Ok(Some(ExitReport::new(status, stderr)))
-        })
+        match self.teed.take() {
+            Some(teed) => Ok(Some(teed.wait()?)),
+            None => Ok(report),
+        }
     }
 
     fn abandon(mut self: Box<Self>) {
         drop(self.claude.take());
+        // Dropped, a teed child is killed.
         drop(self.teed.take());
     }
 }

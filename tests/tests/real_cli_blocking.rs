@@ -3,10 +3,7 @@
 //! and `real_cli.rs` for how to install the CLI).
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
-use std::io::{self, Read, Write};
-use std::process::{Child, ChildStdin, ChildStdout};
 use std::sync::atomic::Ordering;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use claude_proto::ControlSuccess;
@@ -15,53 +12,17 @@ use claude_proto::model::control::ControlRequest;
 use claude_proto::model::hooks::{HookEvent, HookOutput};
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionResult;
-use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, Event, HookOptions, McpServer};
-use claude_proto_process::{Error, ExitReport, build_command};
+use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, HookOptions, McpServer};
+use claude_proto_process::{Error, ExitReport};
 use claude_proto_tests::conformance::{Driver, DropFlag, HookBehaviour, Observed, Spec};
-use claude_proto_tests::real_cli::{PermissionRule, RealHarness, RealSpec, Transcript, WAIT};
+use claude_proto_tests::real_cli::tee::{TeeRead, TeeWrite, TeedChild};
+use claude_proto_tests::real_cli::{PermissionRule, RealHarness, RealSpec, WAIT};
 
 struct Blocking;
 
-/// The CLI's stdout, copied into the transcript as it is read.
-struct TeeRead {
-    inner: ChildStdout,
-    transcript: Transcript,
-}
-
-impl Read for TeeRead {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.transcript.cli_wrote(&buf[..n]);
-        Ok(n)
-    }
-}
-
-/// The CLI's stdin, copied into the transcript as it is written.
-struct TeeWrite {
-    inner: ChildStdin,
-    transcript: Transcript,
-}
-
-impl Write for TeeWrite {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.transcript.host_wrote(&buf[..n]);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-struct Teed {
-    child: Child,
-    stderr: JoinHandle<String>,
-}
-
 struct BlockingDriver {
     claude: Option<Claude>,
-    teed: Option<Teed>,
+    teed: Option<TeedChild>,
 }
 
 fn builder(spec: &RealSpec) -> ClaudeBuilder {
@@ -139,22 +100,7 @@ impl RealHarness for Blocking {
                 teed: None,
             }));
         };
-        let mut options = spec.options.clone();
-        if spec.permission.is_some() {
-            options = options.permission_prompt_stdio(true);
-        }
-        let (program, mut command) = build_command(&options)?;
-        let mut child = command
-            .spawn()
-            .map_err(|source| Error::Spawn { program, source })?;
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let mut stderr = child.stderr.take().unwrap();
-        let stderr = std::thread::spawn(move || {
-            let mut text = Vec::new();
-            let _ = stderr.read_to_end(&mut text);
-            String::from_utf8_lossy(&text).into_owned()
-        });
+        let (teed, stdin, stdout) = TeedChild::spawn(&spec)?;
         let claude = builder.connect(
             TeeRead {
                 inner: stdout,
@@ -167,7 +113,7 @@ impl RealHarness for Blocking {
         )?;
         Ok(Box::new(BlockingDriver {
             claude: Some(claude),
-            teed: Some(Teed { child, stderr }),
+            teed: Some(teed),
         }))
     }
 }
@@ -181,7 +127,7 @@ impl BlockingDriver {
 impl Driver for BlockingDriver {
     fn pid(&self) -> Option<u32> {
         match &self.teed {
-            Some(teed) => Some(teed.child.id()),
+            Some(teed) => Some(teed.pid()),
             None => self.claude.as_ref().and_then(Claude::pid),
         }
     }
@@ -195,16 +141,10 @@ impl Driver for BlockingDriver {
     }
 
     fn next_event(&mut self) -> Option<Observed> {
-        let event = self
-            .claude()
+        self.claude()
             .next_event_timeout(WAIT)
-            .unwrap_or_else(|_| panic!("no event from the real CLI within {WAIT:?}"))?;
-        Some(match event {
-            Event::Message(m) => Observed::Message(m),
-            Event::ProtocolError(e) => Observed::ProtocolError(e.kind),
-            Event::HandlerFailed { subtype, .. } => Observed::HandlerFailed(subtype),
-            other => Observed::Other(format!("{other:?}")),
-        })
+            .unwrap_or_else(|_| panic!("no event from the real CLI within {WAIT:?}"))
+            .map(Observed::from)
     }
 
     fn control(
@@ -217,22 +157,16 @@ impl Driver for BlockingDriver {
 
     fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {
         let report = self.claude.take().unwrap().close()?;
-        let Some(mut teed) = self.teed.take() else {
-            return Ok(report);
-        };
-        // The adapter closed the CLI's stdin; it exits by itself (the
-        // suite's WAIT bounds the whole test, not this wait).
-        let status = teed.child.wait()?;
-        let stderr = teed.stderr.join().unwrap_or_default();
-        Ok(Some(ExitReport::new(status, stderr)))
+        match self.teed.take() {
+            Some(teed) => Ok(Some(teed.wait()?)),
+            None => Ok(report),
+        }
     }
 
     fn abandon(mut self: Box<Self>) {
         drop(self.claude.take());
-        if let Some(mut teed) = self.teed.take() {
-            let _ = teed.child.kill();
-            let _ = teed.child.wait();
-        }
+        // Dropped, a teed child is killed.
+        drop(self.teed.take());
     }
 }
 

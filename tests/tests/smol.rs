@@ -4,32 +4,10 @@
 
 mod async_family;
 
-use std::future::Future;
-
-use async_family::{Exec, Family};
+use async_family::{Family, Smol};
 use claude_proto_async_std::Runtime;
 
 const FAKE: &str = env!("CARGO_BIN_EXE_fake-claude");
-
-struct Smol;
-
-impl Exec for Smol {
-    const NAME: &'static str = "smol";
-
-    fn runtime() -> Runtime {
-        Runtime::smol()
-    }
-
-    fn block_on<T>(future: impl Future<Output = T>) -> T {
-        smol::block_on(future)
-    }
-
-    fn spawn<T: Send + 'static>(
-        future: impl Future<Output = T> + Send + 'static,
-    ) -> impl Future<Output = T> {
-        smol::spawn(future)
-    }
-}
 
 claude_proto_tests::conformance_suite!(Family<Smol>, FAKE);
 

@@ -35,6 +35,9 @@ use serde_json::{Value, json};
 use crate::conformance::{CancelProbe, Driver, HookBehaviour, Observed, TurnInfo, exit_of, turn};
 use crate::model_server::{ApiRequest, ModelServer, Reply};
 
+pub mod handlers;
+pub mod tee;
+
 /// The longest any scenario waits for one thing (an event, a request, a
 /// handler call, an exit). Generous: reaching it means a hang, not slowness.
 pub const WAIT: Duration = Duration::from_secs(60);
@@ -424,16 +427,8 @@ pub enum PermissionRule {
     Pending(Arc<CancelProbe>),
 }
 
-/// A hook to register.
-#[derive(Debug, Clone)]
-pub struct HookRule {
-    /// `PreToolUse`, `PostToolUse`, ...
-    pub event: &'static str,
-    /// Tool-name matcher.
-    pub matcher: Option<&'static str>,
-    /// What it answers (it records every call first).
-    pub behaviour: HookBehaviour,
-}
+/// A hook to register (it records every call first).
+pub type HookRule = crate::conformance::Hook;
 
 /// Everything an adapter needs to start one session.
 #[derive(Debug, Clone)]

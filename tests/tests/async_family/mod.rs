@@ -1,5 +1,10 @@
-//! The conformance harness of `claude-proto-async-std`, shared by its two
-//! runtimes: `async_std.rs` and `smol.rs` differ only in their [`Exec`].
+//! The harnesses of `claude-proto-async-std`, shared by its two runtimes:
+//! the conformance suite (`async_std.rs`, `smol.rs`) and the real CLI
+//! (`real_cli_async_std.rs`, `real_cli_smol.rs`, see [`real_cli`]) differ
+//! only in their [`Exec`]. Each test binary uses one runtime and one suite.
+#![allow(dead_code, reason = "each test binary uses one runtime and one suite")]
+
+pub(crate) mod real_cli;
 
 use std::future::Future;
 use std::marker::PhantomData;
@@ -24,6 +29,49 @@ pub(crate) trait Exec: 'static {
     ) -> impl Future<Output = T>;
 }
 
+/// async-std's executor and `block_on`.
+pub(crate) struct AsyncStd;
+
+impl Exec for AsyncStd {
+    const NAME: &'static str = "async-std";
+
+    fn runtime() -> Runtime {
+        Runtime::async_std()
+    }
+
+    fn block_on<T>(future: impl Future<Output = T>) -> T {
+        async_std::task::block_on(future)
+    }
+
+    fn spawn<T: Send + 'static>(
+        future: impl Future<Output = T> + Send + 'static,
+    ) -> impl Future<Output = T> {
+        async_std::task::spawn(future)
+    }
+}
+
+/// smol's global executor and `block_on`.
+pub(crate) struct Smol;
+
+impl Exec for Smol {
+    const NAME: &'static str = "smol";
+
+    fn runtime() -> Runtime {
+        Runtime::smol()
+    }
+
+    fn block_on<T>(future: impl Future<Output = T>) -> T {
+        smol::block_on(future)
+    }
+
+    fn spawn<T: Send + 'static>(
+        future: impl Future<Output = T> + Send + 'static,
+    ) -> impl Future<Output = T> {
+        smol::spawn(future)
+    }
+}
+
+/// The conformance harness on runtime `E`.
 pub(crate) struct Family<E>(PhantomData<E>);
 
 pub(crate) fn builder<E: Exec>(spec: &Spec) -> ClaudeBuilder {

@@ -1,0 +1,180 @@
+//! The real-CLI harness of `claude-proto-async-std` on runtime `E` (see
+//! `claude_proto_tests::real_cli` and `real_cli.rs` for how to install the
+//! CLI).
+
+use std::future::Future;
+use std::io;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::process::{ChildStdin, ChildStdout};
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
+use claude_proto::ControlSuccess;
+use claude_proto::model::control::ControlRequest;
+use claude_proto::model::initialize::InitializeResponse;
+use claude_proto_async_std::{Claude, ClaudeBuilder};
+use claude_proto_process::{Error, ExitReport};
+use claude_proto_tests::conformance::{Driver, Observed};
+use claude_proto_tests::real_cli::tee::TeedChild;
+use claude_proto_tests::real_cli::{RealHarness, RealSpec, Transcript, WAIT};
+use futures_lite::io::{AsyncRead, AsyncWrite};
+use smol::Async;
+
+use super::Exec;
+
+/// The real-CLI harness on runtime `E`.
+pub(crate) struct RealFamily<E>(PhantomData<E>);
+
+/// `future`, or `None` once `limit` has passed (an `async-io` timer: it
+/// runs under either runtime, like the adapter's own).
+async fn within<T>(limit: Duration, future: impl Future<Output = T>) -> Option<T> {
+    futures_lite::future::or(async { Some(future.await) }, async {
+        smol::Timer::after(limit).await;
+        None
+    })
+    .await
+}
+
+/// The CLI's stdout, copied into the transcript as it is read.
+struct TeeRead {
+    inner: Async<ChildStdout>,
+    transcript: Transcript,
+}
+
+impl AsyncRead for TeeRead {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let n = ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
+        this.transcript.cli_wrote(&buf[..n]);
+        Poll::Ready(Ok(n))
+    }
+}
+
+/// The CLI's stdin, copied into the transcript as it is written.
+struct TeeWrite {
+    inner: Async<ChildStdin>,
+    transcript: Transcript,
+}
+
+impl AsyncWrite for TeeWrite {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let n = ready!(Pin::new(&mut this.inner).poll_write(cx, buf))?;
+        this.transcript.host_wrote(&buf[..n]);
+        Poll::Ready(Ok(n))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_close(cx)
+    }
+}
+
+struct Session<E> {
+    claude: Option<Claude>,
+    teed: Option<TeedChild>,
+    exec: PhantomData<fn() -> E>,
+}
+
+fn builder<E: Exec>(spec: &RealSpec) -> ClaudeBuilder {
+    let builder = Claude::builder(spec.options.clone()).runtime(E::runtime());
+    claude_proto_tests::register_real_handlers!(builder, spec)
+}
+
+impl<E: Exec> RealHarness for RealFamily<E> {
+    const NAME: &'static str = E::NAME;
+
+    fn start(spec: RealSpec) -> Result<Box<dyn Driver>, Error> {
+        let builder = builder::<E>(&spec);
+        let Some(transcript) = spec.transcript.clone() else {
+            return Ok(Box::new(Session::<E> {
+                claude: Some(E::block_on(builder.spawn())?),
+                teed: None,
+                exec: PhantomData,
+            }));
+        };
+        // The pipes on the `async-io` reactor, which the adapter's own
+        // child and either runtime use.
+        let (teed, stdin, stdout) = TeedChild::spawn(&spec)?;
+        let (stdin, stdout) = (Async::new(stdin)?, Async::new(stdout)?);
+        let claude = builder.connect(
+            TeeRead {
+                inner: stdout,
+                transcript: transcript.clone(),
+            },
+            TeeWrite {
+                inner: stdin,
+                transcript,
+            },
+        );
+        Ok(Box::new(Session::<E> {
+            claude: Some(claude),
+            teed: Some(teed),
+            exec: PhantomData,
+        }))
+    }
+}
+
+impl<E: Exec> Session<E> {
+    fn claude(&mut self) -> &mut Claude {
+        self.claude.as_mut().unwrap()
+    }
+}
+
+impl<E: Exec> Driver for Session<E> {
+    fn pid(&self) -> Option<u32> {
+        match &self.teed {
+            Some(teed) => Some(teed.pid()),
+            None => self.claude.as_ref().and_then(Claude::pid),
+        }
+    }
+
+    fn initialization(&mut self) -> Result<InitializeResponse, Error> {
+        E::block_on(self.claude().initialization()).map(|r| (*r).clone())
+    }
+
+    fn send_text(&mut self, text: &str) -> Result<(), Error> {
+        E::block_on(self.claude().send_text(text))
+    }
+
+    fn next_event(&mut self) -> Option<Observed> {
+        E::block_on(within(WAIT, self.claude().next_event()))
+            .unwrap_or_else(|| panic!("no event from the real CLI within {WAIT:?}"))
+            .map(Observed::from)
+    }
+
+    fn control(
+        &mut self,
+        request: ControlRequest,
+        timeout: Option<Duration>,
+    ) -> Result<ControlSuccess, Error> {
+        E::block_on(self.claude().control(request, timeout))
+    }
+
+    fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {
+        let report = E::block_on(self.claude.take().unwrap().close())?;
+        match self.teed.take() {
+            Some(teed) => Ok(Some(teed.wait()?)),
+            None => Ok(report),
+        }
+    }
+
+    fn abandon(mut self: Box<Self>) {
+        // The driver goes on on the runtime's executor and closes in the
+        // background; dropped, a teed child is killed.
+        drop(self.claude.take());
+        drop(self.teed.take());
+    }
+}

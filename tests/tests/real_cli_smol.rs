@@ -1,0 +1,12 @@
+//! The real Claude Code CLI, driven through `claude-proto-async-std` on smol,
+//! against the loopback Messages API stand-in (see
+//! `claude_proto_tests::real_cli` and `real_cli.rs` for how to install the
+//! CLI).
+#![allow(clippy::unwrap_used)] // test helpers fail loudly by design
+
+mod async_family;
+
+use async_family::Smol;
+use async_family::real_cli::RealFamily;
+
+claude_proto_tests::real_cli_suite!(RealFamily<Smol>);
