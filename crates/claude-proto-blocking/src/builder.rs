@@ -1,5 +1,6 @@
 //! Configuring and starting a session.
 
+use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, Mutex};
@@ -110,7 +111,9 @@ impl ClaudeBuilder {
     }
 
     /// How many events may wait for you to read them (default 256). The
-    /// CLI's output is read no faster than that.
+    /// CLI's output is read no faster than that. Events travel to your
+    /// thread in batches of up to `min(capacity, 64)`, so one batch held by
+    /// the driver and the one you are reading may add up to twice that.
     pub fn event_capacity(mut self, capacity: usize) -> Self {
         self.settings.event_capacity = capacity.max(1);
         self
@@ -203,8 +206,11 @@ impl ClaudeBuilder {
         // while it is full (the driver stops taking commands while stdin is
         // backed up).
         let (commands_tx, commands) = sync_channel(command_capacity);
-        // Events that may wait for the user: the backpressure's bound.
-        let (events_tx, events_rx) = sync_channel(event_capacity.max(1));
+        // Events that may wait for the user, the backpressure's bound: at
+        // most `event_capacity` in all, handed over in batches of up to
+        // `batch` (plus the one batch the user is reading).
+        let batch = event_capacity.clamp(1, 64);
+        let (events_tx, events_rx) = sync_channel((event_capacity / batch).max(1));
         // The writer thread has at most one order at a time.
         let (writer_tx, writer_rx) = sync_channel(1);
         let shared = Arc::new(Shared::default());
@@ -242,6 +248,7 @@ impl ClaudeBuilder {
             input,
             commands: Some(commands),
             events: events_tx,
+            batch,
             shared: shared.clone(),
             child: child.clone(),
             writer: Some(writer_tx),
@@ -260,6 +267,7 @@ impl ClaudeBuilder {
             input: input_tx.clone(),
             events: Events {
                 rx: Mutex::new(events_rx),
+                batch: VecDeque::new(),
                 input: input_tx,
                 shared: shared.clone(),
             },

@@ -1,5 +1,6 @@
 //! The handle users hold: send prompts, read events, control the session.
 
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -57,7 +58,9 @@ pub struct Claude {
 pub struct Events {
     // In a mutex only so the handle is `Sync`; reading takes `&mut self`,
     // which never locks.
-    pub(crate) rx: Mutex<Receiver<Event>>,
+    pub(crate) rx: Mutex<Receiver<Vec<Event>>>,
+    /// The batch being read (events arrive in batches, see the driver).
+    pub(crate) batch: VecDeque<Event>,
     pub(crate) input: SyncSender<Input>,
     pub(crate) shared: Arc<Shared>,
 }
@@ -75,7 +78,7 @@ impl std::fmt::Display for Elapsed {
 impl std::error::Error for Elapsed {}
 
 impl Events {
-    fn rx(&mut self) -> &mut Receiver<Event> {
+    fn rx(&mut self) -> &mut Receiver<Vec<Event>> {
         self.rx.get_mut().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -89,10 +92,14 @@ impl Events {
     /// The next event, waiting at most `timeout`: `Ok(None)` once the
     /// session has ended.
     pub fn next_timeout(&mut self, timeout: Duration) -> Result<Option<Event>, Elapsed> {
+        if let Some(event) = self.batch.pop_front() {
+            return Ok(Some(event));
+        }
         match self.rx().recv_timeout(timeout) {
-            Ok(event) => {
+            Ok(batch) => {
                 self.took();
-                Ok(Some(event))
+                self.batch.extend(batch);
+                Ok(self.batch.pop_front())
             }
             Err(RecvTimeoutError::Timeout) => Err(Elapsed),
             Err(RecvTimeoutError::Disconnected) => Ok(None),
@@ -103,6 +110,7 @@ impl Events {
     /// the CLI, so the CLI is never blocked).
     fn close(&mut self) {
         *self.rx() = sync_channel(0).1;
+        self.batch.clear();
     }
 }
 
@@ -111,9 +119,13 @@ impl Iterator for Events {
 
     /// The next event, or `None` once the session has ended.
     fn next(&mut self) -> Option<Event> {
-        let event = self.rx().recv().ok()?;
+        if let Some(event) = self.batch.pop_front() {
+            return Some(event);
+        }
+        let batch = self.rx().recv().ok()?;
         self.took();
-        Some(event)
+        self.batch.extend(batch);
+        self.batch.pop_front()
     }
 }
 

@@ -146,7 +146,9 @@ pub(crate) struct Driver {
     pub(crate) core: DriverCore<Waiter>,
     pub(crate) input: Receiver<Input>,
     pub(crate) commands: Option<Receiver<Command>>,
-    pub(crate) events: SyncSender<Event>,
+    pub(crate) events: SyncSender<Vec<Event>>,
+    /// Most events in one batch on `events` (see the builder for the bound).
+    pub(crate) batch: usize,
     pub(crate) shared: Arc<Shared>,
     pub(crate) child: Option<Arc<SharedChild>>,
     /// Orders for the writer thread (`None` once stdin is closed or broken).
@@ -162,7 +164,7 @@ pub(crate) struct Driver {
     pub(crate) stdout_chunk: Option<(Vec<u8>, usize)>,
     pub(crate) stderr_chunk: Option<(Vec<u8>, usize)>,
     /// An event taken from the core while the event channel was full.
-    pub(crate) held: Option<Event>,
+    pub(crate) held: Option<Vec<Event>>,
 }
 
 impl Driver {
@@ -318,53 +320,51 @@ impl Driver {
         true
     }
 
-    /// Hands the user the next event if there is room; `true` if it did
-    /// something.
+    /// Hands the user the waiting events, in batches, while there is room;
+    /// `true` if it did something.
+    ///
+    /// Batches, not single events: a consumer on another thread then wakes
+    /// once per batch, and the channel's bound in events stays
+    /// `capacity * batch`.
     fn deliver(&mut self, interest: Interest) -> bool {
         if !interest.deliver_events && self.held.is_none() {
             return false;
         }
-        // Hand over as many as fit in one go (one loop turn per burst, not
-        // per event).
         let mut delivered = false;
         loop {
-            if self.held.is_none() {
-                self.held = self.core.pop_event();
+            let mut batch = self.held.take().unwrap_or_default();
+            while batch.len() < self.batch {
+                match self.core.pop_event() {
+                    Some(event) => batch.push(event),
+                    None => break,
+                }
             }
-            let Some(event) = self.held.take() else {
+            if batch.is_empty() {
                 return delivered;
-            };
-            match self.events.try_send(event) {
+            }
+            match self.events.try_send(batch) {
                 Ok(()) => delivered = true,
                 Err(TrySendError::Disconnected(_)) => {
                     self.core.on_events_closed();
                     return true;
                 }
-                Err(TrySendError::Full(event)) => {
-                    self.held = Some(event);
+                Err(TrySendError::Full(batch)) => {
+                    self.held = Some(batch);
                     break;
                 }
             }
         }
-        let Some(event) = self.held.take() else {
+        let Some(batch) = self.held.take() else {
             return delivered;
         };
-        let event = match self.events.try_send(event) {
-            Ok(()) => return true,
-            Err(TrySendError::Disconnected(_)) => {
-                self.core.on_events_closed();
-                return true;
-            }
-            Err(TrySendError::Full(event)) => event,
-        };
-        // Ask for a doorbell, then look again: a consumer that took an
-        // event before the flag was up made room we can see now; one after
-        // it sees the flag.
+        // Ask for a doorbell, then look again: a consumer that took a batch
+        // before the flag was up made room we can see now; one after it
+        // sees the flag.
         self.shared.want_room.store(true, Ordering::SeqCst);
-        match self.events.try_send(event) {
+        match self.events.try_send(batch) {
             Ok(()) => true,
-            Err(TrySendError::Full(event)) => {
-                self.held = Some(event);
+            Err(TrySendError::Full(batch)) => {
+                self.held = Some(batch);
                 delivered
             }
             Err(TrySendError::Disconnected(_)) => {
@@ -476,9 +476,15 @@ impl Driver {
         // Deliver what the user has not read yet (the last result, often):
         // this waits for the user, never for the CLI, and ends when the
         // handle is dropped or closed.
-        let rest = self.held.take().into_iter();
-        for event in rest.chain(std::iter::from_fn(|| self.core.pop_event())) {
-            if self.events.send(event).is_err() {
+        let mut batch = self.held.take().unwrap_or_default();
+        loop {
+            while batch.len() < self.batch {
+                match self.core.pop_event() {
+                    Some(event) => batch.push(event),
+                    None => break,
+                }
+            }
+            if batch.is_empty() || self.events.send(std::mem::take(&mut batch)).is_err() {
                 break;
             }
         }
