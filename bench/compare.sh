@@ -51,7 +51,7 @@ RESULTS=$WORK/results.txt
 
 # Interleaved rounds: every contender once per round, so noise from other
 # processes on a shared machine hits them alike.
-ADAPTERS=(floor tokio blocking async-std smol)
+ADAPTERS=(floor tokio blocking async-std smol smol-global)
 for round in $(seq 1 "$ROUNDS"); do
   say "end to end, round $round/$ROUNDS"
   for adapter in "${ADAPTERS[@]}"; do

@@ -9,8 +9,13 @@
 //! - `floor`: `std::process`, one `initialize` line written by hand, then
 //!   read the pipe in 64 KiB chunks and count newlines: no adapter can beat
 //!   it;
-//! - `async-std`, `smol`: `claude_proto_async_std` the same way, its tasks
-//!   spawned on that runtime;
+//! - `async-std`: `claude_proto_async_std` the same way, its tasks spawned
+//!   on async-std's runtime, the main thread waiting in `block_on`;
+//! - `smol`: `claude_proto_async_std` on a `smol::Executor` that the main
+//!   thread runs itself, so the driver and the consumer share one thread
+//!   (like the tokio row's current-thread runtime);
+//! - `smol-global`: `claude_proto_async_std` on smol's global executor, the
+//!   main thread waiting in `smol::block_on`;
 //! - `blocking`: `claude_proto_blocking::Claude::builder(..).spawn()`, then
 //!   `next_event` until the stream ends, on the main thread;
 //!
@@ -32,7 +37,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     if !(4..=5).contains(&args.len()) {
         eprintln!(
-            "usage: bench-e2e tokio|floor|blocking|async-std|smol BENCH_CLI TRANSCRIPT [TOTAL_BYTES]"
+            "usage: bench-e2e tokio|floor|blocking|async-std|smol|smol-global BENCH_CLI TRANSCRIPT [TOTAL_BYTES]"
         );
         std::process::exit(2);
     }
