@@ -232,13 +232,13 @@ mod backpressure {
                 std::thread::yield_now();
             }
         }
-        // Two 64 KiB chunks (one in the core as events, one read ahead),
-        // the event queue, the batch the driver holds and the batch the
-        // consumer is reading (events travel in batches of up to
-        // min(capacity, 64)).
+        // Three 64 KiB chunks (one in the core as events, two read ahead:
+        // the reader double-buffers), the event queue, the batch the driver
+        // holds and the batch the consumer is reading (events travel in
+        // batches of up to min(capacity, 64)).
         let per_chunk = 64 * 1024 / LINE.len() + 1;
         let batch = EVENT_CAPACITY.min(64);
-        let bound = 2 * per_chunk + EVENT_CAPACITY + 2 * batch;
+        let bound = 3 * per_chunk + EVENT_CAPACITY + 2 * batch;
         let ahead = max_ahead.load(Ordering::SeqCst);
         assert!(
             ahead <= bound,

@@ -257,7 +257,8 @@ impl ClaudeBuilder {
             pool: Pool::new(handlers, input_tx.clone(), max_handlers),
             write_buf: None,
             writer_busy: false,
-            stdout_chunk: None,
+            stdout_chunks: VecDeque::new(),
+            stdout_end_pending: false,
             stderr_chunk: None,
             held: None,
         };
@@ -284,8 +285,8 @@ fn spawn_reader(
     stream: Stream,
     input: &std::sync::mpsc::SyncSender<Input>,
 ) -> std::io::Result<std::sync::mpsc::SyncSender<Vec<u8>>> {
-    // One buffer per reader, so one slot is enough.
-    let (ack, returned) = sync_channel(1);
+    // Room for every buffer the reader owns.
+    let (ack, returned) = sync_channel(crate::driver::STDOUT_BUFFERS);
     let input = input.clone();
     let name = match stream {
         Stream::Stdout => "claude-stdout",

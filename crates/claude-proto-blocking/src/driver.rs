@@ -12,10 +12,11 @@
 //!   the input channel (until [`Interest::wake_at`]). Everything it sends
 //!   goes to a channel with room by construction (below), or is a
 //!   `try_send`.
-//! - **stdout reader**: reads a chunk, sends it, and waits until the driver
-//!   hands the buffer back, which it does only when the core wants stdout
+//! - **stdout reader**: owns two buffers; fills one, sends it, fills the
+//!   other while the driver decodes the first, then waits until the driver
+//!   hands a buffer back, which it does only when the core wants stdout
 //!   (`read_stdout`): that is the backpressure; nothing is read ahead
-//!   beyond one chunk.
+//!   beyond two chunks.
 //! - **stderr reader**: the same, but the driver consumes stderr at once
 //!   (a full stderr pipe stalls the CLI).
 //! - **writer**: writes the bytes the driver hands it, flushes, closes, and
@@ -161,7 +162,12 @@ pub(crate) struct Driver {
     pub(crate) write_buf: Option<Vec<u8>>,
     pub(crate) writer_busy: bool,
     /// A chunk read but not consumed yet (at most one per stream).
-    pub(crate) stdout_chunk: Option<(Vec<u8>, usize)>,
+    /// Chunks read from stdout, waiting for the core (at most
+    /// [`STDOUT_BUFFERS`]: the reader owns no more buffers than that).
+    pub(crate) stdout_chunks: VecDeque<(Vec<u8>, usize)>,
+    /// stdout ended while chunks were still waiting: report the end after
+    /// them.
+    pub(crate) stdout_end_pending: bool,
     pub(crate) stderr_chunk: Option<(Vec<u8>, usize)>,
     /// An event taken from the core while the event channel was full.
     pub(crate) held: Option<Vec<Event>>,
@@ -253,9 +259,13 @@ impl Driver {
     /// Does one thing that needs no waiting; `false` if there is none.
     fn step(&mut self, interest: Interest) -> bool {
         if interest.read_stdout && self.held.is_none() {
-            if let Some((buf, len)) = self.stdout_chunk.take() {
+            if let Some((buf, len)) = self.stdout_chunks.pop_front() {
                 self.core.on_stdout(&buf[..len]);
                 give_back(&self.stdout_ack, buf);
+                if self.stdout_chunks.is_empty() && self.stdout_end_pending {
+                    self.stdout_end_pending = false;
+                    self.core.on_stdout_end(Instant::now());
+                }
                 return true;
             }
         }
@@ -377,8 +387,11 @@ impl Driver {
     fn on_input(&mut self, input: Input) {
         let now = Instant::now();
         match input {
-            Input::Read(Stream::Stdout, buf, len) => self.stdout_chunk = Some((buf, len)),
+            Input::Read(Stream::Stdout, buf, len) => self.stdout_chunks.push_back((buf, len)),
             Input::Read(Stream::Stderr, buf, len) => self.stderr_chunk = Some((buf, len)),
+            Input::ReadEnd(Stream::Stdout) if !self.stdout_chunks.is_empty() => {
+                self.stdout_end_pending = true;
+            }
             Input::ReadEnd(Stream::Stdout) => self.core.on_stdout_end(now),
             Input::ReadEnd(Stream::Stderr) => self.core.on_stderr_end(),
             Input::Written(buf, Ok(())) => {
@@ -699,8 +712,22 @@ pub(crate) fn reader_loop(
     input: SyncSender<Input>,
     returned: Receiver<Vec<u8>>,
 ) {
-    let mut buf = vec![0u8; size];
+    // Two buffers for stdout: the reader fills one while the driver
+    // decodes the other, so reading and decoding overlap; at most two
+    // chunks are ever read ahead of the core.
+    let count = match stream {
+        Stream::Stdout => STDOUT_BUFFERS,
+        Stream::Stderr => 1,
+    };
+    let mut spare: Vec<Vec<u8>> = (0..count).map(|_| vec![0u8; size]).collect();
     loop {
+        let mut buf = match spare.pop() {
+            Some(buf) => buf,
+            None => match returned.recv() {
+                Ok(buf) => buf,
+                Err(_) => return,
+            },
+        };
         let len = match reader.read(&mut buf) {
             Ok(0) => break,
             Ok(len) => len,
@@ -710,13 +737,12 @@ pub(crate) fn reader_loop(
         if input.send(Input::Read(stream, buf, len)).is_err() {
             return;
         }
-        buf = match returned.recv() {
-            Ok(buf) => buf,
-            Err(_) => return,
-        };
     }
     let _ = input.send(Input::ReadEnd(stream));
 }
+
+/// Buffers the stdout reader owns (see `reader_loop`).
+pub(crate) const STDOUT_BUFFERS: usize = 2;
 
 /// The chunk size of each stream.
 pub(crate) fn chunk_size(stream: Stream) -> usize {
