@@ -10,8 +10,8 @@ use futures_lite::io::{AsyncRead, AsyncWrite};
 
 use crate::client::{Claude, Events};
 use crate::driver::{BoxRead, BoxWrite, Driver, Shared};
-use crate::log;
 use crate::runtime::Runtime;
+use claude_proto_process::log;
 
 /// Configures a session: the CLI's options, the protocol limits, the
 /// handlers that answer the CLI's requests, and the [`Runtime`] its tasks

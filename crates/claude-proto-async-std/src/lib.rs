@@ -124,7 +124,6 @@
 mod builder;
 mod client;
 mod driver;
-mod log;
 mod runtime;
 
 pub use builder::ClaudeBuilder;

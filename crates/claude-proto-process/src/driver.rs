@@ -219,6 +219,48 @@ impl<W> DriverCore<W> {
         self.host.end_input();
     }
 
+    /// Reports the result of the [`Output`] step the adapter performed.
+    /// Returns `true` when the adapter must drop its writer now: after
+    /// [`Output::Close`] (dropping the pipe is what closes it) or a failure.
+    pub fn on_output(&mut self, output: Output, result: std::io::Result<usize>) -> bool {
+        match (output, result) {
+            (Output::Write, Ok(n)) if n > 0 => {
+                self.on_written(n);
+                false
+            }
+            (Output::Flush, Ok(_)) => {
+                self.on_flushed();
+                false
+            }
+            (Output::Close, _) => {
+                self.on_writer_closed();
+                true
+            }
+            (Output::Idle, _) => false,
+            _ => {
+                self.on_write_error();
+                true
+            }
+        }
+    }
+
+    /// Reports a read from stdout into `buf`: data, or its end (`Ok(0)` or
+    /// an error).
+    pub fn on_stdout_read(&mut self, result: std::io::Result<usize>, buf: &[u8], now: Instant) {
+        match result {
+            Ok(n) if n > 0 => self.on_stdout(&buf[..n.min(buf.len())]),
+            _ => self.on_stdout_end(now),
+        }
+    }
+
+    /// Reports a read from stderr into `buf`: data, or its end.
+    pub fn on_stderr_read(&mut self, result: std::io::Result<usize>, buf: &[u8]) {
+        match result {
+            Ok(n) if n > 0 => self.on_stderr(&buf[..n.min(buf.len())]),
+            _ => self.on_stderr_end(),
+        }
+    }
+
     /// Bytes read from stdout.
     pub fn on_stdout(&mut self, bytes: &[u8]) {
         self.host.session().handle_input(bytes);

@@ -96,6 +96,8 @@ pub enum Error {
     #[error(transparent)]
     Decode(#[from] DecodeError),
     /// A turn ended without a `result` message.
-    #[error("the turn ended without a result message")]
+    #[error(
+        "the turn ended without a result message: the CLI's output ended first (close() reports how the process exited)"
+    )]
     NoResult,
 }

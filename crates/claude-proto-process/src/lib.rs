@@ -18,6 +18,7 @@ mod error;
 mod event;
 pub mod handlers;
 pub mod host;
+pub mod log;
 pub mod session;
 mod settings;
 mod stderr;

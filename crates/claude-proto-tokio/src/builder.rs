@@ -11,7 +11,7 @@ use tokio::sync::{Notify, Semaphore, mpsc, watch};
 
 use crate::client::{Claude, Events};
 use crate::driver::{BoxRead, BoxWrite, Driver, Shared};
-use crate::log;
+use claude_proto_process::log;
 
 /// Configures a session: the CLI's options, the protocol limits, and the
 /// handlers that answer the CLI's requests. Finish with

@@ -28,7 +28,7 @@ use tokio::sync::{Notify, Semaphore, mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 use tokio::time::{Instant, Sleep, sleep_until};
 
-use crate::log;
+use claude_proto_process::log;
 
 pub(crate) type BoxRead = Pin<Box<dyn AsyncRead + Send>>;
 pub(crate) type BoxWrite = Pin<Box<dyn AsyncWrite + Send>>;
@@ -222,24 +222,17 @@ impl Driver {
                 }
                 self.core.on_exit(status, now);
             }
-            Wake::Output(Output::Write, Ok(n)) => self.core.on_written(n),
-            Wake::Output(Output::Flush, Ok(_)) => self.core.on_flushed(),
-            Wake::Output(Output::Close, _) => {
-                // Dropping the pipe is what closes it (shutdown alone may not).
-                self.writer = None;
-                self.core.on_writer_closed();
-            }
-            Wake::Output(_, _) => {
-                self.writer = None;
-                self.core.on_write_error();
+            Wake::Output(output, result) => {
+                if self.core.on_output(output, result) {
+                    // Dropping the pipe is what closes it.
+                    self.writer = None;
+                }
             }
             Wake::EventsClosed => self.core.on_events_closed(),
             Wake::Command(Some(command)) => self.on_command(command),
             Wake::Command(None) => self.core.on_commands_closed(now),
-            Wake::Stdout(Ok(0) | Err(_)) => self.core.on_stdout_end(now),
-            Wake::Stdout(Ok(n)) => self.core.on_stdout(&read_buf[..n]),
-            Wake::Stderr(Ok(0) | Err(_)) => self.core.on_stderr_end(),
-            Wake::Stderr(Ok(n)) => self.core.on_stderr(&err_buf[..n]),
+            Wake::Stdout(read) => self.core.on_stdout_read(read, read_buf, now),
+            Wake::Stderr(read) => self.core.on_stderr_read(read, err_buf),
             Wake::Timer => self.on_time(Instant::now()),
         }
     }

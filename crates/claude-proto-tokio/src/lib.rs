@@ -60,7 +60,6 @@
 mod builder;
 mod client;
 mod driver;
-mod log;
 
 pub use builder::ClaudeBuilder;
 pub use claude_proto_process::Event;

@@ -291,9 +291,6 @@ impl Session {
     /// CLI, or ended with the session sends nothing and returns
     /// [`RespondError::NotPending`].
     pub fn respond(&mut self, id: IncomingId, reply: Reply) -> Result<(), RespondError> {
-        if !self.incoming.contains_key(&id.0) {
-            return Err(RespondError::NotPending);
-        }
         #[derive(Serialize)]
         struct Line<'a> {
             #[serde(rename = "type")]
