@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 use crate::error::{ControlError, DecodeError, ProtocolError};
 use crate::id::{IncomingId, RequestId};
 use crate::model::MessageType;
+use crate::model::control::ControlCall;
 use crate::model::incoming::CliRequest;
 use crate::model::stdout::StdoutMessage;
 
@@ -166,6 +167,7 @@ pub struct IncomingRequest {
     pub(crate) request_id: String,
     pub(crate) subtype: String,
     pub(crate) request: Box<CliRequest>,
+    pub(crate) wire_len: usize,
 }
 
 impl IncomingRequest {
@@ -187,6 +189,12 @@ impl IncomingRequest {
     /// The typed request.
     pub fn request(&self) -> &CliRequest {
         &self.request
+    }
+
+    /// How many bytes the request's body took on the wire: what holding it
+    /// costs, for callers that bound their memory in bytes.
+    pub fn wire_len(&self) -> usize {
+        self.wire_len
     }
 
     /// Takes the typed request out, keeping the id to answer with.
@@ -229,5 +237,12 @@ impl ControlSuccess {
             what: "a control response payload",
             source,
         })
+    }
+
+    /// Decodes the payload as the answer to a `C` request:
+    /// [`decode`](Self::decode) into `C::Response`, so the answer type
+    /// follows from the request type.
+    pub fn decode_as<C: ControlCall>(&self) -> Result<C::Response, DecodeError> {
+        self.decode()
     }
 }

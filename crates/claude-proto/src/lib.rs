@@ -22,9 +22,10 @@
 //! After every input ([`Session::handle_input`], [`Session::handle_eof`],
 //! [`Session::handle_timeout`]) and every command ([`Session::initialize`],
 //! [`Session::send_user_message`], [`Session::send_control`],
-//! [`Session::respond`], ...), drain the outputs in this order: bytes to
-//! write ([`Session::poll_transmit`]), the next deadline
-//! ([`Session::poll_timeout`]), then events ([`Session::poll_event`]).
+//! [`Session::send_call`], [`Session::respond`], ...), drain the outputs in
+//! this order: bytes to write ([`Session::poll_transmit`]), the next
+//! deadline ([`Session::poll_timeout`]), then events
+//! ([`Session::poll_event`]).
 //!
 //! ```
 //! use std::time::{Duration, Instant};
@@ -135,5 +136,6 @@ pub use event::{
     CancelReason, ControlOutcome, ControlSuccess, Event, IncomingRequest, Message, RefusalReason,
 };
 pub use id::{IncomingId, RequestId};
+pub use model::control::ControlCall;
 pub use reply::Reply;
 pub use session::Session;

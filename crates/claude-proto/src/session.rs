@@ -17,7 +17,7 @@ use crate::event::{
 use crate::framing::{Frame, LineSplitter};
 use crate::id::{IncomingId, RequestId, wire_request_id};
 use crate::model::MessageType;
-use crate::model::control::ControlRequest;
+use crate::model::control::{ControlCall, ControlRequest, Tagged};
 use crate::model::hooks::HookOutput;
 use crate::model::incoming::{CliRequest, McpMessageResponse};
 use crate::model::initialize::InitializeRequest;
@@ -101,15 +101,6 @@ fn parse_cli_request(body: &str) -> Result<CliRequest, serde_json::Error> {
         other => other,
     }
 }
-
-/// Subtypes of CLI requests this crate models; any other is unsupported.
-const MODELLED_CLI_REQUESTS: &[&str] = &[
-    "can_use_tool",
-    "hook_callback",
-    "mcp_message",
-    "elicitation",
-    "request_user_dialog",
-];
 
 impl Session {
     /// A new session with the given limits. Nothing is written until a
@@ -220,17 +211,7 @@ impl Session {
         timeout: Option<Duration>,
         now: Instant,
     ) -> Result<RequestId, SendError> {
-        #[derive(Serialize)]
-        struct Body<'a> {
-            subtype: &'static str,
-            #[serde(flatten)]
-            request: &'a InitializeRequest,
-        }
-        let body = Body {
-            subtype: "initialize",
-            request,
-        };
-        self.send_request_body("initialize", &body, timeout, now)
+        self.send_call(request, timeout, now)
     }
 
     /// `true` once the CLI has answered `initialize` with success.
@@ -264,6 +245,22 @@ impl Session {
         now: Instant,
     ) -> Result<RequestId, SendError> {
         self.send_request_body(request.subtype(), request, timeout, now)
+    }
+
+    /// Sends a typed control call: the same line as
+    /// [`send_control`](Self::send_control) with `ControlRequest::from(call)`,
+    /// without building the enum.
+    ///
+    /// Decode the success answer of the returned id with
+    /// [`ControlSuccess::decode_as::<C>`](ControlSuccess::decode_as), which
+    /// gives `C::Response`.
+    pub fn send_call<C: ControlCall>(
+        &mut self,
+        call: &C,
+        timeout: Option<Duration>,
+        now: Instant,
+    ) -> Result<RequestId, SendError> {
+        self.send_request_body(C::SUBTYPE, &Tagged::new(call), timeout, now)
     }
 
     /// Withdraws a request we sent: the CLI is told to stop
@@ -593,6 +590,9 @@ impl Session {
     }
 
     fn handle_line(&mut self, line: &[u8], at_eof: bool) {
+        // Some wrappers (a Windows shell, a logging shim) put a UTF-8 byte
+        // order mark before the first line; it is not part of the JSON.
+        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
         // The envelope pass skips most strings without looking inside, so
         // check the encoding here: every delivered line is valid UTF-8.
         if let Err(e) = std::str::from_utf8(line) {
@@ -692,7 +692,7 @@ impl Session {
             return self.refuse(wire_id, Some(subtype), RefusalReason::TooManyPending);
         }
         let request = match parse_cli_request(body.get()) {
-            Ok(CliRequest::Unknown(_)) if MODELLED_CLI_REQUESTS.contains(&subtype.as_str()) => {
+            Ok(CliRequest::Unknown(_)) if CliRequest::SUBTYPES.contains(&subtype.as_str()) => {
                 let reason = RefusalReason::Malformed(format!(
                     "the {subtype} request does not have the fields it needs"
                 ));
@@ -730,6 +730,7 @@ impl Session {
             request_id: wire_id.into(),
             subtype,
             request: Box::new(request),
+            wire_len: body.get().len(),
         }));
     }
 

@@ -5,14 +5,17 @@
 use std::time::{Duration, Instant};
 
 use claude_proto::model::MessageType;
-use claude_proto::model::control::ControlRequest;
+use claude_proto::model::control::{
+    Ack, ControlRequest, GetContextUsageRequest, InterruptRequest, InterruptResponse,
+    ListModelsRequest, SetModelRequest, StopTaskRequest,
+};
 use claude_proto::model::incoming::CliRequest;
 use claude_proto::model::initialize::InitializeRequest;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::model::user::UserMessage;
 use claude_proto::{
-    CancelReason, Config, ControlError, Event, ProtocolErrorKind, RefusalReason, Reply,
-    RespondError, SendError, Session,
+    CancelReason, Config, ControlCall, ControlError, Event, ProtocolErrorKind, RefusalReason,
+    Reply, RespondError, SendError, Session,
 };
 use serde_json::{Value, json};
 
@@ -737,4 +740,125 @@ fn strings_with_newlines_never_split_a_line() {
         written[0]["message"]["content"][0]["text"],
         "line one\nline two\r\n\u{2028}"
     );
+}
+
+/// Sends `call`, lets the CLI answer with `payload`, and decodes the answer
+/// with the call's own response type.
+fn typed_round_trip<C: ControlCall>(
+    h: &mut Harness,
+    call: &C,
+    payload: Option<Value>,
+) -> C::Response {
+    let id = h.session.send_call(call, None, h.now).unwrap();
+    let written = single(h.written());
+    assert_eq!(written["request"]["subtype"], C::SUBTYPE);
+    let wire_id = written["request_id"].as_str().unwrap().to_owned();
+    h.cli_writes(&[success(&wire_id, payload)]);
+    match single(h.events()) {
+        Event::Response(outcome) => {
+            assert_eq!(outcome.id, id);
+            assert_eq!(outcome.subtype, C::SUBTYPE);
+            outcome.result.unwrap().decode_as::<C>().unwrap()
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+/// `send_call(call)` and `send_control(call.into())` write the same bytes.
+fn same_line<C: ControlCall + Clone>(typed: &mut Session, plain: &mut Session, call: &C) {
+    let now = Instant::now();
+    typed.send_call(call, None, now).unwrap();
+    plain.send_control(&call.clone().into(), None, now).unwrap();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    typed.poll_transmit(&mut a);
+    plain.poll_transmit(&mut b);
+    assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
+}
+
+#[test]
+fn typed_calls_write_the_enum_line_and_decode_their_own_answer() {
+    let mut model = SetModelRequest::default();
+    model.model = claude_proto::model::Maybe::Value("opus".into());
+    let mut listing = ListModelsRequest::default();
+    listing.extra.insert("later".into(), json!(true));
+    let (mut typed, mut plain) = (
+        Session::new(Config::default()),
+        Session::new(Config::default()),
+    );
+    same_line(&mut typed, &mut plain, &InterruptRequest::default());
+    same_line(&mut typed, &mut plain, &model);
+    same_line(&mut typed, &mut plain, &listing);
+    same_line(&mut typed, &mut plain, &InitializeRequest::default());
+
+    let mut h = Harness::new();
+    let r: InterruptResponse = typed_round_trip(
+        &mut h,
+        &InterruptRequest::default(),
+        Some(json!({"still_queued": ["u1"]})),
+    );
+    assert_eq!(r.still_queued, Some(vec!["u1".to_owned()]));
+    // Older CLIs only acknowledge: no payload, or `null`.
+    let r = typed_round_trip(&mut h, &InterruptRequest::default(), None);
+    assert_eq!(r, InterruptResponse::default());
+    let r = typed_round_trip(&mut h, &InterruptRequest::default(), Some(Value::Null));
+    assert_eq!(r, InterruptResponse::default());
+    let stop = StopTaskRequest {
+        task_id: "t".into(),
+        ..StopTaskRequest::default()
+    };
+    let ack: Ack = typed_round_trip(&mut h, &stop, Some(json!({})));
+    assert!(ack.extra.is_empty());
+    // A required field missing from the answer is a decode error.
+    let id = h
+        .session
+        .send_call(&GetContextUsageRequest::default(), None, h.now)
+        .unwrap();
+    let wire_id = single(h.written())["request_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    h.cli_writes(&[success(&wire_id, None)]);
+    match single(h.events()) {
+        Event::Response(outcome) => {
+            assert_eq!(outcome.id, id);
+            assert!(
+                outcome
+                    .result
+                    .unwrap()
+                    .decode_as::<GetContextUsageRequest>()
+                    .is_err()
+            );
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[test]
+fn a_byte_order_mark_before_a_line_is_not_part_of_it() {
+    // A wrapper that writes a UTF-8 BOM first must not cost the
+    // initialize answer (which would then fail only at its timeout).
+    let mut h = Harness::new();
+    let (_, wire) = h.send(&interrupt(), None);
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend(serde_json::to_vec(&success(&wire, None)).unwrap());
+    bytes.push(b'\n');
+    for chunk in bytes.chunks(2) {
+        h.session.handle_input(chunk);
+    }
+    let Event::Response(outcome) = single(h.events()) else {
+        panic!("the answer must be read")
+    };
+    assert!(outcome.result.is_ok());
+}
+
+#[test]
+fn incoming_requests_report_their_size_on_the_wire() {
+    let mut h = Harness::new();
+    let line = can_use_tool("p1");
+    h.cli_writes(std::slice::from_ref(&line));
+    let Event::Request(request) = single(h.events()) else {
+        panic!("expected the request")
+    };
+    let body = serde_json::to_vec(&line["request"]).unwrap();
+    assert_eq!(request.wire_len(), body.len());
 }

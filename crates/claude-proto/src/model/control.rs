@@ -9,11 +9,14 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use super::common::{Extra, Json, Maybe, string_enum};
-use super::incoming::McpMessage;
-use super::initialize::{AgentInfo, InitializeRequest, ModelInfo, SdkPluginConfig, SlashCommand};
+use super::incoming::{McpMessage, McpMessageResponse};
+use super::initialize::{
+    AgentInfo, InitializeRequest, InitializeResponse, ModelInfo, SdkPluginConfig, SlashCommand,
+};
 use super::mcp::{JsonRpcMessage, McpServerConfig, McpServerStatus};
 use super::permission::{PermissionMode, deserialize_some};
 
@@ -110,12 +113,39 @@ string_enum! {
 // Request payloads
 // ---------------------------------------------------------------------------
 
-/// A request with no fields of its own.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct EmptyRequest {
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+/// Declares request payloads with no fields of their own (each its own type,
+/// so each can carry its own [`ControlCall`] answer type).
+macro_rules! empty_requests {
+    ($( $(#[$meta:meta])* $name:ident; )+) => {
+        $(
+            $(#[$meta])*
+            #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+            pub struct $name {
+                /// Fields not modelled by this crate.
+                #[serde(flatten)]
+                pub extra: Extra,
+            }
+        )+
+    };
+}
+
+empty_requests! {
+    /// `get_session_cost`: the session cost as text.
+    GetSessionCostRequest;
+    /// `list_models`: the models available.
+    ListModelsRequest;
+    /// `get_binary_version`: the CLI's version.
+    GetBinaryVersionRequest;
+    /// `reload_skills`: reload skills from disk.
+    ReloadSkillsRequest;
+    /// `reload_output_styles`: reload output styles from disk.
+    ReloadOutputStylesRequest;
+    /// `get_settings`: the effective settings and each layer.
+    GetSettingsRequest;
+    /// `get_hooks_listing`: the hooks configured.
+    GetHooksListingRequest;
+    /// `list_permission_rules`: the permission rules in force.
+    ListPermissionRulesRequest;
 }
 
 /// `interrupt`: stop the current turn.
@@ -543,191 +573,277 @@ pub struct UpdateSettingsRequest {
     pub extra: Extra,
 }
 
-/// A control request from the host to the CLI, tagged by `subtype`.
+/// A control request the host sends, typed with the answer it gets.
 ///
-/// Serializes to the `request` object of a `control_request` line. Use
-/// [`ControlRequest::raw`] for a subtype this crate does not wrap.
+/// Every request payload of [`ControlRequest`] implements it (and
+/// [`McpMessage`], for messages of SDK-hosted MCP servers to the CLI). The
+/// payload serializes to the request's fields without `subtype`;
+/// [`SUBTYPE`](Self::SUBTYPE) is the tag, and [`Response`](Self::Response)
+/// is what the `response` of a success answer decodes to.
+///
+/// Send one with [`Session::send_call`](crate::Session::send_call) and
+/// decode its answer with
+/// [`ControlSuccess::decode_as`](crate::ControlSuccess::decode_as): code
+/// generic over `C: ControlCall` then cannot decode an answer as the wrong
+/// type.
 ///
 /// ```
-/// use claude_proto::model::control::ControlRequest;
-/// assert_eq!(
-///     serde_json::to_value(ControlRequest::set_model(Some("sonnet"))).unwrap(),
-///     serde_json::json!({"subtype":"set_model","model":"sonnet"}),
-/// );
+/// use std::time::Instant;
+/// use claude_proto::model::control::{InterruptRequest, InterruptResponse};
+/// use claude_proto::{Config, ControlCall, Event, Session};
+///
+/// let mut session = Session::new(Config::default());
+/// let id = session.send_call(&InterruptRequest::default(), None, Instant::now())?;
+/// let mut line = Vec::new();
+/// session.poll_transmit(&mut line);
+/// let sent: serde_json::Value = serde_json::from_slice(&line)?;
+/// assert_eq!(sent["request"], serde_json::json!({"subtype": InterruptRequest::SUBTYPE}));
+///
+/// // The CLI answers.
+/// let answer = serde_json::json!({"type": "control_response", "response": {
+///     "subtype": "success", "request_id": sent["request_id"], "response": {"still_queued": []}}});
+/// session.handle_input(format!("{answer}\n").as_bytes());
+/// let Some(Event::Response(outcome)) = session.poll_event() else { unreachable!() };
+/// assert_eq!(outcome.id, id);
+/// let typed: InterruptResponse = outcome.result?.decode_as::<InterruptRequest>()?;
+/// assert_eq!(typed.still_queued, Some(vec![]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "subtype")]
-#[non_exhaustive]
-pub enum ControlRequest {
-    /// Set up the session (hooks, SDK MCP servers, agents, prompt...).
-    #[serde(rename = "initialize")]
-    Initialize(Box<InitializeRequest>),
-    /// Stop the current turn.
-    #[serde(rename = "interrupt")]
-    Interrupt(InterruptRequest),
-    /// Change the permission mode.
-    #[serde(rename = "set_permission_mode")]
-    SetPermissionMode(SetPermissionModeRequest),
-    /// Change the model.
-    #[serde(rename = "set_model")]
-    SetModel(SetModelRequest),
-    /// Limit thinking tokens (deprecated).
-    #[serde(rename = "set_max_thinking_tokens")]
-    SetMaxThinkingTokens(SetMaxThinkingTokensRequest),
-    /// Rename the session.
-    #[serde(rename = "rename_session")]
-    RenameSession(RenameSessionRequest),
-    /// Set the agent colour.
-    #[serde(rename = "set_color")]
-    SetColor(SetColorRequest),
-    /// List MCP servers.
-    #[serde(rename = "mcp_status")]
-    McpStatus(McpStatusRequest),
-    /// Report context window usage.
-    #[serde(rename = "get_context_usage")]
-    GetContextUsage(GetContextUsageRequest),
-    /// Report the session cost as text.
-    #[serde(rename = "get_session_cost")]
-    GetSessionCost(EmptyRequest),
-    /// List the available models.
-    #[serde(rename = "list_models")]
-    ListModels(EmptyRequest),
-    /// Report usage (experimental).
-    #[serde(rename = "get_usage")]
-    GetUsage(GetUsageRequest),
-    /// Report the CLI's version.
-    #[serde(rename = "get_binary_version")]
-    GetBinaryVersion(EmptyRequest),
-    /// Call an MCP tool directly.
-    #[serde(rename = "mcp_call")]
-    McpCall(McpCallRequest),
-    /// Suggest file paths.
-    #[serde(rename = "file_suggestions")]
-    FileSuggestions(FileSuggestionsRequest),
-    /// A message from an SDK-hosted MCP server (e.g. a notification).
-    #[serde(rename = "mcp_message")]
-    McpMessage(McpMessage),
-    /// Restore files to an earlier state.
-    #[serde(rename = "rewind_files")]
-    RewindFiles(RewindFilesRequest),
-    /// Withdraw a queued user message.
-    #[serde(rename = "cancel_async_message")]
-    CancelAsyncMessage(CancelAsyncMessageRequest),
-    /// Read a file.
-    #[serde(rename = "read_file")]
-    ReadFile(ReadFileRequest),
-    /// Mark a file as already read.
-    #[serde(rename = "seed_read_state")]
-    SeedReadState(SeedReadStateRequest),
-    /// Replace the host-provided MCP servers.
-    #[serde(rename = "mcp_set_servers")]
-    McpSetServers(McpSetServersRequest),
-    /// Add a repository root.
-    #[serde(rename = "register_repo_root")]
-    RegisterRepoRoot(RegisterRepoRootRequest),
-    /// Reload plugins.
-    #[serde(rename = "reload_plugins")]
-    ReloadPlugins(ReloadPluginsRequest),
-    /// Reload skills.
-    #[serde(rename = "reload_skills")]
-    ReloadSkills(EmptyRequest),
-    /// Reload output styles.
-    #[serde(rename = "reload_output_styles")]
-    ReloadOutputStyles(EmptyRequest),
-    /// Reconnect an MCP server.
-    #[serde(rename = "mcp_reconnect")]
-    McpReconnect(McpReconnectRequest),
-    /// Enable or disable an MCP server.
-    #[serde(rename = "mcp_toggle")]
-    McpToggle(McpToggleRequest),
-    /// Read an MCP resource.
-    #[serde(rename = "mcp_read_resource")]
-    McpReadResource(McpReadResourceRequest),
-    /// Say whether anyone is watching.
-    #[serde(rename = "set_has_subscribers")]
-    SetHasSubscribers(SetHasSubscribersRequest),
-    /// Stop a background task.
-    #[serde(rename = "stop_task")]
-    StopTask(StopTaskRequest),
-    /// Move running work to the background.
-    #[serde(rename = "background_tasks")]
-    BackgroundTasks(BackgroundTasksRequest),
-    /// Read a background task's output.
-    #[serde(rename = "get_task_output")]
-    GetTaskOutput(GetTaskOutputRequest),
-    /// Merge flag-layer settings.
-    #[serde(rename = "apply_flag_settings")]
-    ApplyFlagSettings(ApplyFlagSettingsRequest),
-    /// Report effective settings.
-    #[serde(rename = "get_settings")]
-    GetSettings(EmptyRequest),
-    /// List configured hooks.
-    #[serde(rename = "get_hooks_listing")]
-    GetHooksListing(EmptyRequest),
-    /// Write to a settings file.
-    #[serde(rename = "update_settings")]
-    UpdateSettings(UpdateSettingsRequest),
-    /// List permission rules.
-    #[serde(rename = "list_permission_rules")]
-    ListPermissionRules(EmptyRequest),
-    /// Any other subtype: `subtype` plus the request's other fields. Also
-    /// what a known subtype decodes to when its fields do not match.
-    /// `fields` must not contain a `subtype` key.
-    #[serde(untagged)]
-    Raw {
-        /// The subtype.
-        subtype: String,
-        /// The other fields of the request.
-        #[serde(flatten)]
-        fields: Extra,
-    },
+///
+/// For a subtype this crate does not model, implement it on a type of
+/// yours, with a `From` into [`ControlRequest`] going through
+/// [`ControlRequest::raw`].
+pub trait ControlCall: Serialize + Into<ControlRequest> {
+    /// The wire `subtype`.
+    const SUBTYPE: &'static str;
+    /// What the `response` of a success answer decodes to. An answer with
+    /// no `response` at all reads as `{}` (see [`ControlSuccess::decode`]),
+    /// which every type used here for a bare acknowledgement accepts.
+    ///
+    /// [`ControlSuccess::decode`]: crate::ControlSuccess::decode
+    type Response: DeserializeOwned;
+}
+
+/// The request object of a `control_request` written from a [`ControlCall`]:
+/// `subtype` first, then the payload's fields. Serializes to the same bytes
+/// as the matching [`ControlRequest`].
+#[derive(Serialize)]
+pub(crate) struct Tagged<'a, C> {
+    subtype: &'static str,
+    #[serde(flatten)]
+    call: &'a C,
+}
+
+impl<'a, C: ControlCall> Tagged<'a, C> {
+    pub(crate) fn new(call: &'a C) -> Self {
+        Self {
+            subtype: C::SUBTYPE,
+            call,
+        }
+    }
+}
+
+/// The payload type a [`ControlRequest`] variant holds for a request type.
+macro_rules! variant_payload {
+    ($request:ty) => { $request };
+    ($request:ty, boxed) => { Box<$request> };
+}
+
+/// Wraps a request into its [`ControlRequest`] variant's payload.
+macro_rules! wrap_payload {
+    ($request:expr) => {
+        $request
+    };
+    ($request:expr, boxed) => {
+        Box::new($request)
+    };
+}
+
+/// The one table of host → CLI control calls. Each row,
+/// `Variant("subtype", RequestType[, boxed]) -> ResponseType`, generates the
+/// [`ControlRequest`] variant (with its serde rename and docs), its arm of
+/// `subtype()` and `SUBTYPES`, the [`ControlCall`] impl of the request type,
+/// and `From<RequestType> for ControlRequest`.
+macro_rules! control_calls {
+    (
+        $(#[$meta:meta])*
+        pub enum ControlRequest {
+            $(
+                $(#[$vmeta:meta])*
+                $variant:ident($subtype:literal, $request:ty $(, $boxed:ident)?) -> $response:ty,
+            )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "subtype")]
+        #[non_exhaustive]
+        pub enum ControlRequest {
+            $(
+                $(#[$vmeta])*
+                #[doc = ""]
+                #[doc = concat!("Answered with [`", stringify!($response), "`].")]
+                #[serde(rename = $subtype)]
+                $variant(variant_payload!($request $(, $boxed)?)),
+            )+
+            /// Any other subtype: `subtype` plus the request's other fields.
+            /// Also what a known subtype decodes to when its fields do not
+            /// match. `fields` must not contain a `subtype` key.
+            #[serde(untagged)]
+            Raw {
+                /// The subtype.
+                subtype: String,
+                /// The other fields of the request.
+                #[serde(flatten)]
+                fields: Extra,
+            },
+        }
+
+        impl ControlRequest {
+            /// Every subtype with its own variant, in declaration order.
+            pub const SUBTYPES: &'static [&'static str] = &[$($subtype),+];
+
+            /// The `subtype` value.
+            pub fn subtype(&self) -> &str {
+                match self {
+                    $( Self::$variant(_) => $subtype, )+
+                    Self::Raw { subtype, .. } => subtype,
+                }
+            }
+
+            /// Hands the payload of a typed variant to `visit` (`false` for
+            /// `Raw`).
+            #[cfg(test)]
+            fn visit_call<V: tests::CallVisitor>(&self, visit: &mut V) -> bool {
+                match self {
+                    $(
+                        Self::$variant(payload) => {
+                            visit.call(::std::borrow::Borrow::<$request>::borrow(payload));
+                            true
+                        }
+                    )+
+                    Self::Raw { .. } => false,
+                }
+            }
+        }
+
+        $(
+            impl ControlCall for $request {
+                const SUBTYPE: &'static str = $subtype;
+                type Response = $response;
+            }
+
+            impl From<$request> for ControlRequest {
+                fn from(request: $request) -> Self {
+                    Self::$variant(wrap_payload!(request $(, $boxed)?))
+                }
+            }
+        )+
+    };
+}
+
+control_calls! {
+    /// A control request from the host to the CLI, tagged by `subtype`.
+    ///
+    /// Serializes to the `request` object of a `control_request` line. Use
+    /// [`ControlRequest::raw`] for a subtype this crate does not wrap. Every
+    /// payload type also implements [`ControlCall`], which names the type
+    /// its answer decodes to, and converts into this enum with `From`.
+    ///
+    /// ```
+    /// use claude_proto::model::control::ControlRequest;
+    /// assert_eq!(
+    ///     serde_json::to_value(ControlRequest::set_model(Some("sonnet"))).unwrap(),
+    ///     serde_json::json!({"subtype":"set_model","model":"sonnet"}),
+    /// );
+    /// ```
+    pub enum ControlRequest {
+        /// Set up the session (hooks, SDK MCP servers, agents, prompt...).
+        Initialize("initialize", InitializeRequest, boxed) -> InitializeResponse,
+        /// Stop the current turn.
+        Interrupt("interrupt", InterruptRequest) -> InterruptResponse,
+        /// Change the permission mode.
+        SetPermissionMode("set_permission_mode", SetPermissionModeRequest)
+            -> SetPermissionModeResponse,
+        /// Change the model.
+        SetModel("set_model", SetModelRequest) -> SetModelResponse,
+        /// Limit thinking tokens (deprecated).
+        SetMaxThinkingTokens("set_max_thinking_tokens", SetMaxThinkingTokensRequest) -> Ack,
+        /// Rename the session.
+        RenameSession("rename_session", RenameSessionRequest) -> Ack,
+        /// Set the agent colour.
+        SetColor("set_color", SetColorRequest) -> Ack,
+        /// List MCP servers.
+        McpStatus("mcp_status", McpStatusRequest) -> McpStatusResponse,
+        /// Report context window usage.
+        GetContextUsage("get_context_usage", GetContextUsageRequest) -> ContextUsage,
+        /// Report the session cost as text.
+        GetSessionCost("get_session_cost", GetSessionCostRequest) -> SessionCost,
+        /// List the available models.
+        ListModels("list_models", ListModelsRequest) -> ListModelsResponse,
+        /// Report usage (experimental). The answer (cost, rate limits,
+        /// usage patterns) is not modelled: it stays plain JSON.
+        GetUsage("get_usage", GetUsageRequest) -> Json,
+        /// Report the CLI's version.
+        GetBinaryVersion("get_binary_version", GetBinaryVersionRequest) -> BinaryVersion,
+        /// Call an MCP tool directly.
+        McpCall("mcp_call", McpCallRequest) -> McpCallResponse,
+        /// Suggest file paths.
+        FileSuggestions("file_suggestions", FileSuggestionsRequest) -> FileSuggestionsResponse,
+        /// A message from an SDK-hosted MCP server (e.g. a notification).
+        /// The CLI acknowledges it, with a JSON-RPC reply when there is one.
+        McpMessage("mcp_message", McpMessage) -> McpMessageResponse,
+        /// Restore files to an earlier state.
+        RewindFiles("rewind_files", RewindFilesRequest) -> RewindFilesResult,
+        /// Withdraw a queued user message.
+        CancelAsyncMessage("cancel_async_message", CancelAsyncMessageRequest)
+            -> CancelAsyncMessageResponse,
+        /// Read a file.
+        ReadFile("read_file", ReadFileRequest) -> ReadFileResponse,
+        /// Mark a file as already read.
+        SeedReadState("seed_read_state", SeedReadStateRequest) -> Ack,
+        /// Replace the host-provided MCP servers. The answer
+        /// (`{added, removed, errors}`) is not modelled: it stays plain JSON.
+        McpSetServers("mcp_set_servers", McpSetServersRequest) -> Json,
+        /// Add a repository root.
+        RegisterRepoRoot("register_repo_root", RegisterRepoRootRequest) -> RegisterRepoRootResponse,
+        /// Reload plugins.
+        ReloadPlugins("reload_plugins", ReloadPluginsRequest) -> ReloadPluginsResponse,
+        /// Reload skills.
+        ReloadSkills("reload_skills", ReloadSkillsRequest) -> ReloadSkillsResponse,
+        /// Reload output styles.
+        ReloadOutputStyles("reload_output_styles", ReloadOutputStylesRequest)
+            -> ReloadOutputStylesResponse,
+        /// Reconnect an MCP server.
+        McpReconnect("mcp_reconnect", McpReconnectRequest) -> Ack,
+        /// Enable or disable an MCP server.
+        McpToggle("mcp_toggle", McpToggleRequest) -> Ack,
+        /// Read an MCP resource.
+        McpReadResource("mcp_read_resource", McpReadResourceRequest) -> McpReadResourceResponse,
+        /// Say whether anyone is watching.
+        SetHasSubscribers("set_has_subscribers", SetHasSubscribersRequest) -> Ack,
+        /// Stop a background task.
+        StopTask("stop_task", StopTaskRequest) -> Ack,
+        /// Move running work to the background.
+        BackgroundTasks("background_tasks", BackgroundTasksRequest) -> BackgroundTasksResponse,
+        /// Read a background task's output.
+        GetTaskOutput("get_task_output", GetTaskOutputRequest) -> TaskOutput,
+        /// Merge flag-layer settings.
+        ApplyFlagSettings("apply_flag_settings", ApplyFlagSettingsRequest) -> Ack,
+        /// Report effective settings.
+        GetSettings("get_settings", GetSettingsRequest) -> SettingsResponse,
+        /// List configured hooks. The answer (events, hooks, catalog,
+        /// policy) is not modelled: it stays plain JSON.
+        GetHooksListing("get_hooks_listing", GetHooksListingRequest) -> Json,
+        /// Write to a settings file.
+        UpdateSettings("update_settings", UpdateSettingsRequest) -> Ack,
+        /// List permission rules. The answer (`{state: {rules, ...}}`) is
+        /// not modelled: it stays plain JSON.
+        ListPermissionRules("list_permission_rules", ListPermissionRulesRequest) -> Json,
+    }
 }
 
 impl ControlRequest {
-    /// The `subtype` value.
-    pub fn subtype(&self) -> &str {
-        match self {
-            Self::Initialize(_) => "initialize",
-            Self::Interrupt(_) => "interrupt",
-            Self::SetPermissionMode(_) => "set_permission_mode",
-            Self::SetModel(_) => "set_model",
-            Self::SetMaxThinkingTokens(_) => "set_max_thinking_tokens",
-            Self::RenameSession(_) => "rename_session",
-            Self::SetColor(_) => "set_color",
-            Self::McpStatus(_) => "mcp_status",
-            Self::GetContextUsage(_) => "get_context_usage",
-            Self::GetSessionCost(_) => "get_session_cost",
-            Self::ListModels(_) => "list_models",
-            Self::GetUsage(_) => "get_usage",
-            Self::GetBinaryVersion(_) => "get_binary_version",
-            Self::McpCall(_) => "mcp_call",
-            Self::FileSuggestions(_) => "file_suggestions",
-            Self::McpMessage(_) => "mcp_message",
-            Self::RewindFiles(_) => "rewind_files",
-            Self::CancelAsyncMessage(_) => "cancel_async_message",
-            Self::ReadFile(_) => "read_file",
-            Self::SeedReadState(_) => "seed_read_state",
-            Self::McpSetServers(_) => "mcp_set_servers",
-            Self::RegisterRepoRoot(_) => "register_repo_root",
-            Self::ReloadPlugins(_) => "reload_plugins",
-            Self::ReloadSkills(_) => "reload_skills",
-            Self::ReloadOutputStyles(_) => "reload_output_styles",
-            Self::McpReconnect(_) => "mcp_reconnect",
-            Self::McpToggle(_) => "mcp_toggle",
-            Self::McpReadResource(_) => "mcp_read_resource",
-            Self::SetHasSubscribers(_) => "set_has_subscribers",
-            Self::StopTask(_) => "stop_task",
-            Self::BackgroundTasks(_) => "background_tasks",
-            Self::GetTaskOutput(_) => "get_task_output",
-            Self::ApplyFlagSettings(_) => "apply_flag_settings",
-            Self::GetSettings(_) => "get_settings",
-            Self::GetHooksListing(_) => "get_hooks_listing",
-            Self::UpdateSettings(_) => "update_settings",
-            Self::ListPermissionRules(_) => "list_permission_rules",
-            Self::Raw { subtype, .. } => subtype,
-        }
-    }
-
     /// Any subtype with the given fields (a `subtype` key among them is
     /// dropped, the argument wins).
     pub fn raw(subtype: impl Into<String>, mut fields: Extra) -> Self {
@@ -796,12 +912,12 @@ impl ControlRequest {
 
     /// `get_session_cost`.
     pub fn get_session_cost() -> Self {
-        Self::GetSessionCost(EmptyRequest::default())
+        Self::GetSessionCost(GetSessionCostRequest::default())
     }
 
     /// `list_models`.
     pub fn list_models() -> Self {
-        Self::ListModels(EmptyRequest::default())
+        Self::ListModels(ListModelsRequest::default())
     }
 
     /// `get_usage`.
@@ -811,7 +927,7 @@ impl ControlRequest {
 
     /// `get_binary_version`.
     pub fn get_binary_version() -> Self {
-        Self::GetBinaryVersion(EmptyRequest::default())
+        Self::GetBinaryVersion(GetBinaryVersionRequest::default())
     }
 
     /// `mcp_call` of `tool` (`mcp__server__tool`) with `arguments`.
@@ -868,7 +984,7 @@ impl ControlRequest {
 
     /// `reload_skills`.
     pub fn reload_skills() -> Self {
-        Self::ReloadSkills(EmptyRequest::default())
+        Self::ReloadSkills(ReloadSkillsRequest::default())
     }
 
     /// `mcp_reconnect` of `server_name`.
@@ -931,7 +1047,7 @@ impl ControlRequest {
 
     /// `get_settings`.
     pub fn get_settings() -> Self {
-        Self::GetSettings(EmptyRequest::default())
+        Self::GetSettings(GetSettingsRequest::default())
     }
 
     /// `update_settings` of the `source` file with `settings`.
@@ -944,15 +1060,30 @@ impl ControlRequest {
     }
 }
 
-impl From<InitializeRequest> for ControlRequest {
-    fn from(request: InitializeRequest) -> Self {
-        Self::initialize(request)
-    }
-}
-
 // ---------------------------------------------------------------------------
 // Response payloads
 // ---------------------------------------------------------------------------
+
+/// Answer to a request that is only acknowledged (`set_color`, `stop_task`,
+/// `mcp_toggle`, ...).
+///
+/// Decodes from `{}`, from `null` and from an answer with no `response` at
+/// all; fields a newer CLI adds are kept in `extra`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[non_exhaustive]
+pub struct Ack {
+    /// Fields of the answer, if it had any (normally empty).
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for Ack {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Self {
+            extra: Option::<Extra>::deserialize(deserializer)?.unwrap_or_default(),
+        })
+    }
+}
 
 /// Answer to `interrupt`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -1456,8 +1587,206 @@ pub struct SettingsResponse {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::ControlSuccess;
     use crate::model::hooks::{HookEvent, HookMatcher};
     use serde_json::json;
+    use serde_json::value::RawValue;
+    use std::any::TypeId;
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::fmt::Debug;
+
+    /// Receives the typed payload of a [`ControlRequest`] variant.
+    pub(super) trait CallVisitor {
+        fn call<C>(&mut self, call: &C)
+        where
+            C: ControlCall + Clone + Debug + 'static,
+            C::Response: Serialize + Debug + 'static;
+    }
+
+    /// A success answer with `payload` as its `response` (`None`: no key).
+    fn answer(payload: Option<&str>) -> ControlSuccess {
+        ControlSuccess {
+            payload: payload.map(|p| RawValue::from_string(p.to_owned()).expect("valid JSON")),
+        }
+    }
+
+    /// The request of each sample, checked against its [`ControlCall`].
+    #[derive(Default)]
+    struct CheckCalls {
+        seen: Vec<&'static str>,
+        /// Subtype -> whether its answer type is [`Ack`].
+        acks: BTreeMap<&'static str, bool>,
+        /// Subtype -> whether its answer decodes from a bare ack.
+        bare_ok: BTreeMap<&'static str, bool>,
+    }
+
+    impl CallVisitor for CheckCalls {
+        fn call<C>(&mut self, call: &C)
+        where
+            C: ControlCall + Clone + Debug + 'static,
+            C::Response: Serialize + Debug + 'static,
+        {
+            let request: ControlRequest = call.clone().into();
+            assert_eq!(wire(&request)["subtype"], C::SUBTYPE, "{call:?}");
+            assert_eq!(request.subtype(), C::SUBTYPE);
+            // The typed path writes exactly the bytes of the enum.
+            assert_eq!(
+                serde_json::to_string(&Tagged::new(call)).expect("encode"),
+                serde_json::to_string(&request).expect("encode"),
+            );
+            self.seen.push(C::SUBTYPE);
+            let is_ack = TypeId::of::<C::Response>() == TypeId::of::<Ack>();
+            self.acks.insert(C::SUBTYPE, is_ack);
+            // The session reads `"response": null` as no payload, which
+            // decodes as `{}`.
+            let bare = [None, Some("{}")]
+                .into_iter()
+                .all(|p| answer(p).decode_as::<C>().is_ok());
+            self.bare_ok.insert(C::SUBTYPE, bare);
+            if is_ack {
+                answer(Some("null"))
+                    .decode_as::<C>()
+                    .expect("ack from null");
+                let r = answer(Some(r#"{"later":1}"#))
+                    .decode_as::<C>()
+                    .expect("ack");
+                assert_eq!(serde_json::to_value(r).expect("encode"), json!({"later":1}));
+            }
+        }
+    }
+
+    #[test]
+    fn every_call_matches_its_variant() {
+        let mut check = CheckCalls::default();
+        for v in samples() {
+            let request: ControlRequest = serde_json::from_value(v.clone()).expect("decode");
+            assert!(request.visit_call(&mut check), "fell back to Raw: {v}");
+            // From(payload) gives back the same request.
+            assert_eq!(wire(&request), v);
+        }
+        let seen: BTreeSet<_> = check.seen.iter().copied().collect();
+        let table: BTreeSet<_> = ControlRequest::SUBTYPES.iter().copied().collect();
+        assert_eq!(
+            table.len(),
+            ControlRequest::SUBTYPES.len(),
+            "duplicate subtype"
+        );
+        assert_eq!(seen, table, "samples and table disagree");
+        assert!(!ControlRequest::raw("x", Extra::new()).visit_call(&mut check));
+
+        // Acknowledged only, per the protocol inventory (`—` / `RES: null`).
+        let acks: BTreeSet<_> = check
+            .acks
+            .iter()
+            .filter(|(_, a)| **a)
+            .map(|(s, _)| *s)
+            .collect();
+        let expected: BTreeSet<_> = [
+            "set_max_thinking_tokens",
+            "rename_session",
+            "set_color",
+            "seed_read_state",
+            "mcp_reconnect",
+            "mcp_toggle",
+            "set_has_subscribers",
+            "stop_task",
+            "apply_flag_settings",
+            "update_settings",
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(acks, expected);
+        // Answers that may come back empty decode from a bare ack too.
+        for subtype in expected.iter().chain(&[
+            "interrupt",
+            "set_permission_mode",
+            "set_model",
+            "mcp_message",
+            "background_tasks",
+            "get_usage",
+            "mcp_set_servers",
+            "get_hooks_listing",
+            "list_permission_rules",
+        ]) {
+            assert_eq!(check.bare_ok.get(subtype), Some(&true), "{subtype}");
+        }
+    }
+
+    /// Decodes recorded answers with the answer type of their request.
+    struct DecodeRecorded<'a> {
+        payload: Option<&'a str>,
+        decoded: Option<&'static str>,
+    }
+
+    impl CallVisitor for DecodeRecorded<'_> {
+        fn call<C>(&mut self, _: &C)
+        where
+            C: ControlCall + Clone + Debug + 'static,
+            C::Response: Serialize + Debug + 'static,
+        {
+            let typed = answer(self.payload)
+                .decode_as::<C>()
+                .unwrap_or_else(|e| panic!("{}: {e}: {:?}", C::SUBTYPE, self.payload));
+            if let Some(payload) = self.payload {
+                let original: Json = serde_json::from_str(payload).expect("JSON");
+                assert_eq!(serde_json::to_value(&typed).expect("encode"), original);
+            }
+            self.decoded = Some(C::SUBTYPE);
+        }
+    }
+
+    #[test]
+    fn recorded_answers_decode_as_their_calls_response() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+        let mut decoded = BTreeSet::new();
+        for entry in std::fs::read_dir(dir).expect("fixtures") {
+            let path = entry.expect("entry").path();
+            if path.extension().and_then(|e| e.to_str()) != Some("ndjson") {
+                continue;
+            }
+            let mut sent: BTreeMap<String, ControlRequest> = BTreeMap::new();
+            for record in std::fs::read_to_string(&path).expect("read").lines() {
+                let record: Json = serde_json::from_str(record).expect("record");
+                let line: Json =
+                    serde_json::from_str(record["line"].as_str().expect("line")).expect("JSON");
+                match (record["dir"].as_str(), line["type"].as_str()) {
+                    (Some("out"), Some("control_request")) => {
+                        let id = line["request_id"].as_str().expect("id").to_owned();
+                        let request =
+                            serde_json::from_value(line["request"].clone()).expect("request");
+                        sent.insert(id, request);
+                    }
+                    (Some("in"), Some("control_response"))
+                        if line["response"]["subtype"] == "success" =>
+                    {
+                        let id = line["response"]["request_id"].as_str().expect("id");
+                        let Some(request) = sent.get(id) else {
+                            continue;
+                        };
+                        let payload = line["response"].get("response").map(Json::to_string);
+                        let mut visit = DecodeRecorded {
+                            payload: payload.as_deref(),
+                            decoded: None,
+                        };
+                        request.visit_call(&mut visit);
+                        decoded.extend(visit.decoded);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for subtype in [
+            "initialize",
+            "interrupt",
+            "set_permission_mode",
+            "set_model",
+            "set_max_thinking_tokens",
+            "mcp_status",
+            "get_context_usage",
+        ] {
+            assert!(decoded.contains(subtype), "no recorded answer to {subtype}");
+        }
+    }
 
     fn round_trip<T>(value: Json) -> T
     where
@@ -1547,9 +1876,9 @@ mod tests {
         assert_eq!(wire(&raw), json!({"subtype":"end_session","reason":"done"}));
     }
 
-    #[test]
-    fn every_public_subtype_decodes_to_its_variant() {
-        let cases = [
+    /// One request of every subtype with its own variant.
+    fn samples() -> Vec<Json> {
+        vec![
             json!({"subtype":"initialize","hooks":{"PreToolUse":[{"hookCallbackIds":["hook_0"]}]},"systemPrompt":"plain"}),
             json!({"subtype":"interrupt","cancel_queued":true,"reason":"user"}),
             json!({"subtype":"set_permission_mode","mode":"plan"}),
@@ -1590,8 +1919,13 @@ mod tests {
             json!({"subtype":"get_hooks_listing"}),
             json!({"subtype":"update_settings","source":"localSettings","settings":{"a":1}}),
             json!({"subtype":"list_permission_rules"}),
-        ];
-        for v in cases {
+            json!({"subtype":"get_hooks_listing","later":1}),
+        ]
+    }
+
+    #[test]
+    fn every_public_subtype_decodes_to_its_variant() {
+        for v in samples() {
             let r: ControlRequest = round_trip(v.clone());
             assert!(
                 !matches!(r, ControlRequest::Raw { .. }),

@@ -346,47 +346,66 @@ impl UserDialogResult {
     }
 }
 
-/// A control request from the CLI (the `request` object of a
-/// `control_request` read from stdout), tagged by `subtype`.
-///
-/// Subtypes this crate does not model (including the CLI's internal ones)
-/// arrive as [`CliRequest::Unknown`]; the usual answer to those is an error
-/// with code `unsupported_request`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "subtype")]
-#[non_exhaustive]
-pub enum CliRequest {
-    /// Permission to run a tool.
-    #[serde(rename = "can_use_tool")]
-    CanUseTool(CanUseTool),
-    /// A registered hook fired.
-    #[serde(rename = "hook_callback")]
-    HookCallback(HookCallback),
-    /// A message for an SDK-hosted MCP server.
-    #[serde(rename = "mcp_message")]
-    McpMessage(McpMessage),
-    /// An MCP server asks the user something.
-    #[serde(rename = "elicitation")]
-    Elicitation(ElicitationRequest),
-    /// A host dialog is needed.
-    #[serde(rename = "request_user_dialog")]
-    RequestUserDialog(UserDialogRequest),
-    /// Any other request, kept as is.
-    #[serde(untagged)]
-    Unknown(Json),
+/// The one table of CLI → host requests. Each row, `Variant("subtype",
+/// RequestType)`, generates the [`CliRequest`] variant (with its serde
+/// rename and docs), its arm of `subtype()` and its entry in `SUBTYPES`.
+macro_rules! cli_requests {
+    (
+        $(#[$meta:meta])*
+        pub enum CliRequest {
+            $( $(#[$vmeta:meta])* $variant:ident($subtype:literal, $request:ty), )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "subtype")]
+        #[non_exhaustive]
+        pub enum CliRequest {
+            $(
+                $(#[$vmeta])*
+                #[serde(rename = $subtype)]
+                $variant($request),
+            )+
+            /// Any other request, kept as is.
+            #[serde(untagged)]
+            Unknown(Json),
+        }
+
+        impl CliRequest {
+            /// Every subtype with its own variant. A request with one of
+            /// these subtypes that still decodes to
+            /// [`Unknown`](Self::Unknown) lacks fields it needs.
+            pub const SUBTYPES: &'static [&'static str] = &[$($subtype),+];
+
+            /// The `subtype` value (empty when an unknown request has none).
+            pub fn subtype(&self) -> &str {
+                match self {
+                    $( Self::$variant(_) => $subtype, )+
+                    Self::Unknown(v) => v.get("subtype").and_then(Json::as_str).unwrap_or_default(),
+                }
+            }
+        }
+    };
 }
 
-impl CliRequest {
-    /// The `subtype` value (empty when an unknown request has none).
-    pub fn subtype(&self) -> &str {
-        match self {
-            Self::CanUseTool(_) => "can_use_tool",
-            Self::HookCallback(_) => "hook_callback",
-            Self::McpMessage(_) => "mcp_message",
-            Self::Elicitation(_) => "elicitation",
-            Self::RequestUserDialog(_) => "request_user_dialog",
-            Self::Unknown(v) => v.get("subtype").and_then(Json::as_str).unwrap_or_default(),
-        }
+cli_requests! {
+    /// A control request from the CLI (the `request` object of a
+    /// `control_request` read from stdout), tagged by `subtype`.
+    ///
+    /// Subtypes this crate does not model (including the CLI's internal ones)
+    /// arrive as [`CliRequest::Unknown`]; the usual answer to those is an error
+    /// with code `unsupported_request`.
+    pub enum CliRequest {
+        /// Permission to run a tool.
+        CanUseTool("can_use_tool", CanUseTool),
+        /// A registered hook fired.
+        HookCallback("hook_callback", HookCallback),
+        /// A message for an SDK-hosted MCP server.
+        McpMessage("mcp_message", McpMessage),
+        /// An MCP server asks the user something.
+        Elicitation("elicitation", ElicitationRequest),
+        /// A host dialog is needed.
+        RequestUserDialog("request_user_dialog", UserDialogRequest),
     }
 }
 
@@ -531,6 +550,37 @@ mod tests {
         );
         round_trip::<UserDialogResult>(json!({"behavior":"completed","result":null}));
         round_trip::<UserDialogResult>(json!({"behavior":"snoozed"}));
+    }
+
+    #[test]
+    fn subtype_table_matches_the_variants() {
+        let samples = [
+            json!({"subtype":"can_use_tool","tool_name":"Bash","input":{}}),
+            json!({"subtype":"hook_callback","callback_id":"hook_0",
+                   "input":{"hook_event_name":"Stop","session_id":"s","transcript_path":"t","cwd":"/","stop_hook_active":false}}),
+            json!({"subtype":"mcp_message","server_name":"m","message":{"jsonrpc":"2.0","method":"x"}}),
+            json!({"subtype":"elicitation","mcp_server_name":"m","message":"?"}),
+            json!({"subtype":"request_user_dialog","dialog_kind":"k","payload":{}}),
+        ];
+        let subtypes: Vec<&str> = samples
+            .iter()
+            .map(|v| {
+                let r: CliRequest = serde_json::from_value(v.clone()).unwrap();
+                assert!(!matches!(r, CliRequest::Unknown(_)), "{v}");
+                assert_eq!(Some(r.subtype()), v["subtype"].as_str());
+                r.subtype().to_owned()
+            })
+            .collect::<Vec<_>>()
+            .iter()
+            .map(|s| {
+                CliRequest::SUBTYPES
+                    .iter()
+                    .find(|t| *t == s)
+                    .copied()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(subtypes, CliRequest::SUBTYPES);
     }
 
     #[test]
