@@ -1,0 +1,655 @@
+//! Turns: each prompt becomes a list of steps, run until one waits for the
+//! host's answer or for virtual time.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::cli::FakeCli;
+use crate::script::{BadLine, Extra};
+use crate::wire::{self, Outcome};
+
+/// A queued user message.
+pub(crate) struct Prompt {
+    text: String,
+    uuid: Option<Value>,
+}
+
+impl Prompt {
+    /// The text of a `user` line: a string `content`, or its text blocks joined.
+    pub(crate) fn from_user(line: &Value) -> Self {
+        let text = match line.pointer("/message/content") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(blocks)) => blocks
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect(),
+            _ => String::new(),
+        };
+        Prompt {
+            text,
+            uuid: line.get("uuid").cloned(),
+        }
+    }
+}
+
+/// What a running turn waits for.
+pub(crate) enum Wait {
+    Ready,
+    Until(Instant),
+    Answer {
+        request_id: String,
+        pending: Pending,
+    },
+}
+
+/// What to do with the answer to one of the turn's requests.
+pub(crate) enum Pending {
+    Permission {
+        tool_use_id: String,
+        tool: String,
+        input: Value,
+    },
+    Hook,
+    McpHandshake,
+    McpToolsList {
+        server: String,
+    },
+    McpCall {
+        tool_use_id: String,
+    },
+}
+
+/// How one of our requests ended.
+pub(crate) enum Reply {
+    Success(Value),
+    Error(String),
+    Cancelled,
+    Closed,
+}
+
+enum Step {
+    FloodLine(usize),
+    Init,
+    Hook {
+        event: String,
+        callback_id: Option<String>,
+    },
+    HookCall {
+        event: String,
+        callback_id: String,
+    },
+    Permission {
+        tool: String,
+        input: Value,
+    },
+    McpSend {
+        server: String,
+        message: Value,
+        pending: Pending,
+    },
+    McpCall {
+        server: String,
+        tool: Option<String>,
+        arguments: Value,
+    },
+    Raw(Vec<u8>),
+    StreamStart,
+    Delta(usize),
+    Sleep(Duration),
+    Answer,
+    Result,
+}
+
+/// A running turn.
+pub(crate) struct Turn {
+    prompt: Prompt,
+    steps: VecDeque<Step>,
+    pub(crate) wait: Wait,
+    started: Instant,
+    calls: u64,
+    denials: Vec<Value>,
+    message_id: String,
+    bad_result: bool,
+}
+
+fn denial(tool_use_id: &str, tool: &str, input: &Value) -> Value {
+    json!({"tool_name": tool, "tool_use_id": tool_use_id, "tool_input": input})
+}
+
+impl FakeCli {
+    fn elapsed(&self) -> Duration {
+        self.now.saturating_duration_since(self.start)
+    }
+
+    /// Runs turns until one waits, the queue is empty, or stdout is full.
+    pub(crate) fn run_turn(&mut self) {
+        while self.exit_code().is_none() && !self.blocked() {
+            let Some(turn) = self.turn.as_mut() else {
+                let Some(prompt) = self.queue.pop_front() else {
+                    return;
+                };
+                self.start_turn(prompt);
+                continue;
+            };
+            match turn.wait {
+                Wait::Answer { .. } => return,
+                Wait::Until(t) if t > self.now => return,
+                _ => turn.wait = Wait::Ready,
+            }
+            match turn.steps.pop_front() {
+                Some(step) => self.exec(step),
+                None => self.turn = None,
+            }
+        }
+    }
+
+    fn start_turn(&mut self, prompt: Prompt) {
+        let mut extras = self.script.extras.clone();
+        if self.script.keywords {
+            extras.extend(Extra::from_keywords(&prompt.text));
+        }
+        let mut steps = VecDeque::new();
+        if let Some((lines, _)) = self.script.flood {
+            steps.extend((0..lines).map(Step::FloodLine));
+        }
+        let mut tail = Vec::new();
+        let mut bad_result = false;
+        for extra in extras {
+            match extra {
+                Extra::Mcp {
+                    server,
+                    tool,
+                    arguments,
+                } => {
+                    let Some(server) = server.or_else(|| self.servers.first().cloned()) else {
+                        continue;
+                    };
+                    if !self.mcp_tools.iter().any(|(s, _)| *s == server) {
+                        self.mcp_tools.push((server.clone(), Vec::new()));
+                        self.mcp_handshake(&server, &mut steps);
+                    }
+                    tail.push(Step::McpCall {
+                        server,
+                        tool,
+                        arguments,
+                    });
+                }
+                Extra::Hook { event, callback_id } => tail.push(Step::Hook { event, callback_id }),
+                Extra::Permission { tool_name, input } => tail.push(Step::Permission {
+                    tool: tool_name,
+                    input,
+                }),
+                Extra::Bad(BadLine::ResultWithoutUsage) => bad_result = true,
+                Extra::Bad(BadLine::DeepNesting) => {
+                    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+                    tail.push(Step::Raw(wire::raw_stream_event(&mut self.ids, &deep)));
+                }
+                Extra::Bad(BadLine::NumberOutOfRange) => {
+                    tail.push(Step::Raw(wire::raw_stream_event(&mut self.ids, "1e400")));
+                }
+            }
+        }
+        steps.push_back(Step::Init);
+        // Hooks first, then tools, then bad lines (a stable sort).
+        tail.sort_by_key(|s| match s {
+            Step::Hook { .. } => 0,
+            Step::Permission { .. } => 1,
+            Step::McpCall { .. } => 2,
+            _ => 3,
+        });
+        steps.extend(tail);
+        if self.script.stream_deltas > 0 {
+            steps.push_back(Step::StreamStart);
+            for i in 0..self.script.stream_deltas {
+                steps.push_back(Step::Delta(i));
+                if !self.script.delta_interval.is_zero() {
+                    steps.push_back(Step::Sleep(self.script.delta_interval));
+                }
+            }
+        }
+        if !self.script.turn_delay.is_zero() {
+            steps.push_back(Step::Sleep(self.script.turn_delay));
+        }
+        steps.extend([Step::Answer, Step::Result]);
+        self.turn = Some(Turn {
+            prompt,
+            steps,
+            wait: Wait::Ready,
+            started: self.now,
+            calls: 1,
+            denials: Vec::new(),
+            message_id: self.ids.message_id(),
+            bad_result,
+        });
+    }
+
+    fn mcp_handshake(&mut self, server: &str, steps: &mut VecDeque<Step>) {
+        let init = wire::mcp_initialize(self.next_rpc_id());
+        let list = json!({"method": "tools/list", "jsonrpc": "2.0", "id": self.next_rpc_id()});
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        for (message, pending) in [
+            (init, Pending::McpHandshake),
+            (initialized, Pending::McpHandshake),
+            (
+                list,
+                Pending::McpToolsList {
+                    server: server.to_owned(),
+                },
+            ),
+        ] {
+            steps.push_back(Step::McpSend {
+                server: server.to_owned(),
+                message,
+                pending,
+            });
+        }
+    }
+
+    fn next_rpc_id(&mut self) -> u64 {
+        self.mcp_next_id += 1;
+        self.mcp_next_id - 1
+    }
+
+    fn with_turn(&mut self, f: impl FnOnce(&mut Turn)) {
+        if let Some(turn) = self.turn.as_mut() {
+            f(turn);
+        }
+    }
+
+    fn emit_event(&mut self, message_id: &str, event: Value) {
+        let line = wire::stream_event(&mut self.ids, message_id, event);
+        self.emit_line(&line);
+    }
+
+    /// A text delta event whose text (or whole line, newline included,
+    /// when `whole_line`) is `size` bytes long if `size` allows.
+    fn emit_delta(&mut self, message_id: &str, prefix: String, size: usize, whole_line: bool) {
+        let event = |text: &str| {
+            json!({"type": "content_block_delta", "index": 0,
+                   "delta": {"type": "text_delta", "text": text}})
+        };
+        let empty = wire::stream_event(&mut self.ids, message_id, event(""));
+        let mut text = prefix;
+        let overhead = if whole_line {
+            empty.to_string().len() + 1
+        } else {
+            0
+        };
+        let want = size.saturating_sub(overhead);
+        text.extend(std::iter::repeat_n('x', want.saturating_sub(text.len())));
+        let mut line = empty;
+        line["event"] = event(&text);
+        self.emit_line(&line);
+    }
+
+    /// Announces a tool call in an `assistant` line (one more model call).
+    fn emit_tool_use(&mut self, block: Value, extra: Value) {
+        let (message_id, at) = (self.ids.message_id(), self.elapsed());
+        let line = wire::assistant(&mut self.ids, &self.model, &message_id, block, at);
+        self.emit_line(&wire::merge(line, extra));
+        self.with_turn(|t| t.calls += 1);
+    }
+
+    fn exec(&mut self, step: Step) {
+        let (message_id, prompt) = self
+            .turn
+            .as_ref()
+            .map(|t| (t.message_id.clone(), t.prompt.text.clone()))
+            .unwrap_or_default();
+        match step {
+            Step::FloodLine(i) => {
+                let size = self.script.flood.map_or(0, |f| f.1);
+                self.emit_delta(&message_id, format!("flood {i} "), size, true);
+            }
+            Step::Init => {
+                let tools: Vec<String> = self
+                    .mcp_tools
+                    .iter()
+                    .flat_map(|(s, tools)| tools.iter().map(move |t| format!("mcp__{s}__{t}")))
+                    .collect();
+                let (model, mode, servers) = (&self.model, &self.mode, &self.servers);
+                let line = wire::system_init(&mut self.ids, model, mode, servers, &tools);
+                self.emit_line(&line);
+            }
+            Step::Hook { event, callback_id } => {
+                let calls: Vec<(String, String)> = match callback_id {
+                    Some(id) => vec![(event, id)],
+                    None => self
+                        .hooks
+                        .iter()
+                        .filter(|(name, _)| event == "*" || **name == event)
+                        .flat_map(|(name, matchers)| {
+                            let matchers = matchers.as_array().into_iter().flatten();
+                            matchers
+                                .filter_map(|m| m.get("hookCallbackIds").and_then(Value::as_array))
+                                .flatten()
+                                .filter_map(Value::as_str)
+                                .map(move |id| (name.clone(), id.to_owned()))
+                        })
+                        .collect(),
+                };
+                self.with_turn(|turn| {
+                    for (event, callback_id) in calls.into_iter().rev() {
+                        turn.steps.push_front(Step::HookCall { event, callback_id });
+                    }
+                });
+            }
+            Step::HookCall { event, callback_id } => {
+                let input = wire::hook_input(&self.ids.session_id, &event, &prompt, &self.mode);
+                let body = json!({"subtype": "hook_callback", "callback_id": callback_id,
+                                  "input": input, "tool_use_id": self.ids.uuid()});
+                self.ask(body, Pending::Hook);
+            }
+            Step::Permission { tool, input } => {
+                let tool_use_id = self.ids.tool_use_id();
+                let block =
+                    json!({"type": "tool_use", "id": tool_use_id, "name": tool, "input": input});
+                self.emit_tool_use(block, json!({}));
+                let body = wire::can_use_tool(&tool, &input, &tool_use_id);
+                let pending = Pending::Permission {
+                    tool_use_id,
+                    tool,
+                    input,
+                };
+                self.ask(body, pending);
+            }
+            Step::McpSend {
+                server,
+                message,
+                pending,
+            } => {
+                let body =
+                    json!({"subtype": "mcp_message", "server_name": server, "message": message});
+                self.ask(body, pending);
+            }
+            Step::McpCall {
+                server,
+                tool,
+                arguments,
+            } => {
+                let listed = self.mcp_tools.iter().find(|(s, _)| *s == server);
+                let listed = listed.and_then(|(_, tools)| tools.first().cloned());
+                let tool = tool.or(listed).unwrap_or_else(|| "echo".to_owned());
+                let tool_use_id = self.ids.tool_use_id();
+                let block = json!({"type": "tool_use", "id": tool_use_id,
+                                   "name": format!("mcp__{server}__{tool}"), "input": arguments});
+                let meta = json!({"tool_use_meta": [{"id": tool_use_id, "display_name": tool,
+                                  "server_display_name": server, "tool_name": tool}]});
+                self.emit_tool_use(block, meta);
+                let id = self.next_rpc_id();
+                let message = json!({"method": "tools/call", "jsonrpc": "2.0", "id": id, "params": {
+                    "name": tool, "arguments": arguments,
+                    "_meta": {"claudecode/toolUseId": tool_use_id, "progressToken": id}}});
+                let body =
+                    json!({"subtype": "mcp_message", "server_name": server, "message": message});
+                self.ask(body, Pending::McpCall { tool_use_id });
+            }
+            Step::Raw(mut bytes) => {
+                bytes.push(b'\n');
+                self.emit_raw(&bytes);
+            }
+            Step::StreamStart => {
+                let start = json!({"type": "message_start", "message": {
+                    "id": message_id, "type": "message", "role": "assistant", "model": self.model,
+                    "content": [], "stop_reason": null, "stop_sequence": null,
+                    "usage": {"input_tokens": 12, "output_tokens": 1}}});
+                self.emit_event(&message_id, start);
+                let block = json!({"type": "content_block_start", "index": 0,
+                                   "content_block": {"type": "text", "text": ""}});
+                self.emit_event(&message_id, block);
+            }
+            Step::Delta(i) => {
+                let size = self.script.delta_size;
+                self.emit_delta(&message_id, format!("d{i} "), size, false);
+            }
+            Step::Sleep(d) => {
+                let until = self.now + d;
+                self.with_turn(|t| t.wait = Wait::Until(until));
+            }
+            Step::Answer => {
+                let block = json!({"type": "text", "text": format!("echo: {prompt}")});
+                let at = self.elapsed();
+                let line = wire::assistant(&mut self.ids, &self.model, &message_id, block, at);
+                self.emit_line(&line);
+                if self.script.stream_deltas > 0 {
+                    self.emit_event(
+                        &message_id,
+                        json!({"type": "content_block_stop", "index": 0}),
+                    );
+                    let delta = json!({"type": "message_delta", "usage": {"output_tokens": 7},
+                                       "delta": {"stop_reason": "end_turn", "stop_sequence": null}});
+                    self.emit_event(&message_id, delta);
+                    self.emit_event(&message_id, json!({"type": "message_stop"}));
+                }
+            }
+            Step::Result => {
+                if let Some(turn) = self.turn.take() {
+                    self.finish(turn, None);
+                }
+            }
+        }
+    }
+
+    /// Sends a request for the turn and waits for it; once stdin ended the
+    /// request is not sent and fails at once, as with the real CLI.
+    fn ask(&mut self, body: Value, pending: Pending) {
+        if self.eof_seen {
+            return self.resume(pending, Reply::Closed);
+        }
+        let request_id = self.request(body);
+        if let Some(turn) = self.turn.as_mut() {
+            turn.wait = Wait::Answer {
+                request_id,
+                pending,
+            };
+        }
+    }
+
+    /// Takes the request the turn waits on (only `request_id`, if given).
+    fn take_pending(&mut self, request_id: Option<&str>) -> Option<(String, Pending)> {
+        let turn = self.turn.as_mut()?;
+        match &turn.wait {
+            Wait::Answer { request_id: id, .. } if request_id.is_none_or(|r| r == id) => {}
+            _ => return None,
+        }
+        match std::mem::replace(&mut turn.wait, Wait::Ready) {
+            Wait::Answer {
+                request_id,
+                pending,
+            } => Some((request_id, pending)),
+            _ => None,
+        }
+    }
+
+    /// If the turn waits for `request_id`, continues it with `reply`.
+    pub(crate) fn resume_if_waiting(&mut self, request_id: &str, reply: Reply) {
+        if let Some((_, pending)) = self.take_pending(Some(request_id)) {
+            self.resume(pending, reply);
+            self.run_turn();
+        }
+    }
+
+    /// The host's stdin ended: a request the turn waits on fails.
+    pub(crate) fn on_eof(&mut self) {
+        if let Some((_, pending)) = self.take_pending(None) {
+            self.resume(pending, Reply::Closed);
+        }
+    }
+
+    fn resume(&mut self, pending: Pending, reply: Reply) {
+        let at = self.elapsed();
+        match pending {
+            Pending::Hook | Pending::McpHandshake => {}
+            Pending::McpToolsList { server } => {
+                if let Reply::Success(payload) = reply {
+                    let names = payload
+                        .pointer("/mcp_response/result/tools")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned));
+                    if let Some((_, tools)) = self.mcp_tools.iter_mut().find(|(s, _)| *s == server)
+                    {
+                        tools.extend(names);
+                    }
+                }
+            }
+            Pending::McpCall { tool_use_id } => {
+                let (content, is_error) = match reply {
+                    Reply::Success(p) => match p.pointer("/mcp_response/result") {
+                        Some(r) => (
+                            r.get("content").cloned().unwrap_or(json!([])),
+                            r.get("isError").and_then(Value::as_bool).unwrap_or(false),
+                        ),
+                        None => (json!(p.to_string()), true),
+                    },
+                    other => (json!(failure_text(&other)), true),
+                };
+                let line = wire::tool_result(&mut self.ids, &tool_use_id, content, is_error, at);
+                self.emit_line(&line);
+            }
+            Pending::Permission {
+                tool_use_id,
+                tool,
+                input,
+            } => {
+                let behavior = match &reply {
+                    Reply::Success(p) => p.get("behavior").and_then(Value::as_str),
+                    _ => None,
+                };
+                let (text, allowed) = match (&reply, behavior) {
+                    (_, Some("allow")) => (format!("ran {tool}"), true),
+                    (Reply::Success(p), Some("deny")) => (
+                        p.get("message")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_owned(),
+                        false,
+                    ),
+                    (Reply::Success(p), _) => {
+                        (format!("Tool permission request failed: {p}"), false)
+                    }
+                    (other, _) => (
+                        format!("Tool permission request failed: {}", failure_text(other)),
+                        false,
+                    ),
+                };
+                let line =
+                    wire::tool_result(&mut self.ids, &tool_use_id, json!(text), !allowed, at);
+                self.emit_line(&line);
+                if !allowed {
+                    if let Some(turn) = self.turn.as_mut() {
+                        turn.denials.push(denial(&tool_use_id, &tool, &input));
+                    }
+                }
+                let interrupt = matches!(&reply, Reply::Success(p) if behavior == Some("deny")
+                    && p.get("interrupt").and_then(Value::as_bool) == Some(true));
+                if let Some(turn) = self.turn.take_if(|_| interrupt) {
+                    let text = json!([{"type": "text", "text": "[Request interrupted by user for tool use]"}]);
+                    let line = wire::user(&mut self.ids, text, at);
+                    self.emit_line(&line);
+                    self.finish(turn, Some("aborted_tools"));
+                }
+            }
+        }
+    }
+
+    /// Handles `interrupt` (request `id`): cancels the turn's pending
+    /// request, acknowledges, and ends the turn with an error result.
+    pub(crate) fn interrupt(&mut self, id: &str) {
+        let still_queued: Vec<Value> = self.queue.iter().filter_map(|p| p.uuid.clone()).collect();
+        let ack = wire::success(id, Some(json!({"still_queued": still_queued})));
+        let pending = self.take_pending(None);
+        let Some(mut turn) = self.turn.take() else {
+            return self.emit_line(&ack);
+        };
+        let mut rejected = None;
+        if let Some((request_id, pending)) = pending {
+            self.emit_line(&wire::cancel(&request_id));
+            if let Pending::Permission {
+                tool_use_id,
+                tool,
+                input,
+            } = pending
+            {
+                rejected = Some((tool_use_id, tool, input));
+            }
+        }
+        self.emit_line(&ack);
+        let at = self.elapsed();
+        let (text, reason) = match rejected {
+            Some((tool_use_id, tool, input)) => {
+                let line =
+                    wire::tool_result(&mut self.ids, &tool_use_id, json!(wire::REJECTED), true, at);
+                self.emit_line(&line);
+                turn.denials.push(denial(&tool_use_id, &tool, &input));
+                (
+                    "[Request interrupted by user for tool use]",
+                    "aborted_tools",
+                )
+            }
+            None => ("[Request interrupted by user]", "aborted_streaming"),
+        };
+        let line = wire::user(&mut self.ids, json!([{"type": "text", "text": text}]), at);
+        self.emit_line(&line);
+        self.finish(turn, Some(reason));
+    }
+
+    /// Writes the `result` of `turn` (an error result when `error` names
+    /// the terminal reason).
+    fn finish(&mut self, turn: Turn, error: Option<&'static str>) {
+        match self
+            .calls_by_model
+            .iter_mut()
+            .find(|(m, _)| *m == self.model)
+        {
+            Some((_, calls)) => *calls += turn.calls,
+            None => self.calls_by_model.push((self.model.clone(), turn.calls)),
+        }
+        let text = match error {
+            Some(_) => format!("interrupted: {}", turn.prompt.text),
+            None => format!("echo: {}", turn.prompt.text),
+        };
+        let outcome = Outcome {
+            error,
+            text,
+            calls: turn.calls,
+            denials: turn.denials,
+            elapsed: self.now.saturating_duration_since(turn.started),
+            user_message_uuid: turn.prompt.uuid,
+        };
+        let index = self.turns_completed as u64;
+        let mut line = wire::result(
+            &mut self.ids,
+            outcome,
+            &self.calls_by_model,
+            index,
+            self.queue.len(),
+        );
+        if turn.bad_result {
+            if let Some(map) = line.as_object_mut() {
+                map.remove("usage");
+            }
+        }
+        self.emit_line(&line);
+        self.turns_completed += 1;
+        self.last_error = error.is_some();
+        if let Some((n, code)) = self.script.exit_after_turns {
+            if self.turns_completed >= n {
+                let now = self.now;
+                self.exit(code, now);
+            }
+        }
+    }
+}
+
+fn failure_text(reply: &Reply) -> String {
+    match reply {
+        Reply::Success(p) => p.to_string(),
+        Reply::Error(e) => e.clone(),
+        Reply::Cancelled => "Permission request cancelled".to_owned(),
+        Reply::Closed => "AbortError: Stream closed".to_owned(),
+    }
+}
