@@ -132,11 +132,13 @@ fn emit_line(line: &[u8], sink: &mut impl FnMut(Frame<'_>)) {
     sink(Frame::Line(line));
 }
 
-/// Position of the first `\n`, eight bytes at a time.
+/// Position of the first `\n` in `haystack`, eight bytes at a time: for
+/// callers that feed [`Session::handle_input`](crate::Session::handle_input)
+/// a line at a time (to stop between lines when a budget is spent).
 ///
 /// A word-at-a-time scan instead of a per-byte loop: lines of tool output
 /// are long, and this runs over every byte the CLI writes.
-fn find_newline(haystack: &[u8]) -> Option<usize> {
+pub fn find_newline(haystack: &[u8]) -> Option<usize> {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     const NL: u64 = LO * b'\n' as u64;

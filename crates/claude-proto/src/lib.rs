@@ -135,6 +135,7 @@ pub use error::{
 pub use event::{
     CancelReason, ControlOutcome, ControlSuccess, Event, IncomingRequest, Message, RefusalReason,
 };
+pub use framing::find_newline;
 pub use id::{IncomingId, RequestId};
 pub use model::control::ControlCall;
 pub use reply::Reply;

@@ -1,0 +1,294 @@
+//! What can go wrong: how a session ended, why one call failed, why a
+//! session could not start.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use claude_proto::discovery::NotFound;
+use claude_proto::options::OptionsError;
+use claude_proto::{ControlError, DecodeError, SendError};
+
+/// How the CLI process ended, with the end of what it wrote to stderr.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ExitReport {
+    /// Exit code, if it exited normally.
+    pub code: Option<i32>,
+    /// Signal number, if a signal ended it (Unix).
+    pub signal: Option<i32>,
+    /// The last bytes of its stderr (lossy UTF-8), possibly empty.
+    pub stderr_tail: String,
+}
+
+impl ExitReport {
+    /// A report of an exit with `code` or by `signal`, and the stderr tail.
+    pub fn new(code: Option<i32>, signal: Option<i32>, stderr_tail: String) -> Self {
+        Self {
+            code,
+            signal,
+            stderr_tail,
+        }
+    }
+
+    /// `true` for exit code 0.
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+}
+
+impl fmt::Display for ExitReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.code, self.signal) {
+            (Some(code), _) => write!(f, "the CLI exited with code {code}")?,
+            (None, Some(signal)) => write!(f, "the CLI was killed by signal {signal}")?,
+            (None, None) => write!(f, "the CLI exited")?,
+        }
+        let tail = self.stderr_tail.trim();
+        if tail.is_empty() {
+            write!(f, " (its stderr was empty)")
+        } else {
+            write!(f, "; its stderr ended with:\n{tail}")
+        }
+    }
+}
+
+/// Why a session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EndReason {
+    /// The CLI process exited (on its own, or after the close sequence).
+    Exited,
+    /// The byte stream of a session without a process ended.
+    TransportEnded,
+    /// The session was closed by its user; over a byte stream the peer
+    /// did not end its output within the close grace.
+    Closed,
+}
+
+/// A session has ended: every later call fails with this, and it says how.
+///
+/// Cheap to clone (the report is shared), so every call that was waiting
+/// when the session ended carries the same value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionEnded {
+    reason: EndReason,
+    report: Option<Arc<ExitReport>>,
+}
+
+impl SessionEnded {
+    /// An end for `reason`, with the process's exit report if there was one.
+    pub fn new(reason: EndReason, report: Option<ExitReport>) -> Self {
+        Self {
+            reason,
+            report: report.map(Arc::new),
+        }
+    }
+
+    /// Why it ended.
+    pub fn reason(&self) -> EndReason {
+        self.reason
+    }
+
+    /// How the process exited (`None` over a byte stream).
+    pub fn report(&self) -> Option<&ExitReport> {
+        self.report.as_deref()
+    }
+}
+
+impl fmt::Display for SessionEnded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.report, self.reason) {
+            (Some(report), EndReason::Closed) => write!(f, "the session was closed; {report}"),
+            (Some(report), _) => write!(f, "the session has ended: {report}"),
+            (None, EndReason::TransportEnded) => {
+                write!(f, "the session has ended: the CLI's output stream ended")
+            }
+            (None, _) => write!(f, "the session was closed; start a new session to continue"),
+        }
+    }
+}
+
+impl std::error::Error for SessionEnded {}
+
+/// Which of the session's byte budgets a stalled call ran into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Stall {
+    /// Reading the CLI's output was paused: `queued` bytes of events were
+    /// waiting for the user, at or above the read-ahead budget.
+    ReadAheadFull {
+        /// Bytes of events and waiting requests held when reading paused.
+        queued: usize,
+        /// The budget (`Limits::read_ahead_bytes`).
+        budget: usize,
+    },
+    /// The CLI was not reading its stdin: `unwritten` bytes were waiting
+    /// to be written, at or above the budget.
+    StdinBacklog {
+        /// Bytes still to be written.
+        unwritten: usize,
+        /// The budget (`Limits::max_unwritten_bytes`).
+        budget: usize,
+    },
+}
+
+impl fmt::Display for Stall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Stall::ReadAheadFull { queued, budget } => write!(
+                f,
+                "reading the CLI's output was paused because {queued} bytes of events were \
+                 waiting to be read (read-ahead budget {budget} bytes): read events while \
+                 calls are pending, or raise `read_ahead_bytes`"
+            ),
+            Stall::StdinBacklog { unwritten, budget } => write!(
+                f,
+                "the CLI is not reading its stdin: {unwritten} bytes are still unwritten \
+                 (budget {budget} bytes)"
+            ),
+        }
+    }
+}
+
+/// Why one call on a live or ended session failed.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The session has ended (how is inside); start a new one.
+    #[error(transparent)]
+    Ended(#[from] SessionEnded),
+    /// The CLI answered the control request with an error.
+    #[error("the CLI refused `{subtype}`: {message}")]
+    Rejected {
+        /// The request's subtype.
+        subtype: String,
+        /// The CLI's error text (with its code, if any).
+        message: String,
+    },
+    /// The CLI did not answer in time. The deadline ran from the call,
+    /// including any time the request waited to be written.
+    #[error(
+        "the CLI did not answer `{subtype}` within {after:?}{}",
+        match stall { Some(stall) => format!(": {stall}"), None => "; it may be busy or hung (give the request a longer timeout if it is expected to take long)".into() }
+    )]
+    TimedOut {
+        /// The request's subtype.
+        subtype: String,
+        /// The timeout, counted from the call.
+        after: Duration,
+        /// The budget that held the answer back, if one did.
+        stall: Option<Stall>,
+    },
+    /// The request was not written: a byte budget would be exceeded.
+    #[error("`{what}` was not sent: {stall}")]
+    Backlog {
+        /// What was being sent (a subtype, or `user message`).
+        what: String,
+        /// The budget in the way.
+        stall: Stall,
+    },
+    /// The control request ended another way (cancelled, or the output
+    /// ended without a process exit to report).
+    #[error(transparent)]
+    Control(Arc<ControlError>),
+    /// The request could not be encoded or the CLI's stdin is closed.
+    #[error("could not send: {0}")]
+    Send(Arc<SendError>),
+    /// An answer did not have the expected shape.
+    #[error(transparent)]
+    Decode(Arc<DecodeError>),
+}
+
+impl Error {
+    /// The session's end, if this error is one.
+    pub fn ended(&self) -> Option<&SessionEnded> {
+        match self {
+            Error::Ended(ended) => Some(ended),
+            _ => None,
+        }
+    }
+
+    /// How the process exited, if the session ended with a process exit.
+    pub fn exit_report(&self) -> Option<&ExitReport> {
+        self.ended().and_then(SessionEnded::report)
+    }
+
+    pub(crate) fn from_control(error: ControlError) -> Self {
+        match error {
+            ControlError::Rejected {
+                subtype,
+                message,
+                code,
+            } => Error::Rejected {
+                subtype,
+                message: match code {
+                    Some(code) => format!("{message} ({code})"),
+                    None => message,
+                },
+            },
+            ControlError::TimedOut { subtype, after } => Error::TimedOut {
+                subtype,
+                after,
+                stall: None,
+            },
+            other => Error::Control(Arc::new(other)),
+        }
+    }
+}
+
+impl From<DecodeError> for Error {
+    fn from(error: DecodeError) -> Self {
+        Error::Decode(Arc::new(error))
+    }
+}
+
+impl From<SendError> for Error {
+    fn from(error: SendError) -> Self {
+        Error::Send(Arc::new(error))
+    }
+}
+
+/// Why a session could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpawnError {
+    /// The `claude` executable was not found; the message lists every place
+    /// searched and how to install it.
+    #[error(transparent)]
+    NotFound(NotFound),
+    /// The options cannot be turned into a valid command line.
+    #[error("invalid options: {0}")]
+    Options(#[source] OptionsError),
+    /// The working directory given in the options does not exist.
+    #[error("the working directory {0} does not exist")]
+    MissingWorkingDirectory(PathBuf),
+    /// A builder value that cannot work.
+    #[error(transparent)]
+    Limits(#[from] LimitsError),
+    /// The operating system refused to start the process.
+    #[error(
+        "could not start the CLI at {program}: {source} (check that the file is executable and runs on this machine)"
+    )]
+    Spawn {
+        /// The executable that was tried.
+        program: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Setting up the child's pipes failed.
+    #[error("could not set up the CLI's pipes: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A limit or duration given to a builder that cannot work.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{name}` {problem}")]
+pub struct LimitsError {
+    /// The setting.
+    pub name: &'static str,
+    /// What is wrong with its value.
+    pub problem: String,
+}

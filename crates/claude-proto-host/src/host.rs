@@ -1,0 +1,1005 @@
+//! The host machine: one session above the core, without its IO.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use claude_proto::model::control::ControlRequest;
+use claude_proto::model::initialize::{InitializeRequest, InitializeResponse};
+use claude_proto::model::user::UserMessage;
+use claude_proto::{
+    Config, ControlError, ControlOutcome, ControlSuccess, Event as CoreEvent, IncomingId,
+    RequestId, SendError, Session,
+};
+
+use crate::error::{EndReason, Error, ExitReport, LimitsError, SessionEnded, Stall};
+use crate::event::{Delivery, Event, EventQueue, TurnId};
+use crate::jobs::{Answer, Capabilities, Completion, DirectAnswer, Job, Jobs, Route, route};
+use crate::limits::{Limits, MAX_DURATION, check_count, check_duration, deadline};
+use crate::stderr::StderrTail;
+
+/// What carries the CLI's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Transport {
+    /// A child process: stdin, stdout and stderr pipes, and an exit to
+    /// wait for ([`Host::handle_exit`]).
+    Process,
+    /// A byte-stream pair without a process (a socket, an in-memory pipe):
+    /// no stderr, no exit; the session ends when the output ends.
+    Stream,
+}
+
+/// Where a session stands. It only ever moves down this list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum State {
+    /// `initialize` is sent (or queued) and not answered yet. Prompts and
+    /// control calls are accepted; the CLI queues them.
+    Starting,
+    /// `initialize` was answered (or failed) and the CLI is running.
+    Running,
+    /// Closing was asked for (or the CLI's output ended while it still
+    /// runs): stdin is closed once what is queued is written, then the
+    /// process is signalled as the [`CloseStage`] says, until it exits.
+    Closing(CloseStage),
+    /// The process exited; what is left in its pipes is read until they
+    /// close or [`Limits::drain_after_exit`] passes.
+    Draining,
+    /// Everything is settled: every call resolved, every job aborted or
+    /// answered, [`Output::Ended`] given. Undelivered events may remain.
+    Ended,
+}
+
+/// How far the close sequence has gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CloseStage {
+    /// stdin is closed (or closing); waiting [`Limits::close_grace`].
+    Grace,
+    /// SIGTERM was sent; waiting [`Limits::term_grace`].
+    Terminated,
+    /// SIGKILL was sent; waiting for the exit.
+    Killed,
+}
+
+/// A signal to send to the process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Signal {
+    /// SIGTERM. If it cannot be sent, call [`Host::handle_signal_failed`].
+    Terminate,
+    /// SIGKILL.
+    Kill,
+}
+
+/// How the process exited, as the operating system said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ProcessExit {
+    /// Its exit code, if it exited normally.
+    pub code: Option<i32>,
+    /// The signal that ended it, if one did (Unix).
+    pub signal: Option<i32>,
+}
+
+impl ProcessExit {
+    /// An exit with `code` or by `signal`.
+    pub fn new(code: Option<i32>, signal: Option<i32>) -> Self {
+        Self { code, signal }
+    }
+}
+
+/// A command from the session's user, handed to [`Host::handle_command`].
+/// `W` is whatever the adapter uses to get an answer back to the caller (a
+/// oneshot sender, usually); it comes back in [`Output::Resolve`].
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Command<W> {
+    /// Send a user message. Resolves with [`CallReply::Sent`] once it is
+    /// queued for stdin.
+    Send {
+        /// The message.
+        message: Box<UserMessage>,
+        /// Who gets the outcome.
+        waiter: W,
+    },
+    /// Send a control request and wait for the answer. Resolves with
+    /// [`CallReply::Answered`], or an error.
+    Call {
+        /// The request.
+        request: Box<ControlRequest>,
+        /// Its timeout (`None`: the core config's request timeout).
+        timeout: Option<Duration>,
+        /// When the user called: the deadline runs from here, including
+        /// any time the command spent reaching the host.
+        issued_at: Instant,
+        /// Who gets the outcome.
+        waiter: W,
+    },
+    /// Close the CLI's stdin once everything queued is written; the CLI
+    /// finishes its turn and exits.
+    EndInput,
+    /// Start the close sequence: stdin, then SIGTERM, then SIGKILL.
+    Close,
+}
+
+/// What a [`Command`] resolved with.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum CallReply {
+    /// The user message is queued for stdin; it starts this turn.
+    Sent {
+        /// The turn the message starts (see [`TurnId`]).
+        turn: TurnId,
+    },
+    /// The CLI's success answer to a control request.
+    Answered(ControlSuccess),
+}
+
+/// Something the adapter must do, from [`Host::poll_output`].
+#[derive(Debug)]
+#[non_exhaustive]
+#[must_use = "every output must be carried out"]
+pub enum Output<W> {
+    /// Run this handler; hand its result back with
+    /// [`Host::handle_completion`].
+    StartJob(Box<Job>),
+    /// The CLI withdrew the request (or the session ended): drop the
+    /// handler's task. No answer will be sent.
+    AbortJob(IncomingId),
+    /// A command finished: give the result to its waiter.
+    Resolve {
+        /// The waiter given with the command.
+        waiter: W,
+        /// The outcome.
+        result: Result<CallReply, Error>,
+    },
+    /// `initialize` was answered, or failed.
+    Initialized(Result<Arc<InitializeResponse>, Error>),
+    /// Signal the process.
+    Signal(Signal),
+    /// Stop reading stdout and stderr and drop them: the process exited
+    /// but something still holds the pipes, or a byte stream did not end
+    /// within the close grace.
+    StopReading,
+    /// The session is over; this is the last output. Deliver the events
+    /// still queued, then release everything.
+    Ended(SessionEnded),
+}
+
+/// The next time the host must be told the time, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Timeout {
+    /// When to call [`Host::handle_timeout`].
+    pub at: Instant,
+    /// What is due then.
+    pub reason: TimeoutReason,
+}
+
+/// Why the host needs to be woken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TimeoutReason {
+    /// A control request's deadline.
+    Request,
+    /// The close sequence's next step.
+    Close,
+    /// Stop waiting for the pipes of an exited process.
+    Drain,
+}
+
+/// The one thing to do with the CLI's stdin next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StdinStep<'a> {
+    /// Nothing.
+    Idle,
+    /// Write these bytes (any prefix of them), then
+    /// [`Host::handle_written`].
+    Write(&'a [u8]),
+    /// Flush, then [`Host::handle_flushed`].
+    Flush,
+    /// Close stdin (drop the pipe), then [`Host::handle_stdin_closed`].
+    Close,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stdin {
+    Open,
+    Closed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Process {
+    /// A byte stream: no process.
+    None,
+    Running,
+    /// `None` when waiting for it failed.
+    Exited(Option<ProcessExit>),
+}
+
+#[derive(Debug)]
+struct Call<W> {
+    waiter: W,
+    timeout: Duration,
+}
+
+#[derive(Debug)]
+enum Init {
+    Pending(RequestId),
+    Settled,
+}
+
+/// One session above the core, without IO, threads or a clock.
+///
+/// It owns the core [`Session`], the handler jobs, the user's calls and
+/// their outcomes, the turn count, the byte budgets, and the close
+/// sequence. An adapter feeds it what happened (`handle_*`), and after
+/// every input drains what to do: [`poll_output`](Self::poll_output) until
+/// `None`, then [`poll_stdin`](Self::poll_stdin),
+/// [`poll_event`](Self::poll_event) when the user has room,
+/// [`wants_stdout`](Self::wants_stdout) and friends for what to wait on,
+/// and [`poll_timeout`](Self::poll_timeout) for when to wake up.
+///
+/// Guarantees, whatever the CLI and the user do:
+/// - control answers and CLI requests are routed as soon as they are
+///   read; stdout is read while the events waiting for the user (plus the
+///   requests waiting for a handler slot) stay under
+///   [`Limits::read_ahead_bytes`], so they never wait on the user reading;
+/// - memory above the core is bounded in bytes: queued events and waiting
+///   requests by the read-ahead budget, unwritten stdin by
+///   [`Limits::max_unwritten_bytes`] (each may overshoot by one line);
+/// - every command resolves exactly once ([`Output::Resolve`]), with a
+///   deadline counted from the call for control requests;
+/// - every job started is answered or aborted exactly once;
+/// - once [`State::Ended`] is reached, [`Output::Ended`] was given and
+///   nothing waits any more.
+#[derive(Debug)]
+pub struct Host<W> {
+    session: Session,
+    capabilities: Arc<Capabilities>,
+    limits: Limits,
+    transport: Transport,
+    state: State,
+    process: Process,
+    closed_by_user: bool,
+    out: Vec<u8>,
+    out_pos: usize,
+    needs_flush: bool,
+    stdin: Stdin,
+    stdout_open: bool,
+    /// Bytes read from stdout but not yet given to the core because a
+    /// budget was spent mid-read: at most one read's worth.
+    held_input: Vec<u8>,
+    stderr_open: bool,
+    stderr_tail: StderrTail,
+    events: EventQueue,
+    outputs: VecDeque<Output<W>>,
+    calls: HashMap<RequestId, Call<W>>,
+    init: Init,
+    jobs: Jobs,
+    prompts_sent: TurnId,
+    results_read: TurnId,
+    close_at: Option<Instant>,
+    drain_at: Option<Instant>,
+    ended: Option<SessionEnded>,
+}
+
+impl<W> Host<W> {
+    /// A host over a new core session with `config`, which sends
+    /// `initialize` (completed with the hooks and MCP servers of
+    /// `capabilities`) at once. Refuses limits that cannot work.
+    pub fn new(
+        config: Config,
+        limits: Limits,
+        capabilities: Arc<Capabilities>,
+        mut initialize: InitializeRequest,
+        transport: Transport,
+        now: Instant,
+    ) -> Result<Self, LimitsError> {
+        limits.check()?;
+        check_duration("request_timeout", config.request_timeout)?;
+        check_count("max_line_bytes", config.max_line_bytes, 1)?;
+        capabilities.complete_initialize(&mut initialize);
+        let mut session = Session::new(config);
+        let mut outputs = VecDeque::new();
+        let (init, state) = match session.initialize(&initialize, limits.initialize_timeout, now) {
+            Ok(id) => (Init::Pending(id), State::Starting),
+            Err(e) => {
+                outputs.push_back(Output::Initialized(Err(e.into())));
+                (Init::Settled, State::Running)
+            }
+        };
+        let process = match transport {
+            Transport::Process => Process::Running,
+            Transport::Stream => Process::None,
+        };
+        let mut host = Self {
+            session,
+            capabilities,
+            jobs: Jobs::new(limits.max_concurrent_handlers),
+            stderr_tail: StderrTail::new(limits.stderr_tail_bytes),
+            limits,
+            transport,
+            state,
+            process,
+            closed_by_user: false,
+            out: Vec::new(),
+            out_pos: 0,
+            needs_flush: false,
+            stdin: Stdin::Open,
+            stdout_open: true,
+            held_input: Vec::new(),
+            stderr_open: transport == Transport::Process,
+            events: EventQueue::default(),
+            outputs,
+            calls: HashMap::new(),
+            init,
+            prompts_sent: 0,
+            results_read: 0,
+            close_at: None,
+            drain_at: None,
+            ended: None,
+        };
+        host.pump();
+        Ok(host)
+    }
+
+    // ----- state ------------------------------------------------------------
+
+    /// Where the session stands.
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    /// The handlers the host routes requests to.
+    pub fn capabilities(&self) -> &Arc<Capabilities> {
+        &self.capabilities
+    }
+
+    /// The bounds it runs with.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// How the session ended, once it has.
+    pub fn ended(&self) -> Option<&SessionEnded> {
+        self.ended.as_ref()
+    }
+
+    /// Bytes of events and waiting requests held for the read-ahead budget.
+    pub fn queued_bytes(&self) -> usize {
+        self.events.bytes() + self.jobs.waiting_bytes()
+    }
+
+    /// Bytes waiting to be written to stdin.
+    pub fn unwritten_bytes(&self) -> usize {
+        self.out.len() - self.out_pos
+    }
+
+    /// Control calls waiting for an answer.
+    pub fn pending_calls(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// Handlers running now.
+    pub fn running_jobs(&self) -> usize {
+        self.jobs.running()
+    }
+
+    // ----- inputs -----------------------------------------------------------
+
+    /// Bytes read from the CLI's stdout, in any chunking. They are given
+    /// to the core a line at a time; if a budget is spent mid-read, the
+    /// rest is held (and [`wants_stdout`](Self::wants_stdout) is `false`)
+    /// until there is room again, so each budget is exceeded by one line at
+    /// most.
+    pub fn handle_stdout(&mut self, bytes: &[u8]) {
+        if self.state == State::Ended {
+            return;
+        }
+        if !self.held_input.is_empty() {
+            self.held_input.extend_from_slice(bytes);
+            return self.feed_held();
+        }
+        let fed = self.feed(bytes);
+        self.held_input.extend_from_slice(&bytes[fed..]);
+    }
+
+    /// stdout reached its end (or reading it failed). A process that still
+    /// runs can no longer talk to us, so the close sequence starts; over a
+    /// byte stream the session ends.
+    pub fn handle_stdout_end(&mut self, now: Instant) {
+        self.stdout_open = false;
+        if self.process == Process::Running {
+            self.begin_close(now);
+        }
+        self.finish_if_done();
+    }
+
+    /// Bytes read from the CLI's stderr (kept as a bounded tail for the
+    /// exit report).
+    pub fn handle_stderr(&mut self, bytes: &[u8]) {
+        self.stderr_tail.push(bytes);
+    }
+
+    /// stderr reached its end.
+    pub fn handle_stderr_end(&mut self) {
+        self.stderr_open = false;
+        self.finish_if_done();
+    }
+
+    /// `n` bytes of [`StdinStep::Write`] were written; 0 means the pipe is
+    /// closed (as [`handle_stdin_failed`](Self::handle_stdin_failed)).
+    pub fn handle_written(&mut self, n: usize) {
+        if n == 0 {
+            return self.handle_stdin_failed();
+        }
+        self.out_pos = (self.out_pos + n).min(self.out.len());
+        if self.out_pos == self.out.len() {
+            self.out.clear();
+            self.out_pos = 0;
+            self.needs_flush = true;
+        }
+        self.feed_held();
+    }
+
+    /// The flush asked by [`StdinStep::Flush`] completed.
+    pub fn handle_flushed(&mut self) {
+        self.needs_flush = false;
+    }
+
+    /// stdin was closed as asked by [`StdinStep::Close`].
+    pub fn handle_stdin_closed(&mut self) {
+        self.stdin = Stdin::Closed;
+    }
+
+    /// Writing, flushing or closing stdin failed: the CLI closed it (it is
+    /// exiting). What was queued is dropped; nothing more is written, and
+    /// requests from the CLI still waiting are withdrawn.
+    pub fn handle_stdin_failed(&mut self) {
+        self.stdin = Stdin::Closed;
+        self.out.clear();
+        self.out_pos = 0;
+        self.needs_flush = false;
+        self.session.close_input();
+        self.pump();
+        self.feed_held();
+    }
+
+    /// The process exited (`None`: waiting for it failed, so it is treated
+    /// as gone). What is left in its pipes is read until they close or
+    /// [`Limits::drain_after_exit`] passes.
+    pub fn handle_exit(&mut self, exit: Option<ProcessExit>, now: Instant) {
+        if self.process != Process::Running {
+            return;
+        }
+        self.process = Process::Exited(exit);
+        self.close_at = None;
+        if self.stdout_open || self.stderr_open {
+            self.state = State::Draining;
+            self.drain_at = Some(deadline(now, self.limits.drain_after_exit));
+            self.feed_held();
+        }
+        self.finish_if_done();
+    }
+
+    /// A command from the user. Every command resolves exactly once
+    /// through [`Output::Resolve`] (at once if it cannot be carried out).
+    pub fn handle_command(&mut self, command: Command<W>, now: Instant) {
+        match command {
+            Command::Send { message, waiter } => {
+                let result = self.send(&message);
+                self.outputs.push_back(Output::Resolve { waiter, result });
+            }
+            Command::Call {
+                request,
+                timeout,
+                issued_at,
+                waiter,
+            } => self.call(&request, timeout, issued_at, waiter, now),
+            Command::EndInput => self.session.close_input(),
+            Command::Close => {
+                self.closed_by_user = true;
+                self.begin_close(now);
+            }
+        }
+        self.pump();
+    }
+
+    /// A handler finished. Its answer goes to the CLI, unless the CLI
+    /// withdrew the request meanwhile (then it is dropped). A failure is
+    /// also reported as [`Event::HandlerFailed`]. The next waiting request,
+    /// if any, starts.
+    pub fn handle_completion(&mut self, completion: Completion) {
+        if !self.jobs.finished(completion.id) {
+            return;
+        }
+        let id = completion.id;
+        // An error only means the CLI withdrew the request or stdin is
+        // closed: there is no one to tell.
+        let _ = match completion.answer {
+            Answer::Permission(result) => self.session.respond_permission(id, result),
+            Answer::Hook(output) => self.session.respond_hook(id, &output),
+            Answer::Mcp(response) => self.session.respond_mcp(id, &response),
+            Answer::Failed { reply, message } => {
+                self.emit(Event::HandlerFailed {
+                    subtype: completion.subtype,
+                    message,
+                });
+                self.session.respond(id, reply)
+            }
+        };
+        self.start_waiting_jobs();
+        self.pump();
+        self.feed_held();
+    }
+
+    /// Nobody reads events any more: drop those queued and all that follow
+    /// (stdout is still read, so the CLI is never blocked).
+    pub fn handle_events_closed(&mut self) {
+        self.events.discard();
+        self.feed_held();
+    }
+
+    /// The time is `now`: control requests past their deadline fail, pipes
+    /// held open after the exit are given up, and the close sequence moves
+    /// on. Safe to call at any time, early or late.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.session.handle_timeout(now);
+        self.pump();
+        if self.drain_at.is_some_and(|at| now >= at) {
+            self.drain_at = None;
+            self.stop_reading();
+        }
+        if self.close_at.is_some_and(|at| now >= at) {
+            self.close_at = None;
+            self.step_close(now);
+        }
+        self.finish_if_done();
+    }
+
+    /// SIGTERM could not be sent: kill instead.
+    pub fn handle_signal_failed(&mut self) {
+        if self.state == State::Closing(CloseStage::Terminated) {
+            self.close_at = None;
+            self.state = State::Closing(CloseStage::Killed);
+            self.outputs.push_back(Output::Signal(Signal::Kill));
+        }
+    }
+
+    // ----- outputs ----------------------------------------------------------
+
+    /// The next thing to do. Drain until `None` after every input.
+    pub fn poll_output(&mut self) -> Option<Output<W>> {
+        self.outputs.pop_front()
+    }
+
+    /// What to do with stdin next.
+    pub fn poll_stdin(&self) -> StdinStep<'_> {
+        if self.stdin != Stdin::Open {
+            StdinStep::Idle
+        } else if self.out_pos < self.out.len() {
+            StdinStep::Write(&self.out[self.out_pos..])
+        } else if self.needs_flush {
+            StdinStep::Flush
+        } else if self.session.is_input_closed() {
+            StdinStep::Close
+        } else {
+            StdinStep::Idle
+        }
+    }
+
+    /// The next event for the user, with its turn. Take one when the user
+    /// has room: what the host holds counts against the read-ahead budget,
+    /// what it handed over no longer does. Taking events may let held
+    /// stdout bytes through: drain [`poll_output`](Self::poll_output)
+    /// afterwards.
+    pub fn poll_event(&mut self) -> Option<Delivery> {
+        let delivery = self.events.pop();
+        if delivery.is_some() {
+            self.feed_held();
+        }
+        delivery
+    }
+
+    /// `true` while events wait for the user.
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// The next deadline and what is due then.
+    pub fn poll_timeout(&self) -> Option<Timeout> {
+        let candidates = [
+            (self.session.poll_timeout(), TimeoutReason::Request),
+            (self.close_at, TimeoutReason::Close),
+            (self.drain_at, TimeoutReason::Drain),
+        ];
+        candidates
+            .into_iter()
+            .filter_map(|(at, reason)| at.map(|at| Timeout { at, reason }))
+            .min_by_key(|t| t.at)
+    }
+
+    /// `true` when stdout should be read now: it is open, the read-ahead
+    /// and unwritten budgets have room (after the exit, what is left in
+    /// the pipe is read regardless, up to twice the budget).
+    pub fn wants_stdout(&self) -> bool {
+        self.stdout_open && self.held_input.is_empty() && self.may_read()
+    }
+
+    /// `true` while stderr should be read (always while it is open: a full
+    /// stderr pipe stalls the CLI).
+    pub fn wants_stderr(&self) -> bool {
+        self.stderr_open
+    }
+
+    /// `true` while the process's exit should be waited for.
+    pub fn wants_exit(&self) -> bool {
+        self.process == Process::Running
+    }
+
+    // ----- internals --------------------------------------------------------
+
+    /// `true` while the budgets allow reading (after the exit, what is left
+    /// in the pipe is read up to twice the read-ahead budget, whatever the
+    /// user does: the process will write no more).
+    fn may_read(&self) -> bool {
+        if self.state == State::Draining {
+            return self.queued_bytes() < self.limits.read_ahead_bytes.saturating_mul(2);
+        }
+        self.stall().is_none()
+    }
+
+    /// Gives `bytes` to the core a line at a time while the budgets allow;
+    /// returns how many bytes it took.
+    fn feed(&mut self, bytes: &[u8]) -> usize {
+        let mut rest = bytes;
+        while !rest.is_empty() && self.may_read() {
+            let end = claude_proto::find_newline(rest).map_or(rest.len(), |at| at + 1);
+            self.session.handle_input(&rest[..end]);
+            self.pump();
+            rest = &rest[end..];
+        }
+        bytes.len() - rest.len()
+    }
+
+    /// Feeds held stdout bytes if the budgets now allow.
+    fn feed_held(&mut self) {
+        if self.held_input.is_empty() || !self.may_read() {
+            return;
+        }
+        let held = std::mem::take(&mut self.held_input);
+        let fed = self.feed(&held);
+        self.held_input = held;
+        self.held_input.drain(..fed);
+    }
+
+    /// The budget that keeps stdout from being read, if one does: what a
+    /// call timing out now would name (adapters whose callers time out on
+    /// their own clock put it in their error).
+    pub fn stall(&self) -> Option<Stall> {
+        let queued = self.queued_bytes();
+        if queued >= self.limits.read_ahead_bytes {
+            return Some(Stall::ReadAheadFull {
+                queued,
+                budget: self.limits.read_ahead_bytes,
+            });
+        }
+        let unwritten = self.unwritten_bytes();
+        if unwritten >= self.limits.max_unwritten_bytes {
+            return Some(Stall::StdinBacklog {
+                unwritten,
+                budget: self.limits.max_unwritten_bytes,
+            });
+        }
+        None
+    }
+
+    fn ended_error(&self) -> Error {
+        Error::Ended(
+            self.ended
+                .clone()
+                .unwrap_or_else(|| SessionEnded::new(EndReason::Closed, None)),
+        )
+    }
+
+    /// Refuses a new command when the session is over or stdin is backed
+    /// up.
+    fn check_accepting(&self, what: &str) -> Result<(), Error> {
+        if self.state == State::Ended {
+            return Err(self.ended_error());
+        }
+        let unwritten = self.unwritten_bytes();
+        if unwritten >= self.limits.max_unwritten_bytes {
+            return Err(Error::Backlog {
+                what: what.to_owned(),
+                stall: Stall::StdinBacklog {
+                    unwritten,
+                    budget: self.limits.max_unwritten_bytes,
+                },
+            });
+        }
+        Ok(())
+    }
+
+    fn send_error(&self, error: SendError) -> Error {
+        match error {
+            SendError::OutputEnded if self.ended.is_some() => self.ended_error(),
+            other => other.into(),
+        }
+    }
+
+    fn send(&mut self, message: &UserMessage) -> Result<CallReply, Error> {
+        self.check_accepting("user message")?;
+        self.session
+            .send_user_message(message)
+            .map_err(|e| self.send_error(e))?;
+        let turn = self.prompts_sent;
+        self.prompts_sent += 1;
+        Ok(CallReply::Sent { turn })
+    }
+
+    fn call(
+        &mut self,
+        request: &ControlRequest,
+        timeout: Option<Duration>,
+        issued_at: Instant,
+        waiter: W,
+        now: Instant,
+    ) {
+        let timeout = timeout
+            .unwrap_or(self.session.config().request_timeout)
+            .min(MAX_DURATION);
+        let subtype = request.subtype();
+        let elapsed = now.saturating_duration_since(issued_at);
+        let sent = self.check_accepting(subtype).and_then(|()| {
+            if elapsed >= timeout {
+                return Err(Error::TimedOut {
+                    subtype: subtype.to_owned(),
+                    after: timeout,
+                    stall: self.stall(),
+                });
+            }
+            self.session
+                .send_control(request, Some(timeout - elapsed), now)
+                .map_err(|e| self.send_error(e))
+        });
+        match sent {
+            Ok(id) => {
+                self.calls.insert(id, Call { waiter, timeout });
+            }
+            Err(error) => self.outputs.push_back(Output::Resolve {
+                waiter,
+                result: Err(error),
+            }),
+        }
+    }
+
+    fn emit(&mut self, event: Event) {
+        let turn = self.results_read;
+        self.events.push(Delivery { turn, event });
+    }
+
+    /// Moves the core's output to the stdin buffer and its events to where
+    /// they go. Called after every input.
+    fn pump(&mut self) {
+        if self.out_pos == self.out.len() {
+            self.out.clear();
+            self.out_pos = 0;
+        }
+        loop {
+            if self.stdin == Stdin::Open {
+                self.session.poll_transmit(&mut self.out);
+            } else {
+                let mut dropped = Vec::new();
+                self.session.poll_transmit(&mut dropped);
+            }
+            let Some(event) = self.session.poll_event() else {
+                break;
+            };
+            self.on_core_event(event);
+        }
+    }
+
+    fn on_core_event(&mut self, event: CoreEvent) {
+        match event {
+            CoreEvent::Message(message) => {
+                let turn = self.results_read;
+                if message.is_result() {
+                    self.results_read += 1;
+                }
+                self.events.push(Delivery {
+                    turn,
+                    event: Event::Message(message),
+                });
+            }
+            CoreEvent::Request(request) => self.dispatch(request),
+            CoreEvent::RequestCancelled { id, .. } => self.withdraw(id),
+            CoreEvent::Response(outcome) => self.on_outcome(outcome),
+            CoreEvent::ProtocolError(error) => self.emit(Event::ProtocolError(error)),
+            CoreEvent::RequestRefused {
+                request_id,
+                subtype,
+                reason,
+            } => self.emit(Event::RequestRefused {
+                request_id,
+                subtype,
+                reason,
+            }),
+            _ => {}
+        }
+    }
+
+    fn dispatch(&mut self, request: claude_proto::IncomingRequest) {
+        let cost = request.wire_len();
+        let subtype = request.subtype().to_owned();
+        let (id, request) = request.into_parts();
+        match route(&self.capabilities, id, subtype, request, cost) {
+            Route::Job(job) => {
+                if let Some(job) = self.jobs.admit(*job) {
+                    self.outputs.push_back(Output::StartJob(Box::new(job)));
+                }
+            }
+            // An error only means stdin is closed: the CLI is going away.
+            Route::Answer(DirectAnswer::Mcp(response)) => {
+                let _ = self.session.respond_mcp(id, &response);
+            }
+            Route::Answer(DirectAnswer::Reply(reply)) => {
+                let _ = self.session.respond(id, reply);
+            }
+        }
+    }
+
+    /// The CLI withdrew a request (or stdin closed): abort its handler if
+    /// it runs, forget it if it waits for a slot.
+    fn withdraw(&mut self, id: IncomingId) {
+        if self.jobs.withdraw(id) == Some(true) {
+            self.outputs.push_back(Output::AbortJob(id));
+            self.start_waiting_jobs();
+        }
+    }
+
+    fn start_waiting_jobs(&mut self) {
+        while let Some(job) = self.jobs.next() {
+            self.outputs.push_back(Output::StartJob(Box::new(job)));
+        }
+    }
+
+    fn on_outcome(&mut self, outcome: ControlOutcome) {
+        if matches!(self.init, Init::Pending(id) if id == outcome.id) {
+            self.init = Init::Settled;
+            if self.state == State::Starting {
+                self.state = State::Running;
+            }
+            let result = match outcome.result {
+                Ok(success) => success
+                    .decode::<InitializeResponse>()
+                    .map(Arc::new)
+                    .map_err(Error::from),
+                Err(error) => Err(self.control_error(error, None)),
+            };
+            self.outputs.push_back(Output::Initialized(result));
+            return;
+        }
+        let Some(call) = self.calls.remove(&outcome.id) else {
+            return;
+        };
+        let result = match outcome.result {
+            Ok(success) => Ok(CallReply::Answered(success)),
+            Err(error) => Err(self.control_error(error, Some(call.timeout))),
+        };
+        self.outputs.push_back(Output::Resolve {
+            waiter: call.waiter,
+            result,
+        });
+    }
+
+    fn control_error(&self, error: ControlError, timeout: Option<Duration>) -> Error {
+        match error {
+            ControlError::OutputEnded { .. } => self.ended_error(),
+            ControlError::TimedOut { subtype, after } => Error::TimedOut {
+                subtype,
+                after: timeout.unwrap_or(after),
+                stall: self.stall(),
+            },
+            other => Error::from_control(other),
+        }
+    }
+
+    fn begin_close(&mut self, now: Instant) {
+        if !matches!(self.state, State::Starting | State::Running) {
+            return;
+        }
+        self.state = State::Closing(CloseStage::Grace);
+        self.session.close_input();
+        self.close_at = Some(deadline(now, self.limits.close_grace));
+        self.pump();
+    }
+
+    fn step_close(&mut self, now: Instant) {
+        if self.transport == Transport::Stream {
+            // No process to signal: give up on the stream.
+            self.stop_reading();
+            return;
+        }
+        match self.state {
+            State::Closing(CloseStage::Grace) => {
+                self.state = State::Closing(CloseStage::Terminated);
+                self.close_at = Some(deadline(now, self.limits.term_grace));
+                self.outputs.push_back(Output::Signal(Signal::Terminate));
+            }
+            State::Closing(CloseStage::Terminated) => {
+                self.state = State::Closing(CloseStage::Killed);
+                self.outputs.push_back(Output::Signal(Signal::Kill));
+            }
+            _ => {}
+        }
+    }
+
+    fn stop_reading(&mut self) {
+        if self.stdout_open || self.stderr_open {
+            self.stdout_open = false;
+            self.stderr_open = false;
+            self.outputs.push_back(Output::StopReading);
+        }
+    }
+
+    fn finish_if_done(&mut self) {
+        let process_done = self.process != Process::Running;
+        if self.state != State::Ended && process_done && !self.stdout_open && !self.stderr_open {
+            self.finish();
+        }
+    }
+
+    /// Settles everything: the end is recorded, every call and the
+    /// initialize exchange fail with it, running jobs are aborted.
+    fn finish(&mut self) {
+        let report = match self.process {
+            Process::Exited(Some(exit)) => Some(ExitReport::new(
+                exit.code,
+                exit.signal,
+                self.stderr_tail.text(),
+            )),
+            _ => None,
+        };
+        let reason = if self.closed_by_user {
+            EndReason::Closed
+        } else if self.transport == Transport::Stream {
+            EndReason::TransportEnded
+        } else {
+            EndReason::Exited
+        };
+        let ended = SessionEnded::new(reason, report);
+        self.ended = Some(ended.clone());
+        self.state = State::Ended;
+        self.close_at = None;
+        self.drain_at = None;
+        // What was read but held back is the CLI's last word: it goes to the
+        // user whatever the budget (it is one read at most).
+        let held = std::mem::take(&mut self.held_input);
+        self.session.handle_input(&held);
+        self.session.handle_eof();
+        self.pump();
+        for id in self.jobs.drain() {
+            self.outputs.push_back(Output::AbortJob(id));
+        }
+        for (_, call) in self.calls.drain() {
+            self.outputs.push_back(Output::Resolve {
+                waiter: call.waiter,
+                result: Err(Error::Ended(ended.clone())),
+            });
+        }
+        if matches!(self.init, Init::Pending(_)) {
+            self.init = Init::Settled;
+            self.outputs
+                .push_back(Output::Initialized(Err(Error::Ended(ended.clone()))));
+        }
+        self.stdin = Stdin::Closed;
+        self.out = Vec::new();
+        self.out_pos = 0;
+        self.outputs.push_back(Output::Ended(ended));
+    }
+}

@@ -1,0 +1,307 @@
+//! Requests from the CLI that a user's handler answers: which handler, how
+//! many run at once, and how their results become answers.
+
+use std::collections::{HashSet, VecDeque};
+
+use claude_proto::IncomingId;
+use claude_proto::Reply;
+use claude_proto::dispatch::{
+    HookKey, HookRegistry, McpRoute, McpServerSpec, ToolOutput, reply_for_failure,
+    reply_without_handler, route_mcp, tool_call_response,
+};
+use claude_proto::model::Json;
+use claude_proto::model::hooks::{HookInput, HookOutput};
+use claude_proto::model::incoming::{CanUseTool, CliRequest, McpMessageResponse};
+use claude_proto::model::initialize::InitializeRequest;
+use claude_proto::model::mcp::JsonRpcId;
+use claude_proto::model::permission::PermissionResult;
+
+/// Which handlers the user registered, so the host knows which requests to
+/// hand out as [`Job`]s and which to answer itself.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Capabilities {
+    /// A permission handler is registered.
+    pub permission: bool,
+    /// The registered hooks.
+    pub hooks: HookRegistry,
+    /// The in-process MCP servers.
+    pub mcp_servers: Vec<McpServerSpec>,
+}
+
+impl Capabilities {
+    /// Adds the hooks and MCP server names to the `initialize` request.
+    pub fn complete_initialize(&self, request: &mut InitializeRequest) {
+        let hooks = self.hooks.matchers();
+        if !hooks.is_empty() {
+            request.hooks = Some(hooks);
+        }
+        if !self.mcp_servers.is_empty() {
+            let names = request.sdk_mcp_servers.get_or_insert_with(Vec::new);
+            for spec in &self.mcp_servers {
+                if !names.contains(&spec.name) {
+                    names.push(spec.name.clone());
+                }
+            }
+        }
+    }
+}
+
+/// A handler to run for a request from the CLI: run it off the read path,
+/// then give [`Job::finish`]'s result to
+/// [`Host::handle_completion`](crate::Host::handle_completion).
+#[derive(Debug)]
+#[must_use = "the CLI waits until the job's completion is handed back to the host"]
+pub struct Job {
+    /// The request this answers.
+    pub id: IncomingId,
+    /// Which handler, with its input.
+    pub kind: JobKind,
+    request: CliRequest,
+    subtype: String,
+    cost: usize,
+}
+
+/// Which handler a [`Job`] is for.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum JobKind {
+    /// The permission handler.
+    Permission(CanUseTool),
+    /// A hook callback.
+    Hook {
+        /// Which registered hook.
+        key: HookKey,
+        /// The hook's input.
+        input: HookInput,
+        /// The tool use it is about, if any.
+        tool_use_id: Option<String>,
+    },
+    /// An in-process MCP tool.
+    Tool {
+        /// Index of the server in [`Capabilities::mcp_servers`].
+        server: usize,
+        /// Index of the tool in that server.
+        tool: usize,
+        /// The call's arguments.
+        arguments: Json,
+        /// The JSON-RPC id to answer.
+        rpc_id: JsonRpcId,
+    },
+}
+
+/// What a handler produced.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The permission handler's decision.
+    Permission(PermissionResult),
+    /// A hook's output.
+    Hook(HookOutput),
+    /// A tool's output.
+    Tool(ToolOutput),
+}
+
+/// A finished [`Job`], ready for
+/// [`Host::handle_completion`](crate::Host::handle_completion).
+#[derive(Debug)]
+pub struct Completion {
+    pub(crate) id: IncomingId,
+    pub(crate) subtype: String,
+    pub(crate) answer: Answer,
+}
+
+impl Completion {
+    /// The request it answers.
+    pub fn id(&self) -> IncomingId {
+        self.id
+    }
+}
+
+#[derive(Debug)]
+pub(crate) enum Answer {
+    Permission(PermissionResult),
+    Hook(HookOutput),
+    Mcp(McpMessageResponse),
+    Failed { reply: Reply, message: String },
+}
+
+impl Job {
+    /// Turns the handler's result (`Err` carries an error or panic message)
+    /// into the answer for the CLI. A failure, or an outcome of the wrong
+    /// kind, becomes the failure answer of [`reply_for_failure`].
+    pub fn finish(self, result: Result<Outcome, String>) -> Completion {
+        let Job {
+            id,
+            kind,
+            request,
+            subtype,
+            ..
+        } = self;
+        let failed = |message: String| Answer::Failed {
+            reply: reply_for_failure(&request, &message),
+            message,
+        };
+        let answer = match (result, kind) {
+            (Ok(Outcome::Permission(r)), JobKind::Permission(_)) => Answer::Permission(r),
+            (Ok(Outcome::Hook(o)), JobKind::Hook { .. }) => Answer::Hook(o),
+            (Ok(Outcome::Tool(output)), JobKind::Tool { rpc_id, .. }) => {
+                Answer::Mcp(tool_call_response(rpc_id, output))
+            }
+            (Ok(_), _) => failed("the handler returned an answer of the wrong kind".into()),
+            (Err(message), _) => failed(message),
+        };
+        Completion {
+            id,
+            subtype,
+            answer,
+        }
+    }
+
+    /// The request's subtype.
+    pub fn subtype(&self) -> &str {
+        &self.subtype
+    }
+}
+
+/// How the host answers one request from the CLI.
+pub(crate) enum Route {
+    /// A handler runs it.
+    Job(Box<Job>),
+    /// The host answers at once (MCP handshake, no handler, unknown server).
+    Answer(DirectAnswer),
+}
+
+/// An answer the host gives without a handler.
+pub(crate) enum DirectAnswer {
+    Mcp(McpMessageResponse),
+    Reply(Reply),
+}
+
+/// Decides who answers `request`: a handler of `caps` (a job), or the host.
+pub(crate) fn route(
+    caps: &Capabilities,
+    id: IncomingId,
+    subtype: String,
+    request: CliRequest,
+    cost: usize,
+) -> Route {
+    let kind = match &request {
+        CliRequest::CanUseTool(ask) if caps.permission => Some(JobKind::Permission(ask.clone())),
+        CliRequest::HookCallback(call) => {
+            caps.hooks
+                .resolve(&call.callback_id)
+                .map(|key| JobKind::Hook {
+                    key,
+                    input: call.input.clone(),
+                    tool_use_id: call.tool_use_id.clone(),
+                })
+        }
+        CliRequest::McpMessage(message) => match route_mcp(&caps.mcp_servers, message) {
+            McpRoute::Respond(response) => return Route::Answer(DirectAnswer::Mcp(response)),
+            McpRoute::CallTool {
+                server,
+                tool,
+                id: rpc_id,
+                arguments,
+            } => Some(JobKind::Tool {
+                server,
+                tool,
+                arguments,
+                rpc_id,
+            }),
+            McpRoute::UnknownServer(reply) => return Route::Answer(DirectAnswer::Reply(reply)),
+            _ => None,
+        },
+        _ => None,
+    };
+    match kind {
+        Some(kind) => Route::Job(Box::new(Job {
+            id,
+            kind,
+            request,
+            subtype,
+            cost,
+        })),
+        None => Route::Answer(DirectAnswer::Reply(reply_without_handler(&request))),
+    }
+}
+
+/// Jobs running and jobs waiting for a slot.
+#[derive(Debug)]
+pub(crate) struct Jobs {
+    running: HashSet<IncomingId>,
+    waiting: VecDeque<Job>,
+    waiting_bytes: usize,
+    max_running: usize,
+}
+
+impl Jobs {
+    pub(crate) fn new(max_running: usize) -> Self {
+        Self {
+            running: HashSet::new(),
+            waiting: VecDeque::new(),
+            waiting_bytes: 0,
+            max_running,
+        }
+    }
+
+    /// Takes a job: returns it if it may start now, else queues it.
+    pub(crate) fn admit(&mut self, job: Job) -> Option<Job> {
+        if self.running.len() < self.max_running {
+            self.running.insert(job.id);
+            Some(job)
+        } else {
+            self.waiting_bytes += job.cost;
+            self.waiting.push_back(job);
+            None
+        }
+    }
+
+    /// A job ended (answered or aborted): `true` if it was running. The
+    /// caller then starts [`next`](Self::next).
+    pub(crate) fn finished(&mut self, id: IncomingId) -> bool {
+        self.running.remove(&id)
+    }
+
+    /// The next waiting job, if a slot is free.
+    pub(crate) fn next(&mut self) -> Option<Job> {
+        if self.running.len() >= self.max_running {
+            return None;
+        }
+        let job = self.waiting.pop_front()?;
+        self.waiting_bytes -= job.cost;
+        self.running.insert(job.id);
+        Some(job)
+    }
+
+    /// The CLI withdrew `id`: `Some(true)` if it was running (abort it),
+    /// `Some(false)` if it was waiting (dropped here), `None` if unknown.
+    pub(crate) fn withdraw(&mut self, id: IncomingId) -> Option<bool> {
+        if self.running.remove(&id) {
+            return Some(true);
+        }
+        let at = self.waiting.iter().position(|job| job.id == id)?;
+        let job = self.waiting.remove(at)?;
+        self.waiting_bytes -= job.cost;
+        Some(false)
+    }
+
+    /// Ends everything: the running jobs' ids (to abort); waiting ones are
+    /// dropped.
+    pub(crate) fn drain(&mut self) -> Vec<IncomingId> {
+        self.waiting.clear();
+        self.waiting_bytes = 0;
+        let mut ids: Vec<IncomingId> = self.running.drain().collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    pub(crate) fn waiting_bytes(&self) -> usize {
+        self.waiting_bytes
+    }
+
+    pub(crate) fn running(&self) -> usize {
+        self.running.len()
+    }
+}

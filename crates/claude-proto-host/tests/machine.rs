@@ -1,0 +1,514 @@
+//! The host machine against the sans-IO fake CLI on a virtual clock: the
+//! conformance scenarios that need no real process, and one case for each
+//! way the layer above the core used to fail.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail loudly by design
+
+mod support;
+
+use std::time::Duration;
+
+use claude_proto::model::control::ControlRequest;
+use claude_proto::model::hooks::HookEvent;
+use claude_proto::model::permission::PermissionResult;
+use claude_proto_fake_cli::{Policy, Script};
+use claude_proto_host::{
+    CallReply, Capabilities, CloseStage, Command, EndReason, Error, Event, Limits, Outcome, Signal,
+    Stall, State, TimeoutReason, Transport,
+};
+use serde_json::json;
+use support::{Jobs, Pair, text};
+
+fn started(pair: &mut Pair) {
+    pair.run();
+    assert_eq!(pair.initialized.len(), 1);
+    assert!(pair.initialized[0].is_ok(), "{:?}", pair.initialized[0]);
+    assert_eq!(pair.host.state(), State::Running);
+}
+
+fn permission() -> Capabilities {
+    let mut capabilities = Capabilities::default();
+    capabilities.permission = true;
+    capabilities
+}
+
+fn limits(change: impl FnOnce(&mut Limits)) -> Limits {
+    let mut limits = Limits::default();
+    change(&mut limits);
+    limits
+}
+
+// ----- the ordinary flow ------------------------------------------------------
+
+#[test]
+fn one_turn_then_a_clean_close() {
+    let mut pair = Pair::new(Script::default());
+    started(&mut pair);
+    let sent = pair.send("hello");
+    pair.run();
+    let turn = pair.collect(pair.turn_of(sent));
+    assert_eq!(text(&turn), "echo: hello");
+    assert!(!turn.is_error());
+    pair.command(|_| Command::Close);
+    pair.run_until(Pair::is_ended);
+    let ended = &pair.ended[0];
+    assert_eq!(ended.reason(), EndReason::Closed);
+    assert_eq!(ended.report().unwrap().code, Some(0));
+    assert!(pair.signals.is_empty(), "the CLI exited on its own");
+    assert_eq!(pair.ended.len(), 1);
+}
+
+#[test]
+fn prompts_sent_before_initialize_is_answered_are_queued_in_order() {
+    let mut pair = Pair::new(
+        Script::default().with_policy("initialize", Policy::Delay(Duration::from_secs(1))),
+    );
+    let first = pair.send("one");
+    let second = pair.send("two");
+    pair.run_until(|p| {
+        p.events
+            .iter()
+            .filter(|d| matches!(&d.event, Event::Message(m) if m.is_result()))
+            .count()
+            == 2
+    });
+    assert_eq!((pair.turn_of(first), pair.turn_of(second)), (0, 1));
+    let events = pair.events.clone();
+    assert_eq!(text(&pair.collect(0)), "echo: one");
+    pair.events = events;
+    assert_eq!(text(&pair.collect(1)), "echo: two");
+}
+
+#[test]
+fn a_byte_order_mark_before_the_initialize_answer_does_not_lose_it() {
+    let mut pair = Pair::new(Script::default().with_bom());
+    started(&mut pair);
+}
+
+#[test]
+fn exit_before_initialize_fails_it_with_the_exit_at_once() {
+    let mut pair = Pair::new(Script::default().with_policy("initialize", Policy::Never));
+    pair.run();
+    pair.cli.emit_stderr(b"startup failed\n");
+    pair.cli.exit(2, pair.now);
+    pair.run();
+    let Err(error) = &pair.initialized[0] else {
+        panic!("initialize cannot succeed")
+    };
+    let report = error.exit_report().expect("the exit");
+    assert_eq!(report.code, Some(2));
+    assert!(report.stderr_tail.contains("startup failed"));
+    assert!(pair.is_ended(), "no timer had to run");
+    let late = pair.send("anyone?");
+    assert!(matches!(pair.outcome(late), Some(Err(Error::Ended(_)))));
+}
+
+// ----- control traffic never waits on the user reading ------------------------
+
+#[test]
+fn a_control_answer_behind_unread_events_is_not_stuck() {
+    let mut pair = Pair::new(Script::default().with_stream(400, 200, Duration::ZERO));
+    started(&mut pair);
+    pair.reading = false;
+    pair.send("stream a lot");
+    let call = pair.call(ControlRequest::set_model(Some("haiku")), None);
+    pair.run();
+    assert!(
+        matches!(pair.outcome(call), Some(Ok(CallReply::Answered(_)))),
+        "{:?}",
+        pair.outcome(call)
+    );
+    assert!(pair.host.has_events(), "the user has read nothing yet");
+    assert!(pair.host.queued_bytes() > 400 * 200);
+}
+
+#[test]
+fn a_permission_request_behind_a_thousand_unread_events_is_answered() {
+    let mut pair = Pair::with(
+        Script::default().with_stream(1000, 100, Duration::ZERO),
+        Limits::default(),
+        permission(),
+        Transport::Process,
+    );
+    started(&mut pair);
+    pair.reading = false;
+    pair.send("#permission please");
+    pair.run();
+    assert_eq!(
+        pair.started, 1,
+        "the handler ran while the user read nothing"
+    );
+    let asked = pair.cli.control_requests_received("can_use_tool");
+    assert!(asked.is_empty(), "the fake sends, the host receives");
+    assert_eq!(
+        pair.cli.turns_completed(),
+        1,
+        "the turn went on after the answer"
+    );
+}
+
+#[test]
+fn a_spent_read_ahead_budget_pauses_reading_and_names_itself() {
+    let limits = limits(|l| l.read_ahead_bytes = 64 * 1024);
+    let mut pair = Pair::with(
+        Script::default().with_stream(200, 4096, Duration::ZERO),
+        limits,
+        Capabilities::default(),
+        Transport::Process,
+    );
+    started(&mut pair);
+    pair.reading = false;
+    pair.send("flood");
+    let call = pair.call(ControlRequest::mcp_status(), Some(Duration::from_secs(2)));
+    pair.run();
+    assert!(!pair.host.wants_stdout(), "reading paused");
+    let line = 4096 + 1024;
+    assert!(pair.max_queued <= 64 * 1024 + line, "{}", pair.max_queued);
+    pair.run_until(|p| p.outcome(call).is_some());
+    match pair.outcome(call) {
+        Some(Err(Error::TimedOut {
+            subtype,
+            stall: Some(Stall::ReadAheadFull { budget, .. }),
+            ..
+        })) => {
+            assert_eq!(subtype, "mcp_status");
+            assert_eq!(*budget, 64 * 1024);
+        }
+        other => panic!("expected a timeout naming the budget, got {other:?}"),
+    }
+    let message = pair
+        .outcome(call)
+        .unwrap()
+        .as_ref()
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("read-ahead budget"), "{message}");
+    // Reading again lets everything through, the result included.
+    pair.reading = true;
+    pair.run();
+    assert_eq!(text(&pair.collect(0)), "echo: flood");
+}
+
+// ----- turns cannot shift -----------------------------------------------------
+
+#[test]
+fn lines_the_model_cannot_read_do_not_shift_turns() {
+    let mut pair = Pair::new(Script::default());
+    started(&mut pair);
+    let first = pair.send("first #deep #bignum");
+    let second = pair.send("second");
+    pair.run();
+    let events = pair.events.clone();
+    let one = pair.collect(pair.turn_of(first));
+    assert_eq!(text(&one), "echo: first #deep #bignum");
+    assert_eq!(
+        one.protocol_errors.len() + one.unreadable.len(),
+        2,
+        "both kept"
+    );
+    pair.events = events;
+    let two = pair.collect(pair.turn_of(second));
+    assert_eq!(text(&two), "echo: second");
+}
+
+#[test]
+fn a_turn_abandoned_half_way_does_not_shift_the_next() {
+    let mut pair = Pair::new(Script::default().with_stream(20, 50, Duration::from_millis(10)));
+    started(&mut pair);
+    pair.send("abandoned");
+    pair.run();
+    // The user read part of turn 0 and gave up (a dropped future).
+    assert!(!pair.events.is_empty());
+    pair.events.clear();
+    let next = pair.send("next");
+    pair.run_until(|p| p.cli.turns_completed() == 2);
+    pair.run();
+    assert_eq!(text(&pair.collect(pair.turn_of(next))), "echo: next");
+}
+
+#[test]
+fn a_result_of_an_unknown_shape_still_ends_its_turn() {
+    let mut pair = Pair::new(Script::default());
+    started(&mut pair);
+    let odd = pair.send("odd #nousage");
+    let after = pair.send("after");
+    pair.run();
+    let events = pair.events.clone();
+    let turn = pair.collect(pair.turn_of(odd));
+    assert!(turn.result.is_none(), "the typed result is unavailable");
+    assert!(turn.result_line.is_result(), "the raw line is kept");
+    pair.events = events;
+    assert_eq!(text(&pair.collect(pair.turn_of(after))), "echo: after");
+}
+
+// ----- deadlines run from the call --------------------------------------------
+
+#[test]
+fn a_deadline_counts_the_time_before_the_host_saw_the_call() {
+    let mut pair = Pair::new(Script::default().with_policy("set_model", Policy::Never));
+    started(&mut pair);
+    let issued_at = pair.now;
+    pair.advance_by(Duration::from_secs(5));
+    let late = pair.command(|waiter| Command::Call {
+        request: Box::new(ControlRequest::set_model(None)),
+        timeout: Some(Duration::from_secs(2)),
+        issued_at,
+        waiter,
+    });
+    assert!(matches!(
+        pair.outcome(late),
+        Some(Err(Error::TimedOut { after, .. })) if *after == Duration::from_secs(2)
+    ));
+    let issued_at = pair.now;
+    pair.advance_by(Duration::from_secs(1));
+    let soon = pair.command(|waiter| Command::Call {
+        request: Box::new(ControlRequest::set_model(None)),
+        timeout: Some(Duration::from_secs(2)),
+        issued_at,
+        waiter,
+    });
+    pair.run();
+    let due = pair.host.poll_timeout().unwrap();
+    assert_eq!(due.reason, TimeoutReason::Request);
+    assert_eq!(due.at, issued_at + Duration::from_secs(2));
+    pair.run_until(|p| p.outcome(soon).is_some());
+    assert!(matches!(
+        pair.outcome(soon),
+        Some(Err(Error::TimedOut { .. }))
+    ));
+}
+
+#[test]
+fn a_cli_that_stops_reading_stdin_bounds_what_is_queued_for_it() {
+    let limits = limits(|l| l.max_unwritten_bytes = 32 * 1024);
+    let mut pair = Pair::with(
+        Script::default().with_stop_reading_after(1),
+        limits,
+        Capabilities::default(),
+        Transport::Process,
+    );
+    pair.run();
+    // The CLI keeps asking things nobody answers (unknown subtypes are
+    // refused by the core; the refusals pile up for a reader that left).
+    for _ in 0..2000 {
+        pair.cli
+            .request(json!({"subtype": "no_such_thing", "pad": "x".repeat(200)}));
+    }
+    pair.run();
+    assert!(!pair.host.wants_stdout(), "reading stopped");
+    assert!(
+        pair.max_unwritten <= 32 * 1024 + 1024,
+        "{}",
+        pair.max_unwritten
+    );
+    let refused = pair.send("anyone?");
+    match pair.outcome(refused) {
+        Some(Err(Error::Backlog {
+            stall: Stall::StdinBacklog { budget, .. },
+            ..
+        })) => assert_eq!(*budget, 32 * 1024),
+        other => panic!("expected a backlog error, got {other:?}"),
+    }
+    // Closing still works: the CLI does not read, so it is signalled.
+    pair.command(|_| Command::Close);
+    pair.run_until(Pair::is_ended);
+    assert_eq!(pair.signals, vec![Signal::Terminate]);
+    assert_eq!(pair.ended[0].report().unwrap().signal, Some(15));
+}
+
+// ----- handlers -----------------------------------------------------------------
+
+#[test]
+fn handler_concurrency_is_bounded_and_waiting_requests_count_in_bytes() {
+    let limits = limits(|l| l.max_concurrent_handlers = 2);
+    let mut pair = Pair::with(Script::default(), limits, permission(), Transport::Process);
+    started(&mut pair);
+    pair.jobs = Jobs::Hold;
+    let ids: Vec<String> = (0..5)
+        .map(|i| {
+            pair.cli
+                .request(json!({"subtype": "can_use_tool", "tool_name": "Bash",
+                "input": {"command": format!("echo {i}")}, "tool_use_id": format!("t{i}")}))
+        })
+        .collect();
+    pair.run();
+    assert_eq!(pair.started, 2);
+    assert_eq!(pair.host.running_jobs(), 2);
+    assert!(pair.host.queued_bytes() > 0, "three wait, counted in bytes");
+    while !pair.held.is_empty() {
+        pair.complete_held(0, Ok(Outcome::Permission(PermissionResult::allow())));
+        pair.run();
+    }
+    assert_eq!(pair.started, 5);
+    for id in &ids {
+        assert_eq!(pair.cli.answers_to(id), 1, "{id}");
+    }
+}
+
+#[test]
+fn a_cancelled_request_aborts_its_handler_and_its_answer_is_dropped() {
+    let mut pair = Pair::with(
+        Script::default(),
+        Limits::default(),
+        permission(),
+        Transport::Process,
+    );
+    started(&mut pair);
+    pair.jobs = Jobs::Hold;
+    let id = pair
+        .cli
+        .request(json!({"subtype": "can_use_tool", "tool_name": "Bash",
+        "input": {}, "tool_use_id": "t"}));
+    pair.run();
+    let job_id = pair.held[0].id;
+    let job = pair.held.remove(0);
+    pair.cli.cancel(&id);
+    pair.run();
+    assert_eq!(pair.aborted, vec![job_id]);
+    pair.host
+        .handle_completion(job.finish(Ok(Outcome::Permission(PermissionResult::allow()))));
+    pair.run();
+    assert_eq!(
+        pair.cli.answers_to(&id),
+        0,
+        "a withdrawn request is never answered"
+    );
+}
+
+#[test]
+fn a_failing_handler_is_reported_and_the_cli_gets_an_error_answer() {
+    let mut capabilities = Capabilities::default();
+    capabilities
+        .hooks
+        .register(HookEvent::Stop, None, None, None);
+    let mut pair = Pair::with(
+        Script::default(),
+        Limits::default(),
+        capabilities,
+        Transport::Process,
+    );
+    started(&mut pair);
+    pair.jobs = Jobs::Hold;
+    let id = pair
+        .cli
+        .request(json!({"subtype": "hook_callback", "callback_id": "hook_0",
+        "input": {"hook_event_name": "Stop", "session_id": "s", "transcript_path": "t",
+                  "cwd": "/", "stop_hook_active": false}}));
+    pair.run();
+    pair.complete_held(0, Err("boom".into()));
+    pair.run();
+    assert!(pair.events.iter().any(|d| matches!(&d.event,
+        Event::HandlerFailed { message, .. } if message == "boom")));
+    let answer = pair.cli.answer(&id).unwrap();
+    assert!(answer.to_string().contains("boom"), "{answer}");
+}
+
+// ----- closing ------------------------------------------------------------------
+
+#[test]
+fn closing_a_cli_that_ignores_sigterm_escalates_to_sigkill() {
+    let mut pair = Pair::new(Script::default().with_ignore_sigterm().with_linger());
+    started(&mut pair);
+    pair.command(|_| Command::Close);
+    pair.run();
+    assert_eq!(pair.host.state(), State::Closing(CloseStage::Grace));
+    pair.run_until(|p| p.host.state() == State::Closing(CloseStage::Terminated));
+    assert_eq!(pair.signals, vec![Signal::Terminate]);
+    pair.run_until(Pair::is_ended);
+    assert_eq!(pair.signals, vec![Signal::Terminate, Signal::Kill]);
+    assert_eq!(pair.ended[0].report().unwrap().signal, Some(9));
+}
+
+#[test]
+fn pipes_held_open_after_the_exit_are_given_up() {
+    let mut pair = Pair::new(Script::default());
+    started(&mut pair);
+    // A grandchild keeps stdout open: the exit comes, stdout never ends.
+    pair.cli.exit(0, pair.now);
+    pair.host.handle_exit(
+        Some(claude_proto_host::ProcessExit::new(Some(0), None)),
+        pair.now,
+    );
+    assert_eq!(pair.host.state(), State::Draining);
+    assert_eq!(
+        pair.host.poll_timeout().map(|t| t.reason),
+        Some(TimeoutReason::Drain)
+    );
+    pair.advance_by(Limits::default().drain_after_exit);
+    pair.step();
+    assert_eq!(pair.stopped_reading, 1);
+    assert!(pair.is_ended());
+}
+
+#[test]
+fn a_stream_peer_that_never_ends_is_given_up_after_the_grace() {
+    let mut pair = Pair::with(
+        Script::default().with_linger(),
+        Limits::default(),
+        Capabilities::default(),
+        Transport::Stream,
+    );
+    started(&mut pair);
+    pair.command(|_| Command::Close);
+    pair.run_until(Pair::is_ended);
+    assert_eq!(pair.stopped_reading, 1);
+    assert!(pair.signals.is_empty(), "there is no process to signal");
+    assert_eq!(pair.ended[0].reason(), EndReason::Closed);
+    assert!(pair.ended[0].report().is_none());
+}
+
+#[test]
+fn everything_waiting_settles_with_the_exit() {
+    let mut pair = Pair::with(
+        Script::default().with_policy("mcp_status", Policy::Never),
+        Limits::default(),
+        permission(),
+        Transport::Process,
+    );
+    started(&mut pair);
+    pair.jobs = Jobs::Hold;
+    let call = pair.call(ControlRequest::mcp_status(), None);
+    pair.cli.request(
+        json!({"subtype": "can_use_tool", "tool_name": "Bash", "input": {}, "tool_use_id": "t"}),
+    );
+    pair.run();
+    pair.cli.emit_stderr(b"simulated crash\n");
+    pair.cli.exit(3, pair.now);
+    pair.run();
+    assert!(pair.is_ended());
+    let Some(Err(Error::Ended(ended))) = pair.outcome(call) else {
+        panic!("expected the end, got {:?}", pair.outcome(call))
+    };
+    assert_eq!(ended.report().unwrap().code, Some(3));
+    assert!(ended.to_string().contains("simulated crash"), "{ended}");
+    assert_eq!(pair.aborted.len(), 1, "the running handler is aborted");
+    assert!(pair.held.is_empty());
+}
+
+// ----- limits -------------------------------------------------------------------
+
+#[test]
+fn limits_that_cannot_work_are_refused_up_front() {
+    for (limits, name) in [
+        (limits(|l| l.read_ahead_bytes = 0), "read_ahead_bytes"),
+        (
+            limits(|l| l.max_unwritten_bytes = usize::MAX),
+            "max_unwritten_bytes",
+        ),
+        (limits(|l| l.term_grace = Duration::MAX), "term_grace"),
+        (
+            limits(|l| l.max_concurrent_handlers = 0),
+            "max_concurrent_handlers",
+        ),
+    ] {
+        let error = claude_proto_host::Host::<u32>::new(
+            claude_proto::Config::default(),
+            limits,
+            Default::default(),
+            Default::default(),
+            Transport::Process,
+            std::time::Instant::now(),
+        )
+        .expect_err(name);
+        assert_eq!(error.name, name);
+    }
+}
