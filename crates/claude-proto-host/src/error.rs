@@ -65,6 +65,10 @@ pub enum EndReason {
     /// The session was closed by its user; over a byte stream the peer
     /// did not end its output within the close grace.
     Closed,
+    /// The CLI left its stdin unread for
+    /// [`Limits::stdin_stall_timeout`](crate::Limits::stdin_stall_timeout)
+    /// with more than the unwritten budget waiting, so the session closed it.
+    StdinStalled,
 }
 
 /// A session has ended: every later call fails with this, and it says how.
@@ -101,6 +105,16 @@ impl fmt::Display for SessionEnded {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.report, self.reason) {
             (Some(report), EndReason::Closed) => write!(f, "the session was closed; {report}"),
+            (report, EndReason::StdinStalled) => {
+                write!(
+                    f,
+                    "the session was closed because the CLI stopped reading its stdin"
+                )?;
+                match report {
+                    Some(report) => write!(f, "; {report}"),
+                    None => Ok(()),
+                }
+            }
             (Some(report), _) => write!(f, "the session has ended: {report}"),
             (None, EndReason::TransportEnded) => {
                 write!(f, "the session has ended: the CLI's output stream ended")

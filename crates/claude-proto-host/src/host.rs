@@ -188,6 +188,9 @@ pub enum TimeoutReason {
     Close,
     /// Stop waiting for the pipes of an exited process.
     Drain,
+    /// The CLI has left its stdin unread too long with the unwritten
+    /// budget spent.
+    StdinStall,
 }
 
 /// The one thing to do with the CLI's stdin next.
@@ -284,6 +287,11 @@ pub struct Host<W> {
     results_read: TurnId,
     close_at: Option<Instant>,
     drain_at: Option<Instant>,
+    /// When the session gives up on a CLI that reads nothing while the
+    /// unwritten budget is spent (set when that starts, cleared by any
+    /// write progress).
+    stdin_stall_at: Option<Instant>,
+    stdin_stalled: bool,
     ended: Option<SessionEnded>,
 }
 
@@ -341,6 +349,8 @@ impl<W> Host<W> {
             results_read: 0,
             close_at: None,
             drain_at: None,
+            stdin_stall_at: None,
+            stdin_stalled: false,
             ended: None,
         };
         host.pump();
@@ -396,16 +406,18 @@ impl<W> Host<W> {
     /// rest is held (and [`wants_stdout`](Self::wants_stdout) is `false`)
     /// until there is room again, so each budget is exceeded by one line at
     /// most.
-    pub fn handle_stdout(&mut self, bytes: &[u8]) {
+    pub fn handle_stdout(&mut self, bytes: &[u8], now: Instant) {
         if self.state == State::Ended {
             return;
         }
-        if !self.held_input.is_empty() {
+        if self.held_input.is_empty() {
+            let fed = self.feed(bytes);
+            self.held_input.extend_from_slice(&bytes[fed..]);
+        } else {
             self.held_input.extend_from_slice(bytes);
-            return self.feed_held();
+            self.feed_held();
         }
-        let fed = self.feed(bytes);
-        self.held_input.extend_from_slice(&bytes[fed..]);
+        self.watch_stdin(now);
     }
 
     /// stdout reached its end (or reading it failed). A process that still
@@ -433,7 +445,7 @@ impl<W> Host<W> {
 
     /// `n` bytes of [`StdinStep::Write`] were written; 0 means the pipe is
     /// closed (as [`handle_stdin_failed`](Self::handle_stdin_failed)).
-    pub fn handle_written(&mut self, n: usize) {
+    pub fn handle_written(&mut self, n: usize, now: Instant) {
         if n == 0 {
             return self.handle_stdin_failed();
         }
@@ -443,7 +455,10 @@ impl<W> Host<W> {
             self.out_pos = 0;
             self.needs_flush = true;
         }
+        // Progress: the CLI reads, so any stall watch starts over.
+        self.stdin_stall_at = None;
         self.feed_held();
+        self.watch_stdin(now);
     }
 
     /// The flush asked by [`StdinStep::Flush`] completed.
@@ -507,6 +522,7 @@ impl<W> Host<W> {
             }
         }
         self.pump();
+        self.watch_stdin(now);
     }
 
     /// A handler finished. Its answer goes to the CLI, unless the CLI
@@ -558,6 +574,12 @@ impl<W> Host<W> {
             self.close_at = None;
             self.step_close(now);
         }
+        if self.stdin_stall_at.is_some_and(|at| now >= at) {
+            self.stdin_stall_at = None;
+            self.stdin_stalled = true;
+            self.begin_close(now);
+        }
+        self.watch_stdin(now);
         self.finish_if_done();
     }
 
@@ -616,6 +638,7 @@ impl<W> Host<W> {
             (self.session.poll_timeout(), TimeoutReason::Request),
             (self.close_at, TimeoutReason::Close),
             (self.drain_at, TimeoutReason::Drain),
+            (self.stdin_stall_at, TimeoutReason::StdinStall),
         ];
         candidates
             .into_iter()
@@ -664,6 +687,19 @@ impl<W> Host<W> {
             rest = &rest[end..];
         }
         bytes.len() - rest.len()
+    }
+
+    /// Starts (or stops) watching for a CLI that reads nothing while the
+    /// unwritten budget is spent.
+    fn watch_stdin(&mut self, now: Instant) {
+        let stalled = self.stdin == Stdin::Open
+            && matches!(self.state, State::Starting | State::Running)
+            && self.unwritten_bytes() >= self.limits.max_unwritten_bytes;
+        if !stalled {
+            self.stdin_stall_at = None;
+        } else if self.stdin_stall_at.is_none() {
+            self.stdin_stall_at = Some(deadline(now, self.limits.stdin_stall_timeout));
+        }
     }
 
     /// Feeds held stdout bytes if the budgets now allow.
@@ -786,8 +822,11 @@ impl<W> Host<W> {
     /// Moves the core's output to the stdin buffer and its events to where
     /// they go. Called after every input.
     fn pump(&mut self) {
-        if self.out_pos == self.out.len() {
-            self.out.clear();
+        // Drop what was written once it is half the buffer, so a CLI that
+        // reads steadily but never catches up does not grow the buffer
+        // past twice what is unwritten.
+        if self.out_pos > 0 && self.out_pos >= self.out.len() / 2 {
+            self.out.drain(..self.out_pos);
             self.out_pos = 0;
         }
         loop {
@@ -965,7 +1004,9 @@ impl<W> Host<W> {
             )),
             _ => None,
         };
-        let reason = if self.closed_by_user {
+        let reason = if self.stdin_stalled {
+            EndReason::StdinStalled
+        } else if self.closed_by_user {
             EndReason::Closed
         } else if self.transport == Transport::Stream {
             EndReason::TransportEnded

@@ -39,6 +39,12 @@ pub struct Limits {
     pub drain_after_exit: Duration,
     /// Bytes of stderr kept for exit reports. Default 8 KiB.
     pub stderr_tail_bytes: usize,
+    /// How long the CLI may leave its stdin unread while more than
+    /// `max_unwritten_bytes` wait for it. Past that, the session closes
+    /// ([`EndReason::StdinStalled`](crate::EndReason::StdinStalled)):
+    /// reading has paused to bound memory, so a CLI that neither reads nor
+    /// is read from would otherwise wait forever. Default 60 s.
+    pub stdin_stall_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -52,6 +58,7 @@ impl Default for Limits {
             term_grace: Duration::from_secs(5),
             drain_after_exit: Duration::from_millis(200),
             stderr_tail_bytes: 8 * 1024,
+            stdin_stall_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -81,6 +88,7 @@ impl Limits {
             ("close_grace", Some(self.close_grace)),
             ("term_grace", Some(self.term_grace)),
             ("drain_after_exit", Some(self.drain_after_exit)),
+            ("stdin_stall_timeout", Some(self.stdin_stall_timeout)),
         ];
         for (name, value) in durations {
             if let Some(value) = value {

@@ -512,3 +512,40 @@ fn limits_that_cannot_work_are_refused_up_front() {
         assert_eq!(error.name, name);
     }
 }
+
+#[test]
+fn a_cli_that_neither_reads_nor_is_read_is_closed_after_the_stall_timeout() {
+    let limits = limits(|l| {
+        l.max_unwritten_bytes = 16 * 1024;
+        l.stdin_stall_timeout = Duration::from_secs(10);
+    });
+    let mut pair = Pair::with(
+        Script::default().with_stop_reading_after(1),
+        limits,
+        Capabilities::default(),
+        Transport::Process,
+    );
+    pair.run();
+    for _ in 0..2000 {
+        pair.cli
+            .request(json!({"subtype": "no_such_thing", "pad": "x".repeat(200)}));
+    }
+    pair.run();
+    let due = pair.host.poll_timeout().expect("a stall deadline");
+    assert_eq!(due.reason, TimeoutReason::StdinStall);
+    assert_eq!(due.at, pair.now + Duration::from_secs(10));
+    let call = pair.call(ControlRequest::interrupt(), Some(Duration::from_secs(600)));
+    pair.run_until(Pair::is_ended);
+    assert_eq!(pair.ended[0].reason(), EndReason::StdinStalled);
+    assert!(
+        pair.ended[0]
+            .to_string()
+            .contains("stopped reading its stdin")
+    );
+    assert_eq!(
+        pair.signals,
+        vec![Signal::Terminate],
+        "closed, then signalled"
+    );
+    assert!(matches!(pair.outcome(call), Some(Err(_))));
+}

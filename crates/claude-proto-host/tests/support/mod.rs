@@ -296,7 +296,7 @@ impl Pair {
                 let n = bytes.len().min(self.chunk);
                 let bytes = bytes[..n].to_vec();
                 self.cli.handle_stdin(&bytes, self.now);
-                self.host.handle_written(n);
+                self.host.handle_written(n, self.now);
                 true
             }
             StdinStep::Flush => {
@@ -317,7 +317,7 @@ impl Pair {
             return false;
         }
         if let Some(bytes) = self.cli.poll_stdout(self.chunk) {
-            self.host.handle_stdout(&bytes);
+            self.host.handle_stdout(&bytes, self.now);
             return true;
         }
         if self.cli.stdout_closed() {
