@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use claude_proto::discovery::{self, Lookup, Platform};
 use claude_proto::options::{EnvChange, Options};
 
-use crate::error::Error;
+use claude_proto_host::SpawnError;
 
 /// [`Lookup`] over the real environment and filesystem.
 #[derive(Debug, Clone, Copy, Default)]
@@ -40,21 +40,21 @@ impl Lookup for SystemLookup {
 /// Finds the CLI: `options.cli_path`, then `CLAUDE_BIN`, then `PATH`, then
 /// the usual install places. The error lists every place searched and says
 /// how to install the CLI.
-pub fn locate_cli(options: &Options) -> Result<PathBuf, Error> {
+pub fn locate_cli(options: &Options) -> Result<PathBuf, SpawnError> {
     discovery::locate(
         options.cli_path.as_deref(),
         &SystemLookup,
         Platform::current(),
     )
-    .map_err(Error::NotFound)
+    .map_err(SpawnError::NotFound)
 }
 
 /// The command that starts the CLI for `options`: located executable,
 /// argv (never through a shell), environment changes, working directory,
 /// and all three standard streams piped.
-pub fn build_command(options: &Options) -> Result<(PathBuf, Command), Error> {
+pub fn build_command(options: &Options) -> Result<(PathBuf, Command), SpawnError> {
     let program = locate_cli(options)?;
-    let line = options.command().map_err(Error::Options)?;
+    let line = options.command().map_err(SpawnError::Options)?;
     let mut command = Command::new(&program);
     command.args(&line.args);
     if line.clear_env {
@@ -74,6 +74,11 @@ pub fn build_command(options: &Options) -> Result<(PathBuf, Command), Error> {
         }
     }
     if let Some(cwd) = &line.cwd {
+        // Checked here: the OS reports a missing directory as a missing
+        // program, which sends people looking in the wrong place.
+        if !Path::new(cwd).is_dir() {
+            return Err(SpawnError::MissingWorkingDirectory(PathBuf::from(cwd)));
+        }
         command.current_dir(cwd);
     }
     command
@@ -81,26 +86,4 @@ pub fn build_command(options: &Options) -> Result<(PathBuf, Command), Error> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     Ok((program, command))
-}
-
-/// Asks the process `pid` to terminate (SIGTERM). Only call it for a child
-/// that has not been reaped yet, so the pid cannot have been reused.
-#[cfg(unix)]
-pub fn terminate(pid: u32) -> std::io::Result<()> {
-    use rustix::process::{Pid, Signal, kill_process};
-    let pid = i32::try_from(pid)
-        .ok()
-        .and_then(Pid::from_raw)
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "invalid pid"))?;
-    kill_process(pid, Signal::TERM).map_err(std::io::Error::from)
-}
-
-/// Asks the process `pid` to terminate. There is no SIGTERM here: the
-/// caller goes straight to killing it.
-#[cfg(not(unix))]
-pub fn terminate(_pid: u32) -> std::io::Result<()> {
-    Err(std::io::Error::new(
-        std::io::ErrorKind::Unsupported,
-        "no SIGTERM on this platform",
-    ))
 }

@@ -23,10 +23,10 @@ pub fn debug(_: std::fmt::Arguments<'_>) {}
 pub fn warn(_: std::fmt::Arguments<'_>) {}
 
 /// Logs the events worth a warning (protocol errors, failed handlers).
-pub fn event(event: &crate::Event) {
+pub fn event(event: &claude_proto_host::Event) {
     match event {
-        crate::Event::ProtocolError(error) => warn(format_args!("{error}")),
-        crate::Event::HandlerFailed { subtype, message } => {
+        claude_proto_host::Event::ProtocolError(error) => warn(format_args!("{error}")),
+        claude_proto_host::Event::HandlerFailed { subtype, message } => {
             warn(format_args!("{subtype} handler failed: {message}"));
         }
         _ => {}

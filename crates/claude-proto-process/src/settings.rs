@@ -1,17 +1,16 @@
-//! What every adapter's builder collects, and how it becomes a loop.
+//! What every adapter's builder collects, and the host it becomes.
 
 use std::hash::{BuildHasher, RandomState};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use claude_proto::Config;
+use claude_proto::model::hooks::HookFailureMode;
 use claude_proto::model::initialize::InitializeRequest;
 use claude_proto::options::Options;
-use claude_proto::{Config, Session};
+use claude_proto_host::{Capabilities, Host, Limits, SpawnError, Transport};
 
-use crate::driver::DriverCore;
-use crate::host::{Capabilities, Host};
-use crate::stderr::{StderrCallback, StderrTail};
-use crate::{DEFAULT_STDERR_TAIL, ShutdownPolicy};
+use crate::stderr::StderrCallback;
 
 /// Options for one hook registration beyond its event.
 #[derive(Debug, Clone, Default)]
@@ -23,7 +22,7 @@ pub struct HookOptions {
     /// How long the CLI waits for the hook, in seconds.
     pub timeout_secs: Option<u64>,
     /// What the CLI does if the hook fails (its default: continue).
-    pub on_failure: Option<claude_proto::model::hooks::HookFailureMode>,
+    pub on_failure: Option<HookFailureMode>,
 }
 
 impl HookOptions {
@@ -42,9 +41,38 @@ impl HookOptions {
     }
 
     /// With a failure mode.
-    pub fn with_on_failure(mut self, mode: claude_proto::model::hooks::HookFailureMode) -> Self {
+    pub fn with_on_failure(mut self, mode: HookFailureMode) -> Self {
         self.on_failure = Some(mode);
         self
+    }
+}
+
+/// How a session ends its child process when asked to close: close stdin
+/// (the CLI finishes its turn and exits), wait `close_grace`; if still
+/// running send SIGTERM, wait `term_grace`; then SIGKILL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ShutdownPolicy {
+    /// How long the CLI may take to exit after its stdin closes. Default 2 s.
+    pub close_grace: Duration,
+    /// How long it may take after SIGTERM before SIGKILL. Default 5 s.
+    pub term_grace: Duration,
+}
+
+impl Default for ShutdownPolicy {
+    fn default() -> Self {
+        let limits = Limits::default();
+        Self::new(limits.close_grace, limits.term_grace)
+    }
+}
+
+impl ShutdownPolicy {
+    /// A policy with the given grace periods.
+    pub fn new(close_grace: Duration, term_grace: Duration) -> Self {
+        Self {
+            close_grace,
+            term_grace,
+        }
     }
 }
 
@@ -54,27 +82,16 @@ impl HookOptions {
 pub struct Settings<H> {
     /// The CLI's options (argv, environment, working directory).
     pub options: Options,
-    /// Protocol limits.
+    /// Protocol limits of the core.
     pub config: Config,
+    /// Byte budgets, handler concurrency and grace periods of the host.
+    pub limits: Limits,
     /// The handlers answering the CLI's requests.
     pub handlers: H,
     /// The `initialize` request's own fields.
     pub initialize: InitializeRequest,
-    /// How long to wait for the initialize answer (`None`: the config's
-    /// request timeout).
-    pub init_timeout: Option<Duration>,
-    /// How closing ends the process.
-    pub shutdown: ShutdownPolicy,
-    /// Events that may wait for the user (default 256).
-    pub event_capacity: usize,
-    /// Commands that may wait for the driver (default 64).
-    pub command_capacity: usize,
-    /// Handlers running at once (default 16).
-    pub max_concurrent_handlers: usize,
     /// Called with each stderr line.
     pub stderr_callback: Option<StderrCallback>,
-    /// Bytes of stderr kept for error reports (default 8 KiB).
-    pub stderr_tail: usize,
 }
 
 impl<H> std::fmt::Debug for Settings<H> {
@@ -82,9 +99,7 @@ impl<H> std::fmt::Debug for Settings<H> {
         f.debug_struct("Settings")
             .field("options", &self.options)
             .field("config", &self.config)
-            .field("shutdown", &self.shutdown)
-            .field("event_capacity", &self.event_capacity)
-            .field("max_concurrent_handlers", &self.max_concurrent_handlers)
+            .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
 }
@@ -95,49 +110,42 @@ impl<H: Default> Settings<H> {
         Self {
             options,
             config: Config::default(),
+            limits: Limits::default(),
             handlers: H::default(),
             initialize: InitializeRequest::default(),
-            init_timeout: None,
-            shutdown: ShutdownPolicy::default(),
-            event_capacity: 256,
-            command_capacity: 64,
-            max_concurrent_handlers: 16,
             stderr_callback: None,
-            stderr_tail: DEFAULT_STDERR_TAIL,
         }
     }
 }
 
 impl<H> Settings<H> {
-    /// Builds the loop state: a session (its request ids seeded at random
-    /// unless the config fixes a seed), a host that has queued
-    /// `initialize`, and the driver core. Returns the core and the handlers
-    /// for the adapter to run.
-    pub fn into_core<W>(
-        self,
+    /// Sets the close sequence's grace periods.
+    pub fn set_shutdown(&mut self, policy: ShutdownPolicy) {
+        self.limits.close_grace = policy.close_grace;
+        self.limits.term_grace = policy.term_grace;
+    }
+
+    /// The host for a session with these settings and `capabilities`: a
+    /// core session (its request ids seeded at random unless the config
+    /// fixes a seed) that has queued `initialize`. Fails on limits that
+    /// cannot work; call it before spawning anything.
+    pub fn host<W>(
+        &self,
         capabilities: Capabilities,
-        has_child: bool,
-        has_stderr: bool,
+        transport: Transport,
         now: Instant,
-    ) -> (DriverCore<W>, H) {
-        let mut config = self.config;
+    ) -> Result<Host<W>, SpawnError> {
+        let mut config = self.config.clone();
         if config.request_id_seed == 0 {
             config.request_id_seed = RandomState::new().hash_one(now);
         }
-        let host = Host::new(
-            Session::new(config),
+        Ok(Host::new(
+            config,
+            self.limits.clone(),
             Arc::new(capabilities),
-            self.initialize,
-            self.init_timeout,
+            self.initialize.clone(),
+            transport,
             now,
-        );
-        let core = DriverCore::new(
-            host,
-            has_child,
-            has_stderr,
-            self.shutdown,
-            StderrTail::new(self.stderr_tail, self.stderr_callback),
-        );
-        (core, self.handlers)
+        )?)
     }
 }

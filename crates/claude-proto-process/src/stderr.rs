@@ -1,82 +1,82 @@
-//! A bounded tail of the child's stderr, plus an optional line callback.
+//! The user's stderr callback, fed line by line, with its panics contained.
 
-use std::collections::VecDeque;
-use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-/// Called with each line the CLI writes to stderr (without the newline,
-/// lossy UTF-8, lines longer than the tail's capacity cut).
+use claude_proto_host::LineSplitter;
+
+use crate::log;
+use crate::unwind::panic_message;
+
+/// Called with each line the CLI writes to stderr.
 pub type StderrCallback = Arc<dyn Fn(&str) + Send + Sync>;
 
-/// Keeps the last bytes the CLI wrote to stderr, for error reports.
-///
-/// Memory is bounded by the capacity (twice, with the line being assembled
-/// for the callback). Adapters must drain stderr continuously: a CLI whose
-/// stderr pipe fills up blocks.
-pub struct StderrTail {
-    tail: VecDeque<u8>,
-    capacity: usize,
-    line: Vec<u8>,
+/// The longest stderr line given to the callback; the rest of a longer
+/// line is dropped.
+pub const MAX_STDERR_LINE: usize = 64 * 1024;
+
+/// Feeds a [`StderrCallback`] line by line. If the callback panics, the
+/// panic is contained (logged, and the callback is not called again); the
+/// session goes on.
+pub struct StderrLines {
+    splitter: LineSplitter,
     callback: Option<StderrCallback>,
 }
 
-impl fmt::Debug for StderrTail {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StderrTail")
-            .field("len", &self.tail.len())
-            .field("capacity", &self.capacity)
+impl std::fmt::Debug for StderrLines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StderrLines")
             .field("callback", &self.callback.is_some())
             .finish()
     }
 }
 
-impl StderrTail {
-    /// A tail keeping at most `capacity` bytes.
-    pub fn new(capacity: usize, callback: Option<StderrCallback>) -> Self {
+impl StderrLines {
+    /// Lines for `callback` (none is called if it is `None`).
+    pub fn new(callback: Option<StderrCallback>) -> Self {
         Self {
-            tail: VecDeque::with_capacity(capacity.min(64 * 1024)),
-            capacity,
-            line: Vec::new(),
+            splitter: LineSplitter::new(MAX_STDERR_LINE),
             callback,
         }
     }
 
-    /// Records bytes read from stderr.
+    /// Bytes read from stderr.
     pub fn push(&mut self, bytes: &[u8]) {
-        let keep = bytes.len().min(self.capacity);
-        let overflow = (self.tail.len() + keep).saturating_sub(self.capacity);
-        self.tail.drain(..overflow);
-        self.tail.extend(&bytes[bytes.len() - keep..]);
         let Some(callback) = self.callback.clone() else {
             return;
         };
-        for &b in bytes {
-            if b == b'\n' {
-                callback(String::from_utf8_lossy(&self.line).trim_end_matches('\r'));
-                self.line.clear();
-            } else if self.line.len() < self.capacity {
-                self.line.push(b);
+        let mut panicked = None;
+        self.splitter.push(bytes, &mut |line| {
+            if panicked.is_none() {
+                if let Err(payload) = catch_unwind(AssertUnwindSafe(|| callback(line))) {
+                    panicked = Some(panic_message(&*payload));
+                }
             }
-        }
+        });
+        self.contain(panicked);
     }
 
-    /// Delivers an unterminated last line to the callback (at end of stream).
+    /// stderr ended: a last line without a newline is still given.
     pub fn finish(&mut self) {
-        if let Some(callback) = &self.callback {
-            if !self.line.is_empty() {
-                callback(&String::from_utf8_lossy(&self.line));
-                self.line.clear();
+        let Some(callback) = self.callback.clone() else {
+            return;
+        };
+        let mut panicked = None;
+        self.splitter.finish(&mut |line| {
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| callback(line))) {
+                panicked = Some(panic_message(&*payload));
             }
-        }
+        });
+        self.contain(panicked);
     }
 
-    /// The kept bytes as text.
-    pub fn text(&self) -> String {
-        let (a, b) = self.tail.as_slices();
-        let mut bytes = Vec::with_capacity(a.len() + b.len());
-        bytes.extend_from_slice(a);
-        bytes.extend_from_slice(b);
-        String::from_utf8_lossy(&bytes).into_owned()
+    fn contain(&mut self, panicked: Option<String>) {
+        if let Some(message) = panicked {
+            log::warn(format_args!(
+                "the stderr callback panicked and is no longer called: {message}"
+            ));
+            self.callback = None;
+        }
     }
 }
 
@@ -86,28 +86,16 @@ mod tests {
     use std::sync::Mutex;
 
     #[test]
-    fn keeps_only_the_last_bytes() {
-        let mut tail = StderrTail::new(8, None);
-        tail.push(b"hello ");
-        tail.push(b"world\n");
-        assert_eq!(tail.text(), "o world\n");
-        tail.push(&[b'x'; 100]);
-        assert_eq!(tail.text(), "xxxxxxxx");
-    }
-
-    #[test]
-    fn calls_back_per_line_across_chunks() {
+    fn lines_reach_the_callback_and_a_panic_is_contained() {
         let lines = Arc::new(Mutex::new(Vec::new()));
         let sink = lines.clone();
-        let mut tail = StderrTail::new(
-            1024,
-            Some(Arc::new(move |l: &str| {
-                sink.lock().unwrap().push(l.to_owned())
-            })),
-        );
-        tail.push(b"first li");
-        tail.push(b"ne\r\nsecond\nthi");
-        tail.finish();
-        assert_eq!(*lines.lock().unwrap(), vec!["first line", "second", "thi"]);
+        let mut stderr = StderrLines::new(Some(Arc::new(move |l: &str| {
+            assert_ne!(l, "boom", "the callback panics on this line");
+            sink.lock().expect("lock").push(l.to_owned());
+        })));
+        stderr.push(b"one\ntw");
+        stderr.push(b"o\nboom\nthree\n");
+        stderr.finish();
+        assert_eq!(*lines.lock().expect("lock"), vec!["one", "two"]);
     }
 }

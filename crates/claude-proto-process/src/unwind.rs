@@ -40,10 +40,10 @@ impl<F: Future> Future for CatchUnwind<F> {
 /// The message of a panic payload, for error answers.
 pub fn panic_message(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
-        format!("handler panicked: {s}")
+        format!("panicked: {s}")
     } else if let Some(s) = payload.downcast_ref::<String>() {
-        format!("handler panicked: {s}")
+        format!("panicked: {s}")
     } else {
-        "handler panicked".to_owned()
+        "panicked".to_owned()
     }
 }

@@ -1,0 +1,136 @@
+//! Starting the CLI and watching it until it is reaped, the same way for
+//! every runtime.
+//!
+//! The child is a plain [`std::process::Child`]: its exit is waited for on
+//! one small thread (which reaps it), and its pipes are handed to the
+//! adapter to wrap in its runtime's async types (or to read on threads).
+//! Runtimes' own child types are not used because they reap through a
+//! runtime-wide reaper that stops with the runtime: a session dropped
+//! after its runtime left a zombie.
+
+use std::io;
+use std::path::PathBuf;
+use std::process::{ChildStderr, ChildStdin, ChildStdout, ExitStatus};
+use std::sync::Arc;
+
+use claude_proto::options::Options;
+use claude_proto_host::SpawnError;
+
+use crate::child::SharedChild;
+use crate::command::build_command;
+use crate::log;
+
+/// A started CLI: its pipes and a handle to its process.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Spawned {
+    /// The executable that was started.
+    pub program: PathBuf,
+    /// The CLI's stdin.
+    pub stdin: ChildStdin,
+    /// The CLI's stdout.
+    pub stdout: ChildStdout,
+    /// The CLI's stderr.
+    pub stderr: ChildStderr,
+    /// The process.
+    pub process: ProcessHandle,
+}
+
+/// Locates and starts the CLI for `options` with all three streams piped.
+pub fn spawn(options: &Options) -> Result<Spawned, SpawnError> {
+    let (program, mut command) = build_command(options)?;
+    let mut child = command.spawn().map_err(|source| SpawnError::Spawn {
+        program: program.clone(),
+        source,
+    })?;
+    log::debug(format_args!(
+        "spawned {} as pid {}",
+        program.display(),
+        child.id()
+    ));
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        kill_and_reap(child);
+        return Err(SpawnError::Io(io::Error::other(
+            "the child's standard streams were not piped",
+        )));
+    };
+    Ok(Spawned {
+        program,
+        stdin,
+        stdout,
+        stderr,
+        process: ProcessHandle {
+            child: Arc::new(SharedChild::new(child)),
+        },
+    })
+}
+
+/// The CLI process: signal it, and learn of its exit. Dropping the handle
+/// kills the process if it has not exited yet; the exit watcher (see
+/// [`watch_exit`](Self::watch_exit)) then reaps it, so nothing is left
+/// behind however a session ends.
+#[derive(Debug)]
+pub struct ProcessHandle {
+    child: Arc<SharedChild>,
+}
+
+impl ProcessHandle {
+    /// The process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Starts the thread that waits for the exit, reaps the process and
+    /// calls `on_exit` with its status (once). The thread ends with the
+    /// process, which dropping this handle guarantees.
+    pub fn watch_exit(
+        &self,
+        on_exit: impl FnOnce(io::Result<ExitStatus>) + Send + 'static,
+    ) -> io::Result<()> {
+        let child = self.child.clone();
+        std::thread::Builder::new()
+            .name("claude-proto-exit".into())
+            .spawn(move || on_exit(child.wait()))
+            .map(drop)
+    }
+
+    /// SIGTERM (a no-op once the process is reaped).
+    pub fn terminate(&self) -> io::Result<()> {
+        self.child.terminate()
+    }
+
+    /// SIGKILL (a no-op once the process is reaped).
+    pub fn kill(&self) -> io::Result<()> {
+        self.child.kill()
+    }
+}
+
+impl Drop for ProcessHandle {
+    fn drop(&mut self) {
+        // A no-op if it was reaped; otherwise the session is going away
+        // without having seen the exit, and the process must not outlive it.
+        let _ = self.child.kill();
+        if Arc::strong_count(&self.child) == 1 {
+            // Nobody watches the exit: reap it here, off this thread.
+            let child = self.child.clone();
+            let reaper = std::thread::Builder::new()
+                .name("claude-proto-reaper".into())
+                .spawn(move || {
+                    let _ = child.wait();
+                });
+            if let Err(error) = reaper {
+                log::warn(format_args!(
+                    "could not start a thread to reap the CLI: {error}"
+                ));
+            }
+        }
+    }
+}
+
+/// Kills and reaps a child that never became a session.
+fn kill_and_reap(mut child: std::process::Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
