@@ -4,9 +4,9 @@
 //! `cargo run -p claude-proto-async-std --example async_std -- "What is in Cargo.toml?"`
 
 use claude_proto::model::permission::PermissionResult;
-use claude_proto_async_std::{Claude, Error, Options};
+use claude_proto_async_std::{Claude, Options};
 
-fn main() -> Result<(), Error> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let prompt = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "What is in Cargo.toml?".to_owned());
@@ -25,8 +25,10 @@ fn main() -> Result<(), Error> {
             .await?;
         let turn = claude.query(prompt).await?;
         println!("{}", turn.text().unwrap_or_default());
-        println!("cost: ${:.4}", turn.result.cost_usd());
+        if let Some(cost) = turn.session_cost_usd() {
+            println!("session cost so far: ${cost:.4}");
+        }
         claude.close().await?;
-        Ok(())
+        Ok::<_, Box<dyn std::error::Error>>(())
     })
 }

@@ -5,9 +5,9 @@
 
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::model::stdout::StdoutMessage;
-use claude_proto_async_std::{Claude, Error, Options};
+use claude_proto_async_std::{Claude, Options};
 
-fn main() -> Result<(), Error> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let prompt = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "What is in Cargo.toml?".to_owned());
@@ -32,11 +32,11 @@ fn main() -> Result<(), Error> {
             };
             if let StdoutMessage::Result(result) = message.parse()? {
                 println!("{}", result.result.as_deref().unwrap_or_default());
-                println!("cost: ${:.4}", result.cost_usd());
+                println!("session cost so far: ${:.4}", result.cost_usd());
                 break;
             }
         }
         claude.close().await?;
-        Ok(())
+        Ok::<_, Box<dyn std::error::Error>>(())
     })
 }

@@ -6,11 +6,12 @@
 //! permission prompts, hooks and in-process MCP tool calls with async
 //! functions, and interrupt or reconfigure the session mid-turn.
 //!
-//! All protocol logic lives in the sans-IO core, [`claude_proto`]; this
-//! crate owns the child process (or any byte-stream pair) and pumps bytes
-//! through one [`claude_proto::Session`] in a single driver task. It is
-//! built on `async-process`, `async-io` and `futures-lite`, which async-std
-//! and smol share, so one implementation serves both.
+//! The protocol is the sans-IO core, [`claude_proto`]; the session itself
+//! (read-ahead budget, turns, handlers, the close sequence) is written
+//! once in `claude-proto-async`. This crate is the glue for the runtimes
+//! built on `async-io`: the CLI's pipes and the session's timer live on
+//! the `async-io` reactor that async-std and smol share, and only spawning
+//! tasks differs between them ([`Runtime`]).
 //!
 //! # async-std or smol
 //!
@@ -32,7 +33,7 @@
 //!
 //! ```no_run
 //! # #[cfg(feature = "async-std")]
-//! # fn main() -> Result<(), claude_proto_async_std::Error> {
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use claude_proto::model::permission::PermissionResult;
 //! use claude_proto_async_std::{Claude, Options};
 //!
@@ -50,10 +51,12 @@
 //!
 //!     let turn = claude.query("What is in README.md?").await?;
 //!     println!("{}", turn.text().unwrap_or_default());
-//!     println!("cost: ${:.4}", turn.result.cost_usd());
+//!     if let Some(cost) = turn.session_cost_usd() {
+//!         println!("session cost so far: ${cost:.4}");
+//!     }
 //!
 //!     claude.close().await?;
-//!     Ok(())
+//!     Ok::<_, Box<dyn std::error::Error>>(())
 //! })
 //! # }
 //! # #[cfg(not(feature = "async-std"))]
@@ -64,7 +67,7 @@
 //!
 //! ```no_run
 //! # #[cfg(feature = "smol")]
-//! # fn main() -> Result<(), claude_proto_async_std::Error> {
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use claude_proto::model::permission::PermissionResult;
 //! use claude_proto_async_std::{Claude, Options};
 //!
@@ -92,7 +95,7 @@
 //!     }
 //!
 //!     claude.close().await?;
-//!     Ok(())
+//!     Ok::<_, Box<dyn std::error::Error>>(())
 //! })
 //! # }
 //! # #[cfg(not(feature = "smol"))]
@@ -101,40 +104,43 @@
 //!
 //! # Guarantees
 //!
-//! - **Bounded memory, with backpressure.** Events wait in a bounded queue;
-//!   stdout is read only as fast as you take events, so a consumer that
-//!   stops reading slows the CLI down instead of growing memory. Commands
-//!   wait while the CLI is not reading its stdin.
+//! - **Control traffic never waits on you reading.** The CLI's output is
+//!   read ahead of you up to [`ClaudeBuilder::read_ahead_bytes`] (16 MiB by
+//!   default); past it reading pauses (backpressure), and a call then
+//!   waiting fails naming the budget.
+//! - **Turns cannot shift**: [`Claude::query`] collects its own prompt's
+//!   turn, through decode failures and dropped futures.
 //! - **Handlers never block reading.** Each request from the CLI runs its
 //!   handler in its own task (at most
 //!   [`ClaudeBuilder::max_concurrent_handlers`] at once). When the CLI
 //!   cancels a request, the handler's future is dropped and no answer is
-//!   sent. A handler that fails or panics produces an error answer, never a
-//!   dead session.
+//!   sent. A handler that fails or panics produces an error answer.
 //! - **stderr is always drained**, its tail kept for errors and offered to
-//!   [`ClaudeBuilder::on_stderr`].
+//!   [`ClaudeBuilder::on_stderr`] (a panicking callback is contained).
 //! - **No orphans.** [`Claude::close`] closes stdin, then sends SIGTERM,
 //!   then SIGKILL after the [`ShutdownPolicy`] grace periods; dropping the
-//!   handle does the same in the background, and the child is killed if
-//!   the driver task is dropped first (`kill_on_drop`).
+//!   handle does the same in the background, and the child is killed and
+//!   reaped if the executor drops the session first.
 //! - **Errors say what happened**: where the CLI was looked for, its exit
-//!   status and stderr, which control request timed out.
+//!   status and stderr, which control request timed out and which budget
+//!   held it up.
 #![deny(missing_docs)]
 
-mod builder;
-mod client;
-mod driver;
 mod runtime;
 
-pub use builder::ClaudeBuilder;
-pub use claude_proto_process::Event;
-pub use claude_proto_process::HookOptions;
-pub use claude_proto_process::handlers::{BoxFuture, HandlerError, McpServer};
-pub use client::{Claude, Events};
 pub use runtime::Runtime;
 
-pub use claude_proto;
-pub use claude_proto::dispatch::ToolOutput;
-pub use claude_proto::options::Options;
-pub use claude_proto::{Config, Message};
-pub use claude_proto_process::{Error, ExitReport, ShutdownPolicy, Turn};
+/// A live session with the Claude Code CLI on async-std or smol (see
+/// [`claude_proto_async::Claude`] for every method).
+pub type Claude = claude_proto_async::Claude<Runtime>;
+
+/// Configures and starts a [`Claude`] session (see
+/// [`claude_proto_async::ClaudeBuilder`]); [`ClaudeBuilder::runtime`]
+/// picks the executor.
+pub type ClaudeBuilder = claude_proto_async::ClaudeBuilder<Runtime>;
+
+pub use claude_proto_async::{
+    BoxFuture, Config, EndReason, Error, Event, Events, ExitReport, HandlerError, HookOptions,
+    Limits, McpServer, Message, Options, SessionEnded, ShutdownPolicy, SpawnError, Stall,
+    ToolOutput, Turn, TurnId, claude_proto,
+};

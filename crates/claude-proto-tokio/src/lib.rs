@@ -2,19 +2,22 @@
 //!
 //! A [`Claude`] is a live, multi-turn, bidirectional session with the
 //! `claude` CLI (`--input-format stream-json --output-format stream-json`):
-//! send prompts, read typed events as they stream, answer the CLI's
-//! permission prompts, hooks and in-process MCP tool calls with async
-//! functions, and interrupt or reconfigure the session mid-turn.
+//! send prompts, read typed events as they stream or a [`Turn`] at a time,
+//! answer the CLI's permission prompts, hooks and in-process MCP tool
+//! calls with async functions, and interrupt or reconfigure the session
+//! mid-turn.
 //!
-//! All protocol logic lives in the sans-IO core, [`claude_proto`]; this
-//! crate owns the child process (or any byte-stream pair) and pumps bytes
-//! through one [`claude_proto::Session`] in a single driver task.
+//! The protocol is the sans-IO core, [`claude_proto`]; the session itself
+//! (read-ahead budget, turns, handlers, the close sequence) is written
+//! once in `claude-proto-async`. This crate is the tokio glue: it spawns
+//! the session's tasks on tokio, times it with tokio's clock, and reads
+//! and writes the CLI's pipes on tokio's reactor ([`TokioRuntime`]).
 //!
 //! ```no_run
 //! use claude_proto::model::permission::PermissionResult;
 //! use claude_proto_tokio::{Claude, Options};
 //!
-//! # async fn demo() -> Result<(), claude_proto_tokio::Error> {
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let mut claude = Claude::builder(Options::default())
 //!     .on_permission(|ask| async move {
 //!         Ok(if ask.tool_name == "Read" {
@@ -28,47 +31,56 @@
 //!
 //! let turn = claude.query("What is in README.md?").await?;
 //! println!("{}", turn.text().unwrap_or_default());
-//! println!("cost: ${:.4}", turn.result.cost_usd());
+//! if let Some(cost) = turn.session_cost_usd() {
+//!     println!("session cost so far: ${cost:.4}");
+//! }
 //!
 //! claude.close().await?;
 //! # Ok(())
 //! # }
 //! ```
 //!
+//! The runtime needs its IO and time drivers (`#[tokio::main]`, or
+//! `enable_all()` on a runtime builder).
+//!
 //! # Guarantees
 //!
-//! - **Bounded memory, with backpressure.** Events wait in a bounded queue;
-//!   stdout is read only as fast as you take events, so a consumer that
-//!   stops reading slows the CLI down instead of growing memory. Commands
-//!   wait while the CLI is not reading its stdin.
+//! - **Control traffic never waits on you reading.** The CLI's output is
+//!   read ahead of you up to [`ClaudeBuilder::read_ahead_bytes`] (16 MiB by
+//!   default); past it reading pauses (backpressure), and a call then
+//!   waiting fails naming the budget.
+//! - **Turns cannot shift**: [`Claude::query`] collects its own prompt's
+//!   turn, through decode failures and dropped futures.
 //! - **Handlers never block reading.** Each request from the CLI runs its
 //!   handler in its own task (at most
 //!   [`ClaudeBuilder::max_concurrent_handlers`] at once). When the CLI
 //!   cancels a request, the handler's future is dropped and no answer is
-//!   sent. A handler that fails or panics produces an error answer, never a
-//!   dead session.
+//!   sent. A handler that fails or panics produces an error answer.
 //! - **stderr is always drained**, its tail kept for errors and offered to
-//!   [`ClaudeBuilder::on_stderr`].
+//!   [`ClaudeBuilder::on_stderr`] (a panicking callback is contained).
 //! - **No orphans.** [`Claude::close`] closes stdin, then sends SIGTERM,
 //!   then SIGKILL after the [`ShutdownPolicy`] grace periods; dropping the
-//!   handle does the same in the background, and the child is killed if
-//!   the runtime goes away first.
+//!   handle does the same in the background, and the child is killed and
+//!   reaped if the runtime goes away first.
 //! - **Errors say what happened**: where the CLI was looked for, its exit
-//!   status and stderr, which control request timed out.
+//!   status and stderr, which control request timed out and which budget
+//!   held it up.
 #![deny(missing_docs)]
 
-mod builder;
-mod client;
-mod driver;
+mod runtime;
 
-pub use builder::ClaudeBuilder;
-pub use claude_proto_process::Event;
-pub use claude_proto_process::HookOptions;
-pub use claude_proto_process::handlers::{BoxFuture, HandlerError, McpServer};
-pub use client::{Claude, Events};
+pub use runtime::TokioRuntime;
 
-pub use claude_proto;
-pub use claude_proto::dispatch::ToolOutput;
-pub use claude_proto::options::Options;
-pub use claude_proto::{Config, Message};
-pub use claude_proto_process::{Error, ExitReport, ShutdownPolicy, Turn};
+/// A live session with the Claude Code CLI on tokio (see
+/// [`claude_proto_async::Claude`] for every method).
+pub type Claude = claude_proto_async::Claude<TokioRuntime>;
+
+/// Configures and starts a [`Claude`] session on tokio (see
+/// [`claude_proto_async::ClaudeBuilder`]).
+pub type ClaudeBuilder = claude_proto_async::ClaudeBuilder<TokioRuntime>;
+
+pub use claude_proto_async::{
+    BoxFuture, Config, EndReason, Error, Event, Events, ExitReport, HandlerError, HookOptions,
+    Limits, McpServer, Message, Options, SessionEnded, ShutdownPolicy, SpawnError, Stall,
+    ToolOutput, Turn, TurnId, claude_proto,
+};

@@ -1,0 +1,254 @@
+//! Configuring and starting a session.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use claude_proto::Config;
+use claude_proto::model::hooks::{HookEvent, HookInput, HookOutput};
+use claude_proto::model::incoming::CanUseTool;
+use claude_proto::model::initialize::InitializeRequest;
+use claude_proto::model::permission::PermissionResult;
+use claude_proto::options::Options;
+use claude_proto_host::{Host, Limits, SpawnError, Transport};
+use claude_proto_process::{HookOptions, Settings, ShutdownPolicy, StderrLines, log};
+
+use crate::client::Claude;
+use crate::driver::{Driver, Pipes};
+use crate::handlers::{AsyncHandlers, HandlerError, McpServer};
+use crate::oneshot;
+use crate::runtime::{BoxReader, BoxWriter, Connect, Runtime};
+use crate::shared::{Shared, Waiter};
+
+/// Configures a session: the CLI's options, the limits, the handlers that
+/// answer the CLI's requests, and the runtime. Finish with
+/// [`spawn`](Self::spawn) or [`connect`](Self::connect).
+///
+/// Values that cannot work (a zero or huge budget, a grace period too long
+/// to add to a clock reading) are refused by `spawn` and `connect` with
+/// [`SpawnError::Limits`], before anything is started.
+#[must_use = "a builder starts nothing until `spawn` or `connect`"]
+pub struct ClaudeBuilder<R: Runtime> {
+    settings: Settings<AsyncHandlers>,
+    runtime: Option<R>,
+}
+
+impl<R: Runtime> fmt::Debug for ClaudeBuilder<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClaudeBuilder")
+            .field("settings", &self.settings)
+            .field("runtime", &self.runtime.is_some())
+            .finish()
+    }
+}
+
+impl<R: Runtime> ClaudeBuilder<R> {
+    /// A builder with these CLI options and default limits, on the runtime
+    /// the caller runs on (if any; else give one with
+    /// [`runtime`](Self::runtime) or call `spawn` inside one).
+    pub fn new(options: Options) -> Self {
+        Self {
+            settings: Settings::new(options),
+            runtime: R::current().ok(),
+        }
+    }
+
+    /// The runtime the session runs on.
+    pub fn runtime(mut self, runtime: R) -> Self {
+        self.runtime = Some(runtime);
+        self
+    }
+
+    /// Protocol limits of the core: line length, request timeout, pending
+    /// requests.
+    pub fn config(mut self, config: Config) -> Self {
+        self.settings.config = config;
+        self
+    }
+
+    /// Every byte budget, handler bound and grace period at once (the
+    /// setters below change one field each).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.settings.limits = limits;
+        self
+    }
+
+    /// The `initialize` request's own fields: system prompt, agents, title,
+    /// and so on. Hooks and in-process MCP servers registered on this
+    /// builder are added to it.
+    pub fn initialize_request(mut self, request: InitializeRequest) -> Self {
+        self.settings.initialize = request;
+        self
+    }
+
+    /// How long to wait for the answer to `initialize` (default: the
+    /// config's request timeout).
+    pub fn initialize_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.limits.initialize_timeout = Some(timeout);
+        self
+    }
+
+    /// Answers the CLI's permission prompts (`can_use_tool`).
+    ///
+    /// Registering it makes the CLI ask (`--permission-prompt-tool stdio`).
+    /// The request's `tool_use_id` is echoed for you. If the handler fails
+    /// or panics, the tool is denied; if the CLI withdraws the prompt, the
+    /// handler's future is dropped.
+    pub fn on_permission<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(CanUseTool) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<PermissionResult, HandlerError>> + Send + 'static,
+    {
+        self.settings.handlers.set_permission(handler);
+        self.settings.options.permission_prompt_stdio = true;
+        self
+    }
+
+    /// Registers a hook for `event`, called with the hook's input and the
+    /// tool use id when there is one. Return `HookOutput::default()` for
+    /// "no opinion". If it fails or panics, the CLI applies the matcher's
+    /// `on_failure` (by default it continues).
+    pub fn hook<F, Fut>(mut self, event: HookEvent, options: HookOptions, handler: F) -> Self
+    where
+        F: Fn(HookInput, Option<String>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<HookOutput, HandlerError>> + Send + 'static,
+    {
+        self.settings.handlers.add_hook(
+            event,
+            options.matcher,
+            options.timeout_secs,
+            options.on_failure,
+            handler,
+        );
+        self
+    }
+
+    /// Hosts an in-process MCP server whose tools the model can call.
+    pub fn mcp_server(mut self, server: McpServer) -> Self {
+        self.settings.handlers.add_mcp_server(server);
+        self
+    }
+
+    /// How [`Claude::close`] and dropping the handle end the process.
+    pub fn shutdown_policy(mut self, policy: ShutdownPolicy) -> Self {
+        self.settings.set_shutdown(policy);
+        self
+    }
+
+    /// Bytes of events the session reads ahead of you (default 16 MiB):
+    /// below it the CLI's output is read as fast as it comes, so control
+    /// answers never wait for you; past it reading pauses until you catch
+    /// up (one line may overshoot it).
+    pub fn read_ahead_bytes(mut self, bytes: usize) -> Self {
+        self.settings.limits.read_ahead_bytes = bytes;
+        self
+    }
+
+    /// How many handlers may run at once (default 16); further requests
+    /// wait their turn, counted in the read-ahead budget.
+    pub fn max_concurrent_handlers(mut self, limit: usize) -> Self {
+        self.settings.limits.max_concurrent_handlers = limit;
+        self
+    }
+
+    /// Called with each line the CLI writes to stderr. stderr is always
+    /// drained, and its last bytes kept for error reports, callback or not.
+    /// A callback that panics is not called again; the session goes on.
+    pub fn on_stderr(mut self, callback: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.settings.stderr_callback = Some(Arc::new(callback));
+        self
+    }
+
+    /// How many bytes of stderr to keep for error reports (default 8 KiB).
+    pub fn stderr_tail(mut self, bytes: usize) -> Self {
+        self.settings.limits.stderr_tail_bytes = bytes;
+        self
+    }
+
+    /// Checks the limits, locates and starts the CLI, sends `initialize`,
+    /// and returns at once (use [`Claude::initialization`] to wait for the
+    /// answer). Nothing is started if a limit cannot work.
+    ///
+    /// Without a runtime given to [`runtime`](Self::runtime), the one the
+    /// builder was created in is used, or else the one this is called in.
+    ///
+    /// Cancel-safe: it never waits, so once polled it has finished; a
+    /// future dropped unpolled started nothing.
+    pub async fn spawn(self) -> Result<Claude<R>, SpawnError> {
+        let runtime = self.resolve_runtime()?;
+        let host = self.host(&runtime, Transport::Process)?;
+        let spawned = claude_proto_process::spawn(&self.settings.options)?;
+        // From here a failure drops `spawned.process`, which kills and
+        // reaps the child.
+        let pid = spawned.process.id();
+        let stdin = runtime.stdin(spawned.stdin)?;
+        let stdout = runtime.stdout(spawned.stdout)?;
+        let stderr = runtime.stderr(spawned.stderr)?;
+        let (exited, exit) = oneshot::channel();
+        spawned
+            .process
+            .watch_exit(move |status| exited.send(status))?;
+        let pipes = Pipes {
+            stdin,
+            stdout,
+            stderr: Some(stderr),
+            process: Some(spawned.process),
+            exit: Some(exit),
+        };
+        Ok(self.start(runtime, host, pipes, Some(pid)))
+    }
+
+    /// Runs the session over any byte-stream pair instead of a child
+    /// process: `reader` carries what the CLI writes, `writer` what it
+    /// reads (a socket to a CLI started elsewhere, an SSH channel, an
+    /// in-memory pipe), in the runtime's own I/O types. Closing ends the
+    /// writer and stops reading after the close grace.
+    pub fn connect<Rd, Wr>(self, reader: Rd, writer: Wr) -> Result<Claude<R>, SpawnError>
+    where
+        R: Connect<Rd, Wr>,
+    {
+        let runtime = self.resolve_runtime()?;
+        let host = self.host(&runtime, Transport::Stream)?;
+        let (reader, writer): (BoxReader, BoxWriter) = R::wrap(reader, writer);
+        let pipes = Pipes {
+            stdin: writer,
+            stdout: reader,
+            stderr: None,
+            process: None,
+            exit: None,
+        };
+        Ok(self.start(runtime, host, pipes, None))
+    }
+
+    fn resolve_runtime(&self) -> Result<R, SpawnError> {
+        match &self.runtime {
+            Some(runtime) => Ok(runtime.clone()),
+            None => Ok(R::current()?),
+        }
+    }
+
+    /// The host, which refuses limits that cannot work.
+    fn host(&self, runtime: &R, transport: Transport) -> Result<Host<Waiter>, SpawnError> {
+        let capabilities = self.settings.handlers.capabilities().clone();
+        self.settings.host(capabilities, transport, runtime.now())
+    }
+
+    fn start(self, runtime: R, host: Host<Waiter>, pipes: Pipes, pid: Option<u32>) -> Claude<R> {
+        if let Some(pid) = pid {
+            log::debug(format_args!("the CLI runs as pid {pid}"));
+        }
+        let shared = Arc::new(Shared::new(self.settings.limits.read_ahead_bytes));
+        let stderr_lines = StderrLines::new(self.settings.stderr_callback);
+        let driver = Driver::new(
+            runtime.clone(),
+            host,
+            self.settings.handlers,
+            shared.clone(),
+            pipes,
+            stderr_lines,
+        );
+        runtime.spawn(Box::pin(driver));
+        Claude::new(shared, runtime, pid)
+    }
+}

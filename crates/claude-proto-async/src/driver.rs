@@ -1,0 +1,464 @@
+//! The one future that runs a session: it feeds the host machine what
+//! happened (bytes read, bytes written, the exit, the time, the user's
+//! commands, handlers' answers) and carries out what the host asks.
+//!
+//! `poll` is written by hand rather than with `select!`: each step polls
+//! only what the host wants now, every resource registers its own waker,
+//! and a step that changed nothing means everything is waiting, so the
+//! future returns `Pending`. Work per wake-up is bounded so one busy
+//! session cannot starve its executor.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::process::ExitStatus;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+use std::time::Instant;
+
+use claude_proto::model::MessageType;
+use claude_proto_host::{Event, Host, Output, Signal, State, StdinStep};
+use claude_proto_process::{ProcessHandle, StderrLines, log, process_exit};
+
+use crate::handlers::AsyncHandlers;
+use crate::jobs::Running;
+use crate::oneshot;
+use crate::runtime::{BoxFuture, BoxReader, BoxWriter, Runtime};
+use crate::shared::{Shared, Waiter, wake};
+
+/// How much stdout one read takes.
+const READ_CHUNK: usize = 64 * 1024;
+/// How much stderr one read takes.
+const STDERR_CHUNK: usize = 8 * 1024;
+/// Steps per wake-up before yielding to the executor.
+const STEPS_PER_WAKE: usize = 32;
+
+/// The byte streams and process of a session.
+pub(crate) struct Pipes {
+    pub(crate) stdin: BoxWriter,
+    pub(crate) stdout: BoxReader,
+    pub(crate) stderr: Option<BoxReader>,
+    pub(crate) process: Option<ProcessHandle>,
+    pub(crate) exit: Option<oneshot::Receiver<io::Result<ExitStatus>>>,
+}
+
+pub(crate) struct Driver<R: Runtime> {
+    runtime: R,
+    host: Host<Waiter>,
+    handlers: AsyncHandlers,
+    shared: Arc<Shared>,
+    stdin: Option<BoxWriter>,
+    stdout: Option<BoxReader>,
+    stderr: Option<BoxReader>,
+    process: Option<ProcessHandle>,
+    exit: Option<oneshot::Receiver<io::Result<ExitStatus>>>,
+    stderr_lines: StderrLines,
+    timer: Option<(Instant, BoxFuture<()>)>,
+    jobs: Running,
+    read_buf: Box<[u8]>,
+    err_buf: Box<[u8]>,
+    events_closed: bool,
+}
+
+impl<R: Runtime> Driver<R> {
+    pub(crate) fn new(
+        runtime: R,
+        host: Host<Waiter>,
+        handlers: AsyncHandlers,
+        shared: Arc<Shared>,
+        pipes: Pipes,
+        stderr_lines: StderrLines,
+    ) -> Self {
+        Self {
+            runtime,
+            host,
+            handlers,
+            shared,
+            stdin: Some(pipes.stdin),
+            stdout: Some(pipes.stdout),
+            stderr: pipes.stderr,
+            process: pipes.process,
+            exit: pipes.exit,
+            stderr_lines,
+            timer: None,
+            jobs: Running::default(),
+            read_buf: vec![0; READ_CHUNK].into_boxed_slice(),
+            err_buf: vec![0; STDERR_CHUNK].into_boxed_slice(),
+            events_closed: false,
+        }
+    }
+
+    /// One pass over every source of work; `true` if anything happened.
+    fn step(&mut self, cx: &mut Context<'_>) -> bool {
+        let mut progress = self.take_shared(cx);
+        progress |= self.write_stdin(cx);
+        progress |= self.hand_over();
+        progress |= self.read_stdout(cx);
+        progress |= self.read_stderr(cx);
+        progress |= self.wait_exit(cx);
+        progress |= self.wait_timer(cx);
+        progress
+    }
+
+    /// Over once the host has ended and every event it still held is with
+    /// the user (or nobody reads them).
+    fn done(&self) -> bool {
+        self.host.state() == State::Ended && (self.events_closed || !self.host.has_events())
+    }
+
+    /// Commands, completions and "nobody reads" from the handle's side.
+    fn take_shared(&mut self, cx: &mut Context<'_>) -> bool {
+        let (commands, completions, events_closed) = {
+            let mut state = self.shared.lock();
+            register(&mut state.driver, cx.waker());
+            (
+                std::mem::take(&mut state.commands),
+                std::mem::take(&mut state.completions),
+                state.events_closed && !self.events_closed,
+            )
+        };
+        let progress = !commands.is_empty() || !completions.is_empty() || events_closed;
+        for completion in completions {
+            self.jobs.finished(completion.id());
+            self.host.handle_completion(completion);
+            self.carry_out();
+        }
+        for command in commands {
+            // Every command is taken at once: the host refuses what
+            // exceeds its budgets, and a call's deadline already runs.
+            self.host.handle_command(command, self.runtime.now());
+            self.carry_out();
+        }
+        if events_closed {
+            self.events_closed = true;
+            self.host.handle_events_closed();
+            self.carry_out();
+        }
+        progress
+    }
+
+    /// Does what the host asks, until it asks nothing more.
+    fn carry_out(&mut self) {
+        while let Some(output) = self.host.poll_output() {
+            match output {
+                Output::StartJob(job) => {
+                    self.jobs
+                        .start(&self.runtime, &self.handlers, &self.shared, *job);
+                }
+                Output::AbortJob(id) => self.jobs.abort(id),
+                Output::Resolve { waiter, result } => waiter.send(result),
+                Output::Initialized(result) => {
+                    let waiters = {
+                        let mut state = self.shared.lock();
+                        state.init = Some(result);
+                        std::mem::take(&mut state.init_waiters)
+                    };
+                    waiters.into_iter().for_each(Waker::wake);
+                }
+                Output::Signal(signal) => self.signal(signal),
+                Output::StopReading => {
+                    log::debug(format_args!("giving up on the CLI's pipes"));
+                    self.stdout = None;
+                    self.stderr = None;
+                    self.stderr_lines.finish();
+                }
+                Output::Ended(ended) => {
+                    log::debug(format_args!("{ended}"));
+                    let reader = {
+                        let mut state = self.shared.lock();
+                        state.ended = Some(ended);
+                        state.reader.take()
+                    };
+                    wake(reader);
+                    // Nothing more to read, write or wait for.
+                    self.stdin = None;
+                    self.stdout = None;
+                    self.stderr = None;
+                    self.exit = None;
+                    self.timer = None;
+                    self.process = None;
+                    self.jobs.abort_all();
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn signal(&mut self, signal: Signal) {
+        let Some(process) = &self.process else {
+            return;
+        };
+        match signal {
+            Signal::Terminate => {
+                log::debug(format_args!("sending SIGTERM to the CLI"));
+                if process.terminate().is_err() {
+                    self.host.handle_signal_failed();
+                }
+            }
+            Signal::Kill => {
+                log::debug(format_args!("killing the CLI"));
+                if let Err(error) = process.kill() {
+                    log::warn(format_args!("could not kill the CLI: {error}"));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// One stdin step, if the pipe takes it now.
+    fn write_stdin(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return false;
+        };
+        let done = match self.host.poll_stdin() {
+            StdinStep::Write(bytes) => match stdin.as_mut().poll_write(cx, bytes) {
+                Poll::Ready(Ok(n)) => Ok(Some(n)),
+                Poll::Ready(Err(error)) => Err(error),
+                Poll::Pending => return false,
+            },
+            StdinStep::Flush => match stdin.as_mut().poll_flush(cx) {
+                Poll::Ready(Ok(())) => Ok(None),
+                Poll::Ready(Err(error)) => Err(error),
+                Poll::Pending => return false,
+            },
+            StdinStep::Close => {
+                if stdin.as_mut().poll_close(cx).is_pending() {
+                    return false;
+                }
+                // Whatever closing said, dropping the pipe closes it.
+                self.stdin = None;
+                self.host.handle_stdin_closed();
+                self.carry_out();
+                return true;
+            }
+            _ => return false,
+        };
+        match done {
+            Ok(Some(n)) => self.host.handle_written(n, self.runtime.now()),
+            Ok(None) => self.host.handle_flushed(),
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => {
+                log::debug(format_args!("the CLI's stdin failed: {error}"));
+                self.stdin = None;
+                self.host.handle_stdin_failed();
+            }
+        }
+        self.carry_out();
+        true
+    }
+
+    /// Moves events from the host to the handoff while it has room.
+    fn hand_over(&mut self) -> bool {
+        if self.events_closed || !self.host.has_events() {
+            return false;
+        }
+        let mut moved = false;
+        let reader = {
+            let mut state = self.shared.lock();
+            if state.events_closed {
+                // Taken on the next step.
+                return true;
+            }
+            while state.event_bytes < state.handoff_limit {
+                let Some(delivery) = self.host.poll_event() else {
+                    break;
+                };
+                log::event(&delivery.event);
+                if let Some(id) = session_id(&delivery.event) {
+                    state.session_id = Some(id);
+                }
+                state.event_bytes += delivery.event.cost();
+                state.events.push_back(delivery);
+                moved = true;
+            }
+            // The user wakes us once there is room again.
+            state.refill_wanted = self.host.has_events();
+            if moved { state.reader.take() } else { None }
+        };
+        wake(reader);
+        moved
+    }
+
+    fn read_stdout(&mut self, cx: &mut Context<'_>) -> bool {
+        if !self.host.wants_stdout() {
+            return false;
+        }
+        let Some(stdout) = self.stdout.as_mut() else {
+            return false;
+        };
+        match stdout.as_mut().poll_read(cx, &mut self.read_buf) {
+            Poll::Pending => return false,
+            Poll::Ready(Ok(0)) => {
+                self.stdout = None;
+                self.host.handle_stdout_end(self.runtime.now());
+            }
+            Poll::Ready(Ok(n)) => self
+                .host
+                .handle_stdout(&self.read_buf[..n], self.runtime.now()),
+            Poll::Ready(Err(error)) if error.kind() == io::ErrorKind::Interrupted => {}
+            Poll::Ready(Err(error)) => {
+                log::debug(format_args!("reading the CLI's stdout failed: {error}"));
+                self.stdout = None;
+                self.host.handle_stdout_end(self.runtime.now());
+            }
+        }
+        self.carry_out();
+        true
+    }
+
+    fn read_stderr(&mut self, cx: &mut Context<'_>) -> bool {
+        if !self.host.wants_stderr() {
+            return false;
+        }
+        let Some(stderr) = self.stderr.as_mut() else {
+            return false;
+        };
+        match stderr.as_mut().poll_read(cx, &mut self.err_buf) {
+            Poll::Pending => return false,
+            Poll::Ready(Ok(n)) if n > 0 => {
+                self.host.handle_stderr(&self.err_buf[..n]);
+                // The user's callback, its panics contained.
+                self.stderr_lines.push(&self.err_buf[..n]);
+            }
+            Poll::Ready(Err(error)) if error.kind() == io::ErrorKind::Interrupted => {}
+            Poll::Ready(_) => {
+                self.stderr = None;
+                self.stderr_lines.finish();
+                self.host.handle_stderr_end();
+            }
+        }
+        self.carry_out();
+        true
+    }
+
+    fn wait_exit(&mut self, cx: &mut Context<'_>) -> bool {
+        if !self.host.wants_exit() {
+            return false;
+        }
+        let Some(exit) = self.exit.as_mut() else {
+            return false;
+        };
+        let Poll::Ready(status) = Pin::new(exit).poll(cx) else {
+            return false;
+        };
+        self.exit = None;
+        let exit = match status {
+            Ok(Ok(status)) => Some(process_exit(status)),
+            Ok(Err(error)) => {
+                log::warn(format_args!("waiting for the CLI failed: {error}"));
+                None
+            }
+            Err(oneshot::Closed) => None,
+        };
+        log::debug(format_args!("the CLI exited: {exit:?}"));
+        self.host.handle_exit(exit, self.runtime.now());
+        self.carry_out();
+        true
+    }
+
+    fn wait_timer(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(timeout) = self.host.poll_timeout() else {
+            self.timer = None;
+            return false;
+        };
+        // Never trust the timer alone: a runtime's cooperative budget can
+        // keep an elapsed timer pending.
+        let now = self.runtime.now();
+        if now >= timeout.at {
+            self.timer = None;
+            self.host.handle_timeout(now);
+            self.carry_out();
+            return true;
+        }
+        let timer = match &mut self.timer {
+            Some((at, timer)) if *at == timeout.at => timer,
+            slot => {
+                let timer = self.runtime.sleep_until(timeout.at);
+                &mut slot.insert((timeout.at, timer)).1
+            }
+        };
+        if timer.as_mut().poll(cx).is_pending() {
+            return false;
+        }
+        self.timer = None;
+        self.host.handle_timeout(self.runtime.now());
+        self.carry_out();
+        true
+    }
+
+    /// The driver is done (or dropped): the handle learns there is nothing
+    /// more to wait for. Commands still queued are dropped, so their
+    /// callers get the session's end.
+    fn finish(&mut self) {
+        self.jobs.abort_all();
+        let (commands, wakers) = {
+            let mut state = self.shared.lock();
+            if state.finished {
+                return;
+            }
+            state.finished = true;
+            state.driver = None;
+            let mut wakers = std::mem::take(&mut state.init_waiters);
+            wakers.append(&mut state.finish_waiters);
+            wakers.extend(state.reader.take());
+            (std::mem::take(&mut state.commands), wakers)
+        };
+        drop(commands);
+        wakers.into_iter().for_each(Waker::wake);
+    }
+}
+
+// Nothing in the driver is pinned structurally; the runtime value is only
+// cloned and called.
+impl<R: Runtime> Unpin for Driver<R> {}
+
+impl<R: Runtime> Future for Driver<R> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        for _ in 0..STEPS_PER_WAKE {
+            let progress = this.step(cx);
+            if this.done() {
+                this.finish();
+                return Poll::Ready(());
+            }
+            if !progress {
+                // Every source polled registered its waker.
+                return Poll::Pending;
+            }
+        }
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+impl<R: Runtime> Drop for Driver<R> {
+    fn drop(&mut self) {
+        // Also when the runtime drops the task unfinished: the process
+        // handle, dropped with the driver, kills the CLI and its exit
+        // watcher reaps it.
+        self.finish();
+    }
+}
+
+fn register(slot: &mut Option<Waker>, waker: &Waker) {
+    match slot {
+        Some(w) if w.will_wake(waker) => {}
+        slot => *slot = Some(waker.clone()),
+    }
+}
+
+/// The session id of a `system`/`init` or `result` message, the two that
+/// name the session.
+fn session_id(event: &Event) -> Option<String> {
+    let Event::Message(message) = event else {
+        return None;
+    };
+    let names_session = message.is_result()
+        || (*message.message_type() == MessageType::System && message.subtype() == Some("init"));
+    if !names_session {
+        return None;
+    }
+    Some(message.parse().ok()?.session_id()?.to_owned())
+}

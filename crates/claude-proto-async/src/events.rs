@@ -1,0 +1,112 @@
+//! The user's side of the event handoff.
+
+use std::fmt;
+use std::future::poll_fn;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use claude_proto_host::{Delivery, Event, TurnCursor, TurnId};
+
+use crate::shared::{Shared, wake};
+
+/// The stream of [`Event`]s of a session, in the order the CLI wrote them;
+/// it ends once the session has ended and every event was read.
+///
+/// The session reads the CLI's output ahead of you up to its read-ahead
+/// budget (`ClaudeBuilder::read_ahead_bytes`), so answers to control calls
+/// and the CLI's own requests never wait for you to read; past the budget
+/// it stops reading until you catch up.
+///
+/// Dropping it (or the [`Claude`](crate::Claude) that owns it) discards
+/// what is unread and everything that follows.
+pub struct Events {
+    shared: Arc<Shared>,
+    cursor: TurnCursor,
+}
+
+impl fmt::Debug for Events {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Events")
+            .field("next_turn", &self.cursor.next_turn())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Events {
+    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+        Self {
+            shared,
+            cursor: TurnCursor::default(),
+        }
+    }
+
+    /// The next event, or `None` once the session has ended and every
+    /// event was read.
+    ///
+    /// Cancel-safe: an event is taken only when the future completes.
+    pub async fn next(&mut self) -> Option<Event> {
+        poll_fn(|cx| self.poll_delivery(cx))
+            .await
+            .map(|delivery| delivery.event)
+    }
+
+    /// The next event with the turn it belongs to.
+    pub(crate) async fn next_delivery(&mut self) -> Option<Delivery> {
+        poll_fn(|cx| self.poll_delivery(cx)).await
+    }
+
+    /// The turn whose `result` has not been read yet.
+    pub(crate) fn next_turn(&self) -> TurnId {
+        self.cursor.next_turn()
+    }
+
+    fn poll_delivery(&mut self, cx: &mut Context<'_>) -> Poll<Option<Delivery>> {
+        let (delivery, waker) = {
+            let mut state = self.shared.lock();
+            match state.events.pop_front() {
+                Some(delivery) => {
+                    state.event_bytes = state.event_bytes.saturating_sub(delivery.event.cost());
+                    // Refill at half empty: the driver tops up a batch at a
+                    // time instead of once per event.
+                    let waker = (state.refill_wanted
+                        && state.event_bytes <= state.handoff_limit / 2)
+                        .then(|| {
+                            state.refill_wanted = false;
+                            state.driver.take()
+                        })
+                        .flatten();
+                    (delivery, waker)
+                }
+                None if state.finished => return Poll::Ready(None),
+                None => {
+                    state.reader = Some(cx.waker().clone());
+                    let waker = state.refill_wanted.then(|| state.driver.take()).flatten();
+                    state.refill_wanted = false;
+                    drop(state);
+                    wake(waker);
+                    return Poll::Pending;
+                }
+            }
+        };
+        wake(waker);
+        self.cursor.observe(&delivery);
+        Poll::Ready(Some(delivery))
+    }
+}
+
+impl futures_core::Stream for Events {
+    type Item = Event;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
+        self.get_mut()
+            .poll_delivery(cx)
+            .map(|delivery| delivery.map(|d| d.event))
+    }
+}
+
+impl Drop for Events {
+    fn drop(&mut self) {
+        self.shared.close_events();
+    }
+}

@@ -1,0 +1,73 @@
+//! The async implementation of the `claude-proto` adapters, written once
+//! over a small [`Runtime`] trait.
+//!
+//! A [`Claude`] is a live, multi-turn, bidirectional session with the
+//! `claude` CLI (`--input-format stream-json --output-format stream-json`):
+//! send prompts, read typed events as they stream or a [`Turn`] at a time,
+//! answer the CLI's permission prompts, hooks and in-process MCP tool
+//! calls with async functions, and interrupt or reconfigure the session
+//! mid-turn.
+//!
+//! Users depend on a runtime's crate, which implements [`Runtime`] and
+//! names the types for it: `claude-proto-tokio` (tokio) and
+//! `claude-proto-async-std` (async-std or smol). Implement [`Runtime`]
+//! yourself to run sessions elsewhere.
+//!
+//! # How it works
+//!
+//! Every decision (what to answer, when to read, when to close stdin,
+//! SIGTERM or SIGKILL) belongs to the sans-IO host machine,
+//! [`claude_proto_host::Host`]. Each session has one driver future,
+//! spawned on the runtime, that moves bytes between the pipes and the
+//! host and carries out what the host asks; the handle you hold talks to
+//! it through a small shared state. Handlers run as tasks of their own.
+//!
+//! # Guarantees
+//!
+//! - **Control traffic never waits on you reading.** The CLI's output is
+//!   read ahead of you up to [`ClaudeBuilder::read_ahead_bytes`]; answers
+//!   and the CLI's requests are routed as soon as they are read. Past the
+//!   budget reading pauses, and a call then waiting fails naming the
+//!   budget ([`Stall`]).
+//! - **Bounded in bytes.** Unread events by the read-ahead budget (plus one
+//!   batch of at most 256 KiB handed to the reading side), unwritten stdin
+//!   by [`Limits::max_unwritten_bytes`].
+//! - **Turns cannot shift.** [`Claude::query`] collects the turn of its own
+//!   prompt, through decode failures, dropped futures and results the
+//!   typed model cannot read.
+//! - **Deadlines run from the call**, including time spent queued.
+//! - **Handlers never block reading.** Each runs in its own task (at most
+//!   [`ClaudeBuilder::max_concurrent_handlers`] at once); one the CLI
+//!   cancels is dropped; one that fails or panics produces an error
+//!   answer. A panicking stderr callback is contained too.
+//! - **No orphans.** [`Claude::close`] closes stdin, then sends SIGTERM,
+//!   then SIGKILL; dropping the handle does the same in the background,
+//!   and if the runtime drops the driver first the child is killed and
+//!   reaped.
+#![deny(missing_docs)]
+
+mod builder;
+mod client;
+mod driver;
+mod events;
+mod handlers;
+mod jobs;
+mod oneshot;
+mod runtime;
+mod shared;
+
+pub use builder::ClaudeBuilder;
+pub use client::Claude;
+pub use events::Events;
+pub use handlers::{HandlerError, McpServer};
+pub use runtime::{BoxFuture, BoxReader, BoxWriter, Connect, ReadBytes, Runtime, WriteBytes};
+
+pub use claude_proto;
+pub use claude_proto::dispatch::ToolOutput;
+pub use claude_proto::options::Options;
+pub use claude_proto::{Config, Message};
+pub use claude_proto_host::{
+    EndReason, Error, Event, ExitReport, Limits, LimitsError, SessionEnded, SpawnError, Stall,
+    Turn, TurnId,
+};
+pub use claude_proto_process::{HookOptions, ShutdownPolicy};

@@ -1,0 +1,145 @@
+//! The state the user's handle and the session's driver share: one mutex,
+//! held only to move values across, and the wakers of whoever waits.
+//!
+//! Everything that crosses between them goes through here: commands and
+//! handler completions towards the driver, events, the `initialize`
+//! answer and the end towards the handle. Nothing in it grows without a
+//! bound: commands are taken by the driver on every wake-up (the host
+//! refuses what exceeds its budgets), completions are at most one per
+//! running handler, and the event handoff holds at most one batch.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::Waker;
+
+use claude_proto::model::initialize::InitializeResponse;
+use claude_proto_host::{CallReply, Command, Completion, Delivery, EndReason, Error, SessionEnded};
+
+use crate::oneshot;
+
+/// Who gets a command's outcome.
+pub(crate) type Waiter = oneshot::Sender<Result<CallReply, Error>>;
+
+/// The most bytes of events handed over ahead of the user at once: beyond
+/// the host's read-ahead budget, at most this much (or one event) is held.
+pub(crate) const HANDOFF_BYTES: usize = 256 * 1024;
+
+#[derive(Default)]
+pub(crate) struct Shared {
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+pub(crate) struct State {
+    // ----- towards the driver
+    pub(crate) commands: VecDeque<Command<Waiter>>,
+    pub(crate) completions: Vec<Completion>,
+    /// Nobody reads events any more.
+    pub(crate) events_closed: bool,
+    pub(crate) driver: Option<Waker>,
+
+    // ----- towards the user
+    pub(crate) events: VecDeque<Delivery>,
+    pub(crate) event_bytes: usize,
+    /// Most bytes the handoff may hold (see [`HANDOFF_BYTES`]).
+    pub(crate) handoff_limit: usize,
+    /// The driver stopped handing events over for lack of room: wake it
+    /// once the user has made some.
+    pub(crate) refill_wanted: bool,
+    pub(crate) reader: Option<Waker>,
+    pub(crate) init: Option<Result<Arc<InitializeResponse>, Error>>,
+    pub(crate) init_waiters: Vec<Waker>,
+    pub(crate) session_id: Option<String>,
+
+    // ----- the end
+    pub(crate) ended: Option<SessionEnded>,
+    /// The driver is done: every event it will ever hand over is in
+    /// `events`, and no command will be taken any more.
+    pub(crate) finished: bool,
+    pub(crate) finish_waiters: Vec<Waker>,
+}
+
+impl Shared {
+    pub(crate) fn new(handoff_limit: usize) -> Self {
+        Self {
+            state: Mutex::new(State {
+                handoff_limit: handoff_limit.clamp(1, HANDOFF_BYTES),
+                ..State::default()
+            }),
+        }
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        // Nothing runs user code under this lock, and every update is
+        // complete before it is released: poisoning carries no meaning.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Hands a command to the driver; gives it back if the driver is done.
+    pub(crate) fn push_command(&self, command: Command<Waiter>) -> Result<(), Command<Waiter>> {
+        let waker = {
+            let mut state = self.lock();
+            if state.finished {
+                return Err(command);
+            }
+            state.commands.push_back(command);
+            state.driver.take()
+        };
+        wake(waker);
+        Ok(())
+    }
+
+    /// A handler finished.
+    pub(crate) fn push_completion(&self, completion: Completion) {
+        let waker = {
+            let mut state = self.lock();
+            if state.finished {
+                return;
+            }
+            state.completions.push(completion);
+            state.driver.take()
+        };
+        wake(waker);
+    }
+
+    /// The user stopped reading: drop what waits and tell the driver.
+    pub(crate) fn close_events(&self) {
+        let (waker, dropped) = {
+            let mut state = self.lock();
+            state.events_closed = true;
+            state.event_bytes = 0;
+            (state.driver.take(), std::mem::take(&mut state.events))
+        };
+        drop(dropped);
+        wake(waker);
+    }
+
+    /// The error for a call on a session that has ended (or whose driver
+    /// is gone).
+    pub(crate) fn ended_error(&self) -> Error {
+        Error::Ended(self.lock().ended.clone().unwrap_or_else(closed))
+    }
+
+    pub(crate) fn session_id(&self) -> Option<String> {
+        self.lock().session_id.clone()
+    }
+}
+
+/// The end recorded when the driver went away without reaching one (its
+/// runtime shut down).
+pub(crate) fn closed() -> SessionEnded {
+    SessionEnded::new(EndReason::Closed, None)
+}
+
+pub(crate) fn wake(waker: Option<Waker>) {
+    if let Some(waker) = waker {
+        waker.wake();
+    }
+}
+
+/// Adds `waker` to `list` unless it is already there.
+pub(crate) fn register(list: &mut Vec<Waker>, waker: &Waker) {
+    if !list.iter().any(|w| w.will_wake(waker)) {
+        list.push(waker.clone());
+    }
+}
