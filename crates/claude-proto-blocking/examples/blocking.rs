@@ -6,9 +6,9 @@
 //! ```
 
 use claude_proto::model::permission::PermissionResult;
-use claude_proto_blocking::{Claude, Error, Options};
+use claude_proto_blocking::{Claude, Options};
 
-fn main() -> Result<(), Error> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let prompt = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "Say hello in five words.".to_owned());
@@ -28,12 +28,14 @@ fn main() -> Result<(), Error> {
 
     let turn = claude.query(prompt)?;
     println!("{}", turn.text().unwrap_or("(no text)"));
-    eprintln!(
-        "[result] {} in {} turn(s), cost ${:.4}",
-        turn.result.subtype,
-        turn.result.num_turns,
-        turn.result.cost_usd()
-    );
+    if let Some(result) = &turn.result {
+        eprintln!(
+            "[result] {} in {} turn(s), session cost so far ${:.4}",
+            result.subtype,
+            result.num_turns,
+            result.cost_usd()
+        );
+    }
 
     let exit = claude.close()?;
     if let Some(exit) = exit.filter(|exit| !exit.success()) {

@@ -1,9 +1,10 @@
-//! Configuring and starting a session.
+//! Configuring a session, and starting its threads.
 
-use std::collections::VecDeque;
 use std::io::{Read, Write};
+use std::process::ChildStderr;
+use std::sync::Arc;
 use std::sync::mpsc::sync_channel;
-use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use claude_proto::Config;
@@ -12,24 +13,33 @@ use claude_proto::model::incoming::CanUseTool;
 use claude_proto::model::initialize::InitializeRequest;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
-use claude_proto_process::handlers::HandlerError;
+use claude_proto_host::{EndReason, Error, Host, Limits, SessionEnded, SpawnError, Transport};
 use claude_proto_process::{
-    Error, HookOptions, Settings, SharedChild, ShutdownPolicy, build_command,
+    HookOptions, ProcessHandle, Settings, ShutdownPolicy, StderrLines, Stop, StoppableRead,
 };
 
-use crate::client::{Claude, Events};
-use crate::driver::{
-    Driver, Input, Pool, Shared, Stream, chunk_size, input_channel, reader_loop, wait_loop,
-    writer_loop,
-};
-use crate::handlers::{McpServer, SyncHandlers};
+use crate::client::{Claude, Parts};
+use crate::driver::{Driver, INPUT_CAPACITY, Input, Stdout, Waiter};
+use crate::events::Handoff;
+use crate::handlers::{HandlerError, McpServer, SyncHandlers};
+use crate::pipes::{STDOUT_BUFFERS, read_stderr, read_stdout, write_stdin};
+use crate::shared::Shared;
 
-/// Configures a session: the CLI's options, the protocol limits, and the
-/// handlers that answer the CLI's requests. Finish with
-/// [`spawn`](Self::spawn) or [`connect`](Self::connect).
+/// Configures a session: the CLI's options, the protocol and host limits,
+/// and the handlers that answer the CLI's requests. Finish with
+/// [`spawn`](Self::spawn) or [`connect`](Self::connect), which check every
+/// value before starting anything.
 #[derive(Debug)]
+#[must_use = "a builder does nothing until `spawn` or `connect`"]
 pub struct ClaudeBuilder {
     settings: Settings<SyncHandlers>,
+}
+
+/// A spawned CLI's parts beyond stdin and stdout.
+struct Child {
+    process: ProcessHandle,
+    stderr: StoppableRead<ChildStderr>,
+    stop: Stop,
 }
 
 impl ClaudeBuilder {
@@ -40,9 +50,21 @@ impl ClaudeBuilder {
         }
     }
 
-    /// Protocol limits: line length, request timeout, pending requests.
+    /// Protocol limits of the core: line length, request timeout, pending
+    /// requests.
     pub fn config(mut self, config: Config) -> Self {
         self.settings.config = config;
+        self
+    }
+
+    /// Every byte budget, handler bound and grace period at once
+    /// ([`Limits`]). It replaces what [`read_ahead_bytes`](Self::read_ahead_bytes),
+    /// [`max_concurrent_handlers`](Self::max_concurrent_handlers),
+    /// [`stderr_tail`](Self::stderr_tail),
+    /// [`initialize_timeout`](Self::initialize_timeout) and
+    /// [`shutdown_policy`](Self::shutdown_policy) set before it.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.settings.limits = limits;
         self
     }
 
@@ -57,12 +79,12 @@ impl ClaudeBuilder {
     /// How long to wait for the answer to `initialize` (default: the
     /// config's request timeout).
     pub fn initialize_timeout(mut self, timeout: Duration) -> Self {
-        self.settings.init_timeout = Some(timeout);
+        self.settings.limits.initialize_timeout = Some(timeout);
         self
     }
 
-    /// Answers the CLI's permission prompts (`can_use_tool`), on a handler
-    /// thread.
+    /// Answers the CLI's permission prompts (`can_use_tool`), each on a
+    /// handler thread.
     ///
     /// Registering it makes the CLI ask (`--permission-prompt-tool stdio`).
     /// The request's `tool_use_id` is echoed for you. If the handler fails
@@ -106,29 +128,35 @@ impl ClaudeBuilder {
 
     /// How [`Claude::close`] and dropping the handle end the process.
     pub fn shutdown_policy(mut self, policy: ShutdownPolicy) -> Self {
-        self.settings.shutdown = policy;
+        self.settings.set_shutdown(policy);
         self
     }
 
-    /// How many events may wait for you to read them (default 256). The
-    /// CLI's output is read no faster than that. Events travel to your
-    /// thread in batches of up to `min(capacity, 64)`, so one batch held by
-    /// the driver and the one you are reading may add up to twice that.
-    pub fn event_capacity(mut self, capacity: usize) -> Self {
-        self.settings.event_capacity = capacity.max(1);
+    /// Bytes of events the session holds for you before it stops reading
+    /// the CLI's output ([`Limits::read_ahead_bytes`], default 16 MiB).
+    /// Below it the CLI's output is read as fast as it comes, so answers
+    /// to your control calls and the CLI's requests never wait behind
+    /// events you have not read. Besides, at most 256 KiB of events (two
+    /// batches, each of 128 KiB or one larger event) are on their way to
+    /// you.
+    pub fn read_ahead_bytes(mut self, bytes: usize) -> Self {
+        self.settings.limits.read_ahead_bytes = bytes;
         self
     }
 
     /// How many handlers may run at once (default 16), each on its own
-    /// thread; further requests wait their turn.
+    /// thread; further requests wait their turn, counted in
+    /// [`read_ahead_bytes`](Self::read_ahead_bytes).
     pub fn max_concurrent_handlers(mut self, limit: usize) -> Self {
-        self.settings.max_concurrent_handlers = limit.max(1);
+        self.settings.limits.max_concurrent_handlers = limit;
         self
     }
 
-    /// Called (on the driver thread) with each line the CLI writes to
-    /// stderr. stderr is always drained, and its last bytes kept for error
-    /// reports, callback or not.
+    /// Called with each line the CLI writes to stderr, on the thread that
+    /// reads stderr (a slow callback holds up only that thread, and, once
+    /// the pipe is full, the CLI). A panic in it is contained: it is not
+    /// called again and the session goes on. stderr is always drained, and
+    /// its last bytes kept for error reports, callback or not.
     pub fn on_stderr(mut self, callback: impl Fn(&str) + Send + Sync + 'static) -> Self {
         self.settings.stderr_callback = Some(Arc::new(callback));
         self
@@ -136,171 +164,171 @@ impl ClaudeBuilder {
 
     /// How many bytes of stderr to keep for error reports (default 8 KiB).
     pub fn stderr_tail(mut self, bytes: usize) -> Self {
-        self.settings.stderr_tail = bytes;
+        self.settings.limits.stderr_tail_bytes = bytes;
         self
     }
 
-    /// Locates and starts the CLI, sends `initialize`, and returns at once
-    /// (use [`Claude::initialization`] to wait for the answer).
-    pub fn spawn(self) -> Result<Claude, Error> {
-        let (program, mut command) = build_command(&self.settings.options)?;
-        let mut child = command.spawn().map_err(|source| Error::Spawn {
-            program: program.clone(),
-            source,
-        })?;
-        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
-        let child = Arc::new(SharedChild::new(child));
-        let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(Error::Io(std::io::Error::other(
-                "the child's standard streams were not piped",
-            )));
+    /// Checks the limits, locates and starts the CLI, sends `initialize`,
+    /// and returns at once (use [`Claude::initialization`] to wait for the
+    /// answer). Blocks only for the `spawn` system call. On error nothing
+    /// is left running.
+    pub fn spawn(self) -> Result<Claude, SpawnError> {
+        let now = Instant::now();
+        let host = self.host(Transport::Process, now)?;
+        let spawned = claude_proto_process::spawn(&self.settings.options)?;
+        // From here on, returning early drops the process handle, which
+        // kills the CLI and reaps it.
+        let stop = Stop::new()?;
+        let stdout = stop.reader(spawned.stdout)?;
+        let stdin = stop.writer(spawned.stdin)?;
+        let child = Child {
+            stderr: stop.reader(spawned.stderr)?,
+            process: spawned.process,
+            stop,
         };
-        self.start(
-            Box::new(stdout),
-            Box::new(stdin),
-            Some(Box::new(stderr)),
-            Some(child),
-        )
+        start(self.settings, host, stdout, stdin, Some(child), now)
     }
 
     /// Runs the session over any reader/writer pair instead of a child
     /// process: `reader` carries what the CLI writes, `writer` what it
     /// reads (a socket to a CLI started elsewhere, an SSH channel, a
-    /// pipe). Closing ends the writer and stops after the close grace.
+    /// pipe). Checks the limits, sends `initialize` and returns at once.
+    /// Closing closes the writer and ends the session once the reader
+    /// ends, or after the close grace.
     ///
-    /// Each gets its own thread, blocked in `read` or `write`; a reader
-    /// that never ends keeps its thread (not the session) until it does.
-    pub fn connect<R, W>(self, reader: R, writer: W) -> Result<Claude, Error>
+    /// Each gets a thread of its own, blocked in `read` or `write`. Nothing
+    /// can interrupt those calls on an arbitrary `Read` or `Write`: if the
+    /// peer never ends its output (or never reads), the session still ends
+    /// after the close grace and [`Claude::close`] returns, but that thread
+    /// and the reader (or writer) it owns stay until the call returns; it
+    /// then finds the session gone and drops them. Give the peer a way to
+    /// end (a socket shut down, a process killed) if that matters.
+    pub fn connect<R, W>(self, reader: R, writer: W) -> Result<Claude, SpawnError>
     where
         R: Read + Send + 'static,
         W: Write + Send + 'static,
     {
-        self.start(Box::new(reader), Box::new(writer), None, None)
+        let now = Instant::now();
+        let host = self.host(Transport::Stream, now)?;
+        start(self.settings, host, reader, writer, None, now)
     }
 
-    fn start(
-        self,
-        reader: Box<dyn Read + Send>,
-        writer: Box<dyn Write + Send>,
-        stderr: Option<Box<dyn Read + Send>>,
-        child: Option<Arc<SharedChild>>,
-    ) -> Result<Claude, Error> {
-        let pid = child.as_ref().map(|child| child.id());
-        let (input_tx, input) = input_channel();
-        let settings = self.settings;
-        let (event_capacity, command_capacity, max_handlers) = (
-            settings.event_capacity,
-            settings.command_capacity,
-            settings.max_concurrent_handlers,
-        );
-        let capabilities = settings.handlers.capabilities().clone();
-        let (core, handlers) = settings.into_core(
-            capabilities,
-            child.is_some(),
-            stderr.is_some(),
-            Instant::now(),
-        );
-        // Commands the user may queue ahead of the driver; senders wait
-        // while it is full (the driver stops taking commands while stdin is
-        // backed up).
-        let (commands_tx, commands) = sync_channel(command_capacity);
-        // Events that may wait for the user, the backpressure's bound: at
-        // most `event_capacity` in all, handed over in batches of up to
-        // `batch` (plus the one batch the user is reading).
-        let batch = event_capacity.clamp(1, 64);
-        let (events_tx, events_rx) = sync_channel((event_capacity / batch).max(1));
-        // The writer thread has at most one order at a time.
-        let (writer_tx, writer_rx) = sync_channel(1);
-        let shared = Arc::new(Shared::default());
-
-        // From here on a failure to start a thread must not leave the child
-        // running: kill it (the waiter, started first, reaps it).
-        let fail = |error: std::io::Error| {
-            if let Some(child) = &child {
-                let _ = child.kill();
-            }
-            Error::Io(error)
-        };
-        if let Some(child) = &child {
-            let (waited, input) = (child.clone(), input_tx.clone());
-            if let Err(e) = thread("claude-wait", move || wait_loop(waited, input)) {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(Error::Io(e));
-            }
-        }
-        let stdout_ack = spawn_reader(reader, Stream::Stdout, &input_tx).map_err(fail)?;
-        let stderr_ack = match stderr {
-            Some(stderr) => Some(spawn_reader(stderr, Stream::Stderr, &input_tx).map_err(fail)?),
-            None => None,
-        };
-        {
-            let input = input_tx.clone();
-            thread("claude-write", move || {
-                writer_loop(writer, writer_rx, input)
-            })
-            .map_err(fail)?;
-        }
-        let driver = Driver {
-            core,
-            input,
-            commands: Some(commands),
-            events: events_tx,
-            batch,
-            shared: shared.clone(),
-            child: child.clone(),
-            writer: Some(writer_tx),
-            stdout_ack: Some(stdout_ack),
-            stderr_ack,
-            pool: Pool::new(handlers, input_tx.clone(), max_handlers),
-            write_buf: None,
-            writer_busy: false,
-            stdout_chunks: VecDeque::new(),
-            stdout_end_pending: false,
-            stderr_chunk: None,
-            held: None,
-        };
-        let driver = thread("claude-driver", move || driver.run()).map_err(fail)?;
-        Ok(Claude {
-            commands: commands_tx,
-            input: input_tx.clone(),
-            events: Events {
-                rx: Mutex::new(events_rx),
-                batch: VecDeque::new(),
-                input: input_tx,
-                shared: shared.clone(),
-            },
-            shared,
-            driver: Some(driver),
-            pid,
-        })
+    /// The host for these settings; fails on limits that cannot work.
+    fn host(&self, transport: Transport, now: Instant) -> Result<Host<Waiter>, SpawnError> {
+        let capabilities = self.settings.handlers.capabilities().clone();
+        self.settings.host(capabilities, transport, now)
     }
 }
 
-/// Starts a reader thread; returns where its buffers go back.
-fn spawn_reader(
-    reader: Box<dyn Read + Send>,
-    stream: Stream,
-    input: &std::sync::mpsc::SyncSender<Input>,
-) -> std::io::Result<std::sync::mpsc::SyncSender<Vec<u8>>> {
-    // Room for every buffer the reader owns.
-    let (ack, returned) = sync_channel(crate::driver::STDOUT_BUFFERS);
-    let input = input.clone();
-    let name = match stream {
-        Stream::Stdout => "claude-stdout",
-        Stream::Stderr => "claude-stderr",
+/// Starts the session's threads. A failure to start one returns the error
+/// with nothing left behind: the threads already started find their
+/// channels closed (or their stop stopped) and end, and a dropped process
+/// handle kills and reaps the CLI.
+fn start<R, W>(
+    settings: Settings<SyncHandlers>,
+    host: Host<Waiter>,
+    stdout: R,
+    stdin: W,
+    child: Option<Child>,
+    now: Instant,
+) -> Result<Claude, SpawnError>
+where
+    R: Read + Send + 'static,
+    W: Write + Send + 'static,
+{
+    let (sender, input) = sync_channel(INPUT_CAPACITY);
+    let (back, buffers) = sync_channel(STDOUT_BUFFERS);
+    let (writer, orders) = sync_channel(1);
+    let shared = Arc::new(Shared::default());
+    let handoff = Arc::new(Handoff::default());
+    let stoppable = child.is_some();
+    let mut pipe_threads = Vec::new();
+    let (process, stop) = match child {
+        Some(Child {
+            process,
+            stderr,
+            stop,
+        }) => {
+            let exited = sender.clone();
+            process.watch_exit(move |status| {
+                let _ = exited.send(Input::Exited(status));
+            })?;
+            let (tx, lines) = (sender.clone(), StderrLines::new(settings.stderr_callback));
+            pipe_threads.push(thread("claude-stderr", move || {
+                read_stderr(stderr, tx, lines);
+            })?);
+            (Some(process), Some(stop))
+        }
+        None => (None, None),
     };
-    thread(name, move || {
-        reader_loop(reader, stream, chunk_size(stream), input, returned);
+    let tx = sender.clone();
+    let reader = thread("claude-stdout", move || read_stdout(stdout, tx, buffers))?;
+    let tx = sender.clone();
+    let write = thread("claude-stdin", move || write_stdin(stdin, orders, tx))?;
+    // Threads blocked in an arbitrary `read` or `write` cannot be ended:
+    // joining them could wait forever.
+    if stoppable {
+        pipe_threads.extend([reader, write]);
+    }
+    let pid = process.as_ref().map(ProcessHandle::id);
+    let limits = host.limits();
+    let init_timeout = limits
+        .initialize_timeout
+        .unwrap_or(settings.config.request_timeout);
+    let parts = Parts {
+        input: sender.clone(),
+        shared: shared.clone(),
+        handoff: handoff.clone(),
+        pid,
+        request_timeout: settings.config.request_timeout,
+        init_timeout,
+        init_deadline: now.checked_add(init_timeout),
+    };
+    let driver = Driver {
+        host,
+        input,
+        sender,
+        shared: shared.clone(),
+        handoff: handoff.clone(),
+        handlers: Arc::new(settings.handlers),
+        process,
+        stop,
+        writer: Some(writer),
+        stdout: Stdout::new(back),
+        pipe_threads,
+        tokens: Default::default(),
+        write_buf: None,
+        writer_busy: false,
+        stall: None,
+        ended: false,
+    };
+    let driver = thread("claude-driver", move || {
+        let _guard = EndGuard { shared, handoff };
+        driver.run();
     })?;
-    Ok(ack)
+    Ok(Claude::new(parts, driver))
 }
 
-fn thread<T: Send + 'static>(
-    name: &str,
-    run: impl FnOnce() -> T + Send + 'static,
-) -> std::io::Result<std::thread::JoinHandle<T>> {
+/// Settles what callers may wait on if the driver thread ends without
+/// doing so itself (it panicked): no `initialization()` or event reader
+/// waits forever.
+struct EndGuard {
+    shared: Arc<Shared>,
+    handoff: Arc<Handoff>,
+}
+
+impl Drop for EndGuard {
+    fn drop(&mut self) {
+        let ended = self
+            .shared
+            .ended()
+            .unwrap_or_else(|| SessionEnded::new(EndReason::Closed, None));
+        self.shared.set_ended(ended.clone());
+        self.shared.publish_init(Err(Error::Ended(ended)));
+        self.handoff.finish(std::iter::empty());
+    }
+}
+
+fn thread(name: &str, run: impl FnOnce() + Send + 'static) -> std::io::Result<JoinHandle<()>> {
     std::thread::Builder::new().name(name.to_owned()).spawn(run)
 }

@@ -1,183 +1,156 @@
-//! The handle users hold: send prompts, read events, control the session.
+//! The handle users hold: send prompts, read events and turns, control
+//! the session, close it.
 
-use std::collections::VecDeque;
-use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+use std::sync::mpsc::{RecvTimeoutError, SyncSender, sync_channel};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use claude_proto::ControlSuccess;
 use claude_proto::model::control::{
-    ContextUsage, ControlRequest, InterruptResponse, McpStatusResponse, RewindFilesResult,
+    ContextUsage, ControlCall, ControlRequest, InterruptResponse, McpStatusResponse,
+    RewindFilesResult,
 };
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionMode;
 use claude_proto::model::user::UserMessage;
 use claude_proto::options::Options;
-use claude_proto_process::session::TurnCollector;
-use claude_proto_process::{Error, Event, ExitReport, Turn};
+use claude_proto::{ControlSuccess, DecodeError};
+use claude_proto_host::{
+    CallReply, Command, Error, Event, ExitReport, MAX_DURATION, Step, Turn, TurnCollector, TurnId,
+};
 use serde::de::DeserializeOwned;
 
 use crate::builder::ClaudeBuilder;
-use crate::driver::{Command, Input, Shared};
+use crate::driver::Input;
+use crate::events::{Elapsed, Events, Handoff};
+use crate::shared::Shared;
 
 /// A live session with the Claude Code CLI, driven from blocking code.
 ///
 /// Created by [`ClaudeBuilder::spawn`] (a `claude` child process) or
 /// [`ClaudeBuilder::connect`] (any reader/writer pair). One driver thread
-/// owns the protocol state; this handle talks to it through bounded
-/// channels. Every method blocks the calling thread only: until its
-/// command is taken, its answer arrives, or the session's timeout for it
-/// passes (the core times every control request out, so nothing waits
-/// forever on a silent CLI).
+/// owns the session; this handle hands it commands and reads what it hands
+/// back. Each method says what it waits for and for how long at most. None
+/// waits on a CLI that stopped reading its stdin: commands are taken at
+/// once, and refused ([`Error::Backlog`]) when the unwritten bytes pass
+/// their budget.
 ///
-/// Read events with [`next_event`](Self::next_event) or the [`Events`]
-/// iterator: the session reads the CLI's output only as fast as you take
-/// events, so a slow consumer slows the CLI down instead of growing memory.
-/// Control traffic (permission prompts, hooks, MCP calls) is handled by the
-/// builder's handlers on handler threads and never waits on you reading.
+/// Read events with [`next_event`](Self::next_event), the [`Events`]
+/// iterator, or a turn at a time with [`query`](Self::query) and
+/// [`receive_turn`](Self::receive_turn). The CLI's output is read ahead of
+/// you up to [`ClaudeBuilder::read_ahead_bytes`]; beyond that reading
+/// pauses, so a slow reader slows the CLI down instead of growing memory.
+/// Control traffic (permission prompts, hooks, MCP calls, answers to your
+/// control calls) is handled as soon as it is read, never behind events
+/// you have not read.
 ///
-/// Dropping the handle closes the session in the background (stdin closed,
-/// then SIGTERM, then SIGKILL after the grace periods, and the child
-/// reaped), on the driver thread. Prefer [`close`](Self::close) to learn
-/// how it exited.
+/// The handle is `Send` and `Sync`: the `&self` calls (sending, control
+/// calls) can be made from several threads at once.
+///
+/// Dropping the handle closes the session in the background (stdin
+/// closed, then SIGTERM, then SIGKILL after the grace periods, and the
+/// child reaped). Prefer [`close`](Self::close) to learn how it exited.
 #[derive(Debug)]
 pub struct Claude {
-    pub(crate) commands: SyncSender<Command>,
-    pub(crate) input: SyncSender<Input>,
-    pub(crate) events: Events,
-    pub(crate) shared: Arc<Shared>,
-    pub(crate) driver: Option<JoinHandle<()>>,
-    pub(crate) pid: Option<u32>,
+    parts: Parts,
+    events: Events,
+    driver: Option<JoinHandle<()>>,
 }
 
-/// The [`Event`]s of a session, as a blocking iterator that ends when the
-/// CLI's output ends.
+/// What the handle needs from the builder.
 #[derive(Debug)]
-pub struct Events {
-    // In a mutex only so the handle is `Sync`; reading takes `&mut self`,
-    // which never locks.
-    pub(crate) rx: Mutex<Receiver<Vec<Event>>>,
-    /// The batch being read (events arrive in batches, see the driver).
-    pub(crate) batch: VecDeque<Event>,
+pub(crate) struct Parts {
     pub(crate) input: SyncSender<Input>,
     pub(crate) shared: Arc<Shared>,
-}
-
-/// [`Claude::next_event_timeout`] found no event in time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Elapsed;
-
-impl std::fmt::Display for Elapsed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("no event arrived in time")
-    }
-}
-
-impl std::error::Error for Elapsed {}
-
-impl Events {
-    fn rx(&mut self) -> &mut Receiver<Vec<Event>> {
-        self.rx.get_mut().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Tells the driver there is room again, if it waits for that.
-    fn took(&self) {
-        if self.shared.want_room.swap(false, Ordering::SeqCst) {
-            let _ = self.input.send(Input::Room);
-        }
-    }
-
-    /// The next event, waiting at most `timeout`: `Ok(None)` once the
-    /// session has ended.
-    pub fn next_timeout(&mut self, timeout: Duration) -> Result<Option<Event>, Elapsed> {
-        if let Some(event) = self.batch.pop_front() {
-            return Ok(Some(event));
-        }
-        match self.rx().recv_timeout(timeout) {
-            Ok(batch) => {
-                self.took();
-                self.batch.extend(batch);
-                Ok(self.batch.pop_front())
-            }
-            Err(RecvTimeoutError::Timeout) => Err(Elapsed),
-            Err(RecvTimeoutError::Disconnected) => Ok(None),
-        }
-    }
-
-    /// Stops reading: the driver drops events from now on (it still reads
-    /// the CLI, so the CLI is never blocked).
-    fn close(&mut self) {
-        *self.rx() = sync_channel(0).1;
-        self.batch.clear();
-    }
-}
-
-impl Iterator for Events {
-    type Item = Event;
-
-    /// The next event, or `None` once the session has ended.
-    fn next(&mut self) -> Option<Event> {
-        if let Some(event) = self.batch.pop_front() {
-            return Some(event);
-        }
-        let batch = self.rx().recv().ok()?;
-        self.took();
-        self.batch.extend(batch);
-        self.batch.pop_front()
-    }
+    pub(crate) handoff: Arc<Handoff>,
+    pub(crate) pid: Option<u32>,
+    pub(crate) request_timeout: Duration,
+    pub(crate) init_timeout: Duration,
+    /// When the initialize timeout, counted from the start, runs out
+    /// (`None`: too far to represent).
+    pub(crate) init_deadline: Option<Instant>,
 }
 
 impl Claude {
+    pub(crate) fn new(parts: Parts, driver: JoinHandle<()>) -> Self {
+        Self {
+            events: Events::new(parts.handoff.clone(), parts.input.clone()),
+            parts,
+            driver: Some(driver),
+        }
+    }
+
     /// A builder for a session with these options.
     pub fn builder(options: Options) -> ClaudeBuilder {
         ClaudeBuilder::new(options)
     }
 
-    /// Spawns the CLI with `options` and no handlers.
-    pub fn spawn(options: Options) -> Result<Claude, Error> {
+    /// Spawns the CLI with `options`, no handlers and default limits.
+    pub fn spawn(options: Options) -> Result<Claude, claude_proto_host::SpawnError> {
         ClaudeBuilder::new(options).spawn()
     }
 
-    /// The child's process id (`None` over a custom transport).
+    /// The child's process id (`None` over [`ClaudeBuilder::connect`]).
     pub fn pid(&self) -> Option<u32> {
-        self.pid
+        self.parts.pid
     }
 
-    /// Waits for the CLI's answer to `initialize` (sent at start): its
-    /// commands, models, account and version. Fails at once if the CLI
-    /// exits first, with its exit status and stderr.
+    /// The CLI's answer to `initialize` (sent at start): its commands,
+    /// models, account and version.
+    ///
+    /// Waits until the answer comes, the session ends (then the error
+    /// carries the exit status and stderr), or the initialize timeout
+    /// counted from the start passes, whichever is first.
     pub fn initialization(&self) -> Result<Arc<InitializeResponse>, Error> {
-        self.shared
-            .wait_init()
-            .outcome()
-            .unwrap_or(Err(Error::Closed))
+        match self.parts.shared.wait_init(self.parts.init_deadline) {
+            Some(result) => result,
+            None => Err(Error::TimedOut {
+                subtype: "initialize".into(),
+                after: self.parts.init_timeout,
+                stall: self.parts.shared.stall(),
+            }),
+        }
     }
 
-    /// Sends a prompt or any user message. It is written in order after
-    /// everything sent before; it does not wait for the turn.
+    /// Sends a prompt or any user message, queued after everything sent
+    /// before; it does not wait for the turn.
+    ///
+    /// Waits only for the driver thread to take the message (never for the
+    /// CLI to read it). `Ok` means it is queued for stdin and will be
+    /// written unless the session ends first; an error means it was not
+    /// queued: [`Error::Backlog`] when the CLI is not reading its stdin,
+    /// [`Error::Ended`] after the end.
     pub fn send(&self, message: UserMessage) -> Result<(), Error> {
-        let (done, rx) = sync_channel(1);
-        self.command(Command::Send {
-            message: Box::new(message),
-            done,
-        })?;
-        rx.recv().map_err(|_| self.shared.exit.ended_error())?
+        self.send_turn(message).map(drop)
     }
 
-    /// Sends a text prompt.
+    /// Sends a text prompt; see [`send`](Self::send).
     pub fn send_text(&self, text: impl Into<String>) -> Result<(), Error> {
         self.send(UserMessage::text(text))
     }
 
-    /// The next event, or `None` once the session has ended.
+    fn send_turn(&self, message: UserMessage) -> Result<TurnId, Error> {
+        let (waiter, reply) = sync_channel(1);
+        self.command(Command::Send {
+            message: Box::new(message),
+            waiter,
+        })?;
+        match reply.recv() {
+            Ok(Ok(CallReply::Sent { turn })) => Ok(turn),
+            Ok(Err(error)) => Err(error),
+            _ => Err(self.parts.shared.ended_error()),
+        }
+    }
+
+    /// The next event, waiting for the CLI to write one; `None` once the
+    /// session has ended and every event has been read.
     pub fn next_event(&mut self) -> Option<Event> {
         self.events.next()
     }
 
     /// The next event, waiting at most `timeout`: `Ok(None)` once the
-    /// session has ended, `Err(Elapsed)` if nothing came in time.
+    /// session has ended and every event has been read, `Err(Elapsed)` if
+    /// none came in time.
     pub fn next_event_timeout(&mut self, timeout: Duration) -> Result<Option<Event>, Elapsed> {
         self.events.next_timeout(timeout)
     }
@@ -187,82 +160,135 @@ impl Claude {
         &mut self.events
     }
 
-    /// Sends `prompt` and collects the turn up to its `result`.
+    /// Sends `prompt` and collects its turn, up to and including its
+    /// `result`.
+    ///
+    /// The turn is the one this prompt starts, whatever was read before:
+    /// unread events of earlier turns are skipped (and dropped). Waits for
+    /// the CLI to finish the turn, or for the session to end (then the
+    /// error carries the exit status and stderr); interrupt it from
+    /// another thread to cut it short. If sending fails, nothing was sent.
+    /// A line of the turn the typed model cannot read, or a `result` of an
+    /// unknown shape, does not fail the turn: see [`Turn`].
     pub fn query(&mut self, prompt: impl Into<String>) -> Result<Turn, Error> {
-        self.send_text(prompt)?;
-        self.receive_turn()
+        let turn = self.send_turn(UserMessage::text(prompt))?;
+        self.collect(TurnCollector::new(turn))
     }
 
-    /// Collects messages up to and including the next `result`.
-    ///
-    /// Protocol errors and handler failures on the way are skipped (they are
-    /// not part of the conversation); if the CLI exits first, the error
-    /// carries its exit status and stderr.
+    /// Collects the events of the turn whose `result` you have not read
+    /// yet, up to and including that `result`; waits as
+    /// [`query`](Self::query) does.
     pub fn receive_turn(&mut self) -> Result<Turn, Error> {
-        let mut turn = TurnCollector::default();
-        for event in &mut self.events {
-            if let Some(done) = turn.push(event)? {
-                return Ok(done);
+        let turn = self.events.cursor().next_turn();
+        self.collect(TurnCollector::new(turn))
+    }
+
+    fn collect(&mut self, mut collector: TurnCollector) -> Result<Turn, Error> {
+        while let Ok(Some(delivery)) = self.events.next_delivery(None) {
+            if let Step::Done(turn) = collector.push(delivery) {
+                return Ok(*turn);
             }
         }
-        Err(turn.ended(&self.shared.exit))
+        Err(self.parts.shared.ended_error())
     }
 
-    /// Sends any control request and waits for its answer (or its timeout:
-    /// `timeout`, else the session's default of 60 s).
+    /// Sends any control request and waits for its answer.
+    ///
+    /// Returns by the deadline, `timeout` (default: the config's request
+    /// timeout) counted from this call, whatever the CLI or the driver
+    /// thread do: with the answer, the CLI's error, the session's end, or
+    /// [`Error::TimedOut`] (naming the byte budget that kept the answer
+    /// unread, if one did). After a timeout the request may still reach
+    /// the CLI and take effect; its late answer is dropped.
     pub fn control(
         &self,
         request: ControlRequest,
         timeout: Option<Duration>,
     ) -> Result<ControlSuccess, Error> {
-        let (done, rx) = sync_channel(1);
-        self.command(Command::Control {
+        let issued_at = Instant::now();
+        let after = timeout
+            .unwrap_or(self.parts.request_timeout)
+            .min(MAX_DURATION);
+        let subtype = request.subtype().to_owned();
+        let (waiter, reply) = sync_channel(1);
+        self.command(Command::Call {
             request: Box::new(request),
             timeout,
-            done,
+            issued_at,
+            waiter,
         })?;
-        rx.recv().map_err(|_| self.shared.exit.ended_error())?
+        let left = issued_at
+            .checked_add(after)
+            .map_or(after, |at| at.saturating_duration_since(Instant::now()));
+        match reply.recv_timeout(left) {
+            Ok(Ok(CallReply::Answered(success))) => Ok(success),
+            Ok(Err(error)) => Err(error),
+            Err(RecvTimeoutError::Timeout) => Err(Error::TimedOut {
+                subtype,
+                after,
+                stall: self.parts.shared.stall(),
+            }),
+            _ => Err(self.parts.shared.ended_error()),
+        }
+    }
+
+    /// Sends a typed control request and decodes its answer as the type
+    /// the request names. Waits as [`control`](Self::control) does.
+    pub fn call<C: ControlCall>(
+        &self,
+        request: C,
+        timeout: Option<Duration>,
+    ) -> Result<C::Response, Error> {
+        Ok(self.control(request.into(), timeout)?.decode_as::<C>()?)
     }
 
     fn control_typed<T: DeserializeOwned>(&self, request: ControlRequest) -> Result<T, Error> {
-        Ok(self.control(request, None)?.decode()?)
+        let success = self.control(request, None)?;
+        success.decode().map_err(|e: DecodeError| e.into())
     }
 
-    /// Interrupts the current turn; it ends with an error `result`.
+    /// Interrupts the current turn; it ends with an error `result`. Waits
+    /// as [`control`](Self::control) does, with the default timeout.
     pub fn interrupt(&self) -> Result<InterruptResponse, Error> {
         self.control_typed(ControlRequest::interrupt())
     }
 
-    /// Switches the model (`None`: back to the default).
+    /// Switches the model (`None`: back to the default). Waits as
+    /// [`control`](Self::control) does.
     pub fn set_model(&self, model: Option<&str>) -> Result<(), Error> {
-        self.control(ControlRequest::set_model(model), None)?;
-        Ok(())
+        self.control(ControlRequest::set_model(model), None)
+            .map(drop)
     }
 
-    /// Switches the permission mode.
+    /// Switches the permission mode. Waits as [`control`](Self::control)
+    /// does.
     pub fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), Error> {
-        self.control(ControlRequest::set_permission_mode(mode), None)?;
-        Ok(())
+        self.control(ControlRequest::set_permission_mode(mode), None)
+            .map(drop)
     }
 
-    /// Sets the thinking budget (`None`: the default).
+    /// Sets the thinking budget (`None`: the default). Waits as
+    /// [`control`](Self::control) does.
     pub fn set_max_thinking_tokens(&self, tokens: Option<u64>) -> Result<(), Error> {
-        self.control(ControlRequest::set_max_thinking_tokens(tokens), None)?;
-        Ok(())
+        self.control(ControlRequest::set_max_thinking_tokens(tokens), None)
+            .map(drop)
     }
 
-    /// The status of every MCP server.
+    /// The status of every MCP server. Waits as [`control`](Self::control)
+    /// does.
     pub fn mcp_status(&self) -> Result<McpStatusResponse, Error> {
         self.control_typed(ControlRequest::mcp_status())
     }
 
-    /// How the context window is used.
+    /// How the context window is used. Waits as
+    /// [`control`](Self::control) does.
     pub fn get_context_usage(&self) -> Result<ContextUsage, Error> {
         self.control_typed(ControlRequest::get_context_usage())
     }
 
     /// Rewinds files changed since the given user message (needs file
-    /// checkpointing enabled in the options).
+    /// checkpointing enabled in the options). Waits as
+    /// [`control`](Self::control) does.
     pub fn rewind_files(
         &self,
         user_message_id: &str,
@@ -271,55 +297,74 @@ impl Claude {
         self.control_typed(ControlRequest::rewind_files(user_message_id, dry_run))
     }
 
-    /// Stops a background task.
+    /// Stops a background task. Waits as [`control`](Self::control) does.
     pub fn stop_task(&self, task_id: &str) -> Result<(), Error> {
-        self.control(ControlRequest::stop_task(task_id), None)?;
-        Ok(())
+        self.control(ControlRequest::stop_task(task_id), None)
+            .map(drop)
     }
 
     /// Closes the CLI's stdin once everything sent is written: the CLI
     /// finishes its turn and exits, and the events then end. Requests from
-    /// the CLI can no longer be answered after this.
+    /// the CLI can no longer be answered after this. Does not wait (only
+    /// for the driver thread to take the command); fails only once the
+    /// session has ended.
     pub fn end_input(&self) -> Result<(), Error> {
         self.command(Command::EndInput)
     }
 
-    /// Closes the session and waits for the end: stdin closed, then SIGTERM
-    /// after the close grace, then SIGKILL after the terminate grace (see
-    /// [`ShutdownPolicy`](claude_proto_process::ShutdownPolicy)). Returns
-    /// how the CLI exited (`None` over a custom transport). Unread events
-    /// are dropped.
+    /// Closes the session and waits for the end; returns how the CLI exited
+    /// (`None` over [`ClaudeBuilder::connect`]). Unread events are dropped.
+    ///
+    /// Closes stdin, then sends SIGTERM after the close grace and SIGKILL
+    /// after the terminate grace (see
+    /// [`ShutdownPolicy`](claude_proto_process::ShutdownPolicy)), then
+    /// reads what is left in the pipes for at most
+    /// [`Limits::drain_after_exit`](claude_proto_host::Limits::drain_after_exit).
+    /// So it returns within the sum of those three (plus the time a killed
+    /// process takes to go), even if the CLI stopped reading, or a
+    /// grandchild holds its pipes. Over `connect` it returns once the
+    /// peer's output ends, or after the close grace. When it returns, every
+    /// thread of a spawned session has ended except handler threads still
+    /// running your closures (their [`CancelToken`](crate::CancelToken)s
+    /// are cancelled) and the stderr callback, which it waits for.
+    ///
+    /// It fails only if the session's driver thread panicked (a bug); the
+    /// CLI is killed and reaped all the same.
     pub fn close(mut self) -> Result<Option<ExitReport>, Error> {
-        // Not through the command channel: that one waits while stdin is
-        // backed up, and a CLI that stopped reading must still be closable.
-        let _ = self.input.send(Input::Close);
-        // Stop reading events so the driver never waits on us.
-        self.events.close();
+        self.shut_down();
         if let Some(driver) = self.driver.take() {
-            driver.join().map_err(|_| {
-                Error::Io(std::io::Error::other(
-                    "the session's driver thread panicked",
-                ))
-            })?;
+            if driver.join().is_err() {
+                return Err(self.parts.shared.ended_error());
+            }
         }
-        Ok(self.shared.exit.report())
+        Ok(self
+            .parts
+            .shared
+            .ended()
+            .and_then(|ended| ended.report().cloned()))
     }
 
-    /// Queues a command (waiting while the command channel is full), then
-    /// rings the driver.
-    fn command(&self, command: Command) -> Result<(), Error> {
-        self.commands
-            .send(command)
-            .map_err(|_| self.shared.exit.ended_error())?;
-        let _ = self.input.send(Input::Command);
-        Ok(())
+    /// Stops reading events and starts the close sequence. The input
+    /// channel is emptied continuously by the driver, whatever the CLI
+    /// does, so this never waits behind a CLI that stopped reading.
+    fn shut_down(&mut self) {
+        self.parts.handoff.close();
+        let _ = self.parts.input.send(Input::Close);
+    }
+
+    /// Hands a command to the driver thread.
+    fn command(&self, command: Command<crate::driver::Waiter>) -> Result<(), Error> {
+        self.parts
+            .input
+            .send(Input::Command(command))
+            .map_err(|_| self.parts.shared.ended_error())
     }
 }
 
 impl Drop for Claude {
     fn drop(&mut self) {
-        // The driver thread closes the session in the background; the
-        // dropped event receiver tells it nobody reads events any more.
-        let _ = self.input.send(Input::Close);
+        if self.driver.is_some() {
+            self.shut_down();
+        }
     }
 }

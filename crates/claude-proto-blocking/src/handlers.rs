@@ -12,9 +12,12 @@ use claude_proto::model::Json;
 use claude_proto::model::hooks::{HookEvent, HookFailureMode, HookInput, HookOutput};
 use claude_proto::model::incoming::CanUseTool;
 use claude_proto::model::permission::PermissionResult;
-use claude_proto_process::handlers::HandlerError;
-use claude_proto_process::host::{Capabilities, Job, JobKind, Outcome};
+use claude_proto_host::{Capabilities, Job, JobKind, Outcome};
 use claude_proto_process::panic_message;
+
+/// The error a handler may return; the CLI gets an error answer (see
+/// [`claude_proto::dispatch::reply_for_failure`] for what each kind means).
+pub type HandlerError = Box<dyn std::error::Error + Send + Sync>;
 
 type PermissionFn = dyn Fn(CanUseTool) -> Result<PermissionResult, HandlerError> + Send + Sync;
 type HookFn = dyn Fn(HookInput, Option<String>) -> Result<HookOutput, HandlerError> + Send + Sync;
@@ -192,9 +195,12 @@ thread_local! {
 /// [`CancelToken::current`] at the start of the handler (it is per thread:
 /// clone it before handing work to other threads).
 ///
-/// A handler that never returns keeps its handler thread, and one of the
+/// Each handler runs on a thread of its own. A handler that never returns
+/// keeps that thread; until the CLI withdraws its request it also keeps
+/// one of the
 /// [`max_concurrent_handlers`](crate::ClaudeBuilder::max_concurrent_handlers)
-/// slots, for good.
+/// slots. A withdrawn handler that is still running no longer counts
+/// against them.
 #[derive(Clone, Default)]
 pub struct CancelToken {
     inner: Arc<Flag>,
@@ -258,7 +264,9 @@ impl CancelToken {
     /// already is. For the session's tokens it runs on the session's
     /// driver thread at the moment the CLI withdraws the request, before
     /// anything the CLI wrote after that is handled: keep it short (set a
-    /// flag, shut a socket, kill a process the handler waits on).
+    /// flag, shut a socket, kill a process the handler waits on). The
+    /// session waits for it; a call made on the session from inside it
+    /// waits for the session in turn, until the call's own deadline.
     pub fn on_cancel(&self, callback: impl FnOnce() + Send + 'static) {
         let mut callbacks = self.callbacks();
         if self.is_cancelled() {
@@ -288,7 +296,11 @@ impl CancelToken {
 
     /// Blocks until cancelled or `timeout` passed; `true` if cancelled.
     pub fn wait_timeout(&self, timeout: Duration) -> bool {
-        let deadline = Instant::now() + timeout;
+        let Some(deadline) = Instant::now().checked_add(timeout) else {
+            // Too far to represent: as good as forever.
+            self.wait();
+            return true;
+        };
         let mut guard = self.callbacks();
         while !self.is_cancelled() {
             let now = Instant::now();

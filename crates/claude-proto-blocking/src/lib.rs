@@ -1,5 +1,5 @@
 //! Drive the Claude Code CLI from ordinary blocking code: no async
-//! runtime, std threads and bounded channels only.
+//! runtime, std threads only.
 //!
 //! A [`Claude`] is a live, multi-turn, bidirectional session with the
 //! `claude` CLI (`--input-format stream-json --output-format stream-json`):
@@ -7,17 +7,16 @@
 //! permission prompts, hooks and in-process MCP tool calls with plain
 //! closures, and interrupt or reconfigure the session mid-turn.
 //!
-//! All protocol logic lives in the sans-IO core, [`claude_proto`], and the
-//! driver loop's decisions in [`claude_proto_process`]; this crate owns the
-//! child process (or any reader/writer pair) and pumps bytes through one
-//! [`claude_proto::Session`] on a single driver thread. It speaks the same
-//! vocabulary as `claude-proto-tokio`, with blocking methods.
+//! The protocol is the sans-IO core's, [`claude_proto`]; every decision
+//! above it (routing requests to handlers, matching answers to calls,
+//! turns, byte budgets, the close sequence) is the sans-IO host machine's,
+//! [`claude_proto_host`]. This crate is thread plumbing around one host.
 //!
 //! ```no_run
 //! use claude_proto::model::permission::PermissionResult;
 //! use claude_proto_blocking::{Claude, Options};
 //!
-//! # fn demo() -> Result<(), claude_proto_blocking::Error> {
+//! # fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let mut claude = Claude::builder(Options::default())
 //!     .on_permission(|ask| {
 //!         Ok(if ask.tool_name == "Read" {
@@ -30,15 +29,12 @@
 //!
 //! let turn = claude.query("What is in README.md?")?;
 //! println!("{}", turn.text().unwrap_or_default());
-//! println!("cost: ${:.4}", turn.result.cost_usd());
 //!
 //! // Or read events as they stream:
 //! claude.send_text("And in Cargo.toml?")?;
 //! for event in claude.events() {
-//!     if let Some(message) = event.as_message() {
-//!         if message.is_result() {
-//!             break;
-//!         }
+//!     if event.as_message().is_some_and(|m| m.is_result()) {
+//!         break;
 //!     }
 //! }
 //!
@@ -47,65 +43,88 @@
 //! # }
 //! ```
 //!
-//! # Threads
+//! # Threads, and what each waits on
 //!
-//! A session runs a driver thread (all protocol state), a stdout reader, a
-//! stderr reader, a stdin writer, a thread waiting for the child's exit,
-//! and up to [`ClaudeBuilder::max_concurrent_handlers`] handler threads,
-//! started when first needed. They talk through bounded channels only.
+//! - **driver** (one per session): owns the [`claude_proto_host::Host`].
+//!   It waits in one place, `recv_timeout` on a bounded input channel
+//!   until the host's next deadline; everything else it does never waits
+//!   (see `driver.rs`). Your commands go through that channel and are
+//!   taken at once, whatever the CLI does: the host refuses what exceeds
+//!   its budgets rather than making you wait.
+//! - **stdout reader**: reads 64 KiB at a time into one of two buffers and
+//!   waits for the driver to give a buffer back, which it does only while
+//!   the host wants more output: that is the backpressure.
+//! - **stderr reader**: reads stderr as fast as it comes, calls your
+//!   [`on_stderr`](ClaudeBuilder::on_stderr) callback, and hands the
+//!   bytes to the driver for the exit report's tail.
+//! - **stdin writer**: writes what the driver orders, one order at a time;
+//!   a CLI that stops reading blocks only this thread.
+//! - **exit watcher**: waits for the child to exit and reaps it.
+//! - **handlers**: one thread per request the CLI makes of your closures,
+//!   at most [`max_concurrent_handlers`](ClaudeBuilder::max_concurrent_handlers)
+//!   at once (the host starts no more; one whose request the CLI withdrew
+//!   no longer counts while it finishes); a panic is caught and answered
+//!   as a failure.
+//! - **your threads**: reading events waits on a condvar for the driver's
+//!   next batch; calls wait on a one-shot reply with their deadline.
 //!
 //! # Guarantees
 //!
-//! - **Bounded memory, with backpressure.** Events wait in a bounded
-//!   channel ([`ClaudeBuilder::event_capacity`]); the CLI's stdout is read
-//!   one chunk at a time, the next read only once the driver has used the
-//!   previous chunk, and the driver uses it only when the events it made
-//!   have been handed over. A consumer that stops reading slows the CLI
-//!   down instead of growing memory. Commands wait (the calling thread
-//!   blocks) while the CLI is not reading its stdin.
-//! - **Handlers never block reading.** Each request from the CLI runs its
-//!   closure on a handler thread (at most
-//!   [`ClaudeBuilder::max_concurrent_handlers`] at once; further requests
-//!   queue, as many as the core accepts), called in the order the CLI
-//!   asked. A handler that fails or panics (`catch_unwind`) produces an
-//!   error answer, never a dead session.
+//! - **Bounded memory.** Events the host holds are bounded by
+//!   [`read_ahead_bytes`](ClaudeBuilder::read_ahead_bytes); on their way to
+//!   you there are at most two batches of 128 KiB (each may instead be
+//!   one larger event); besides, at most two 64 KiB stdout chunks and one
+//!   stdin chunk are in flight. Unwritten stdin is bounded by
+//!   [`Limits::max_unwritten_bytes`]. A reader that stops reading pauses
+//!   the CLI instead of growing memory.
+//! - **Control traffic never waits on you reading**: answers and the CLI's
+//!   requests are routed as soon as they are read; only beyond the
+//!   read-ahead budget does reading pause, and a call then waiting fails
+//!   naming the budget ([`Error::TimedOut`] with a [`Stall`]).
+//! - **Deadlines from the call**: a control call returns by its deadline,
+//!   counted from when you called, even if the driver is busy or the CLI
+//!   does not read.
+//! - **Turns cannot shift**: [`Claude::query`] collects the turn its own
+//!   prompt started, through lines the typed model cannot read and turns
+//!   left half-read.
 //! - **Cancelled requests are never answered.** A blocking closure cannot
 //!   be stopped: when the CLI withdraws a request (or the session ends)
-//!   while its handler runs, the handler's [`CancelToken`] is cancelled and
-//!   its result is dropped, not sent. Long-running handlers can watch
-//!   [`CancelToken::current`] to return early.
-//! - **stderr is always drained**, its tail kept for errors and offered to
-//!   [`ClaudeBuilder::on_stderr`].
-//! - **No orphans, no zombies.** [`Claude::close`] closes stdin, then sends
-//!   SIGTERM, then SIGKILL after the [`ShutdownPolicy`] grace periods, and
-//!   reaps the child; dropping the handle does the same on the driver
-//!   thread in the background. The child is signalled only while it has
-//!   not been reaped ([`claude_proto_process::SharedChild`]), so a reused
-//!   pid is never hit. (If your whole program exits first, the CLI sees its
-//!   stdin close and exits by itself.)
-//! - **Nothing waits forever on the CLI.** Every control request times out
-//!   (its own timeout or the config's), so a blocking call returns even if
-//!   the CLI goes silent.
+//!   while its handler runs, the handler's [`CancelToken`] is cancelled
+//!   and its result is dropped, not sent.
+//! - **Nothing is left behind.** However a session ends ([`Claude::close`],
+//!   a dropped handle, a CLI crash, a grandchild holding the pipes, a
+//!   panicking callback), the child is reaped and the pipe threads end,
+//!   closing their fds: the readers and the writer of a spawned CLI wait
+//!   in `poll(2)` beside a wake socket
+//!   ([`claude_proto_process::Stop`]), so the end reaches them even while
+//!   another process holds the pipes open. If the driver thread itself
+//!   dies, dropping the process handle kills the child and a watcher reaps
+//!   it. What cannot be ended from outside is your code: a handler that
+//!   never returns keeps its thread, and over
+//!   [`connect`](ClaudeBuilder::connect) a `read` or `write` that never
+//!   returns keeps its thread (see there).
 //! - **Errors say what happened**: where the CLI was looked for, its exit
-//!   status and stderr, which control request timed out.
-//!
-//! Over [`ClaudeBuilder::connect`], a reader or writer blocked forever in
-//! `read` or `write` keeps its own thread until it returns; the session
-//! itself still ends after the close grace.
+//!   status and stderr, which control request timed out and why.
 #![deny(missing_docs)]
 
 mod builder;
 mod client;
 mod driver;
+mod events;
 mod handlers;
+mod pipes;
+mod shared;
 
 pub use builder::ClaudeBuilder;
-pub use client::{Claude, Elapsed, Events};
-pub use handlers::{CancelToken, McpServer};
+pub use client::Claude;
+pub use events::{Elapsed, Events};
+pub use handlers::{CancelToken, HandlerError, McpServer};
 
 pub use claude_proto;
 pub use claude_proto::dispatch::ToolOutput;
 pub use claude_proto::options::Options;
 pub use claude_proto::{Config, Message};
-pub use claude_proto_process::handlers::HandlerError;
-pub use claude_proto_process::{Error, Event, ExitReport, HookOptions, ShutdownPolicy, Turn};
+pub use claude_proto_host::{
+    EndReason, Error, Event, ExitReport, Limits, SessionEnded, SpawnError, Stall, Turn, TurnId,
+};
+pub use claude_proto_process::{HookOptions, ShutdownPolicy};

@@ -1,0 +1,93 @@
+//! What the handle and the driver thread share besides the event handoff:
+//! the `initialize` answer, how the session ended, and which byte budget
+//! holds answers back. Each is a small value behind a mutex that the
+//! driver writes and callers read; nobody holds a lock while waiting for
+//! anything but the matching condvar.
+
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::Instant;
+
+use claude_proto::model::initialize::InitializeResponse;
+use claude_proto_host::{EndReason, Error, SessionEnded, Stall};
+
+/// The outcome of `initialize`.
+pub(crate) type InitResult = Result<Arc<InitializeResponse>, Error>;
+
+/// Locks `mutex`, ignoring poisoning: every value here is written in one
+/// step, so a panic elsewhere cannot leave it half-updated.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    init: Mutex<Option<InitResult>>,
+    init_set: Condvar,
+    ended: OnceLock<SessionEnded>,
+    stall: Mutex<Option<Stall>>,
+}
+
+impl Shared {
+    /// Records the `initialize` outcome; the first one wins.
+    pub(crate) fn publish_init(&self, result: InitResult) {
+        let mut init = lock(&self.init);
+        if init.is_none() {
+            *init = Some(result);
+            self.init_set.notify_all();
+        }
+    }
+
+    /// The `initialize` outcome, waiting for it until `deadline` (`None`:
+    /// it did not come in time).
+    pub(crate) fn wait_init(&self, deadline: Option<Instant>) -> Option<InitResult> {
+        let mut init = lock(&self.init);
+        loop {
+            if let Some(result) = &*init {
+                return Some(result.clone());
+            }
+            init = match deadline {
+                None => self
+                    .init_set
+                    .wait(init)
+                    .unwrap_or_else(PoisonError::into_inner),
+                Some(at) => {
+                    let left = at.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return None;
+                    }
+                    self.init_set
+                        .wait_timeout(init, left)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0
+                }
+            };
+        }
+    }
+
+    /// Records how the session ended; the first record wins.
+    pub(crate) fn set_ended(&self, ended: SessionEnded) {
+        let _ = self.ended.set(ended);
+    }
+
+    /// How the session ended, once it has.
+    pub(crate) fn ended(&self) -> Option<SessionEnded> {
+        self.ended.get().cloned()
+    }
+
+    /// The error for a call made after (or cut short by) the end.
+    pub(crate) fn ended_error(&self) -> Error {
+        Error::Ended(
+            self.ended()
+                .unwrap_or_else(|| SessionEnded::new(EndReason::Closed, None)),
+        )
+    }
+
+    pub(crate) fn set_stall(&self, stall: Option<Stall>) {
+        *lock(&self.stall) = stall;
+    }
+
+    /// The budget keeping the CLI's output unread right now, if one is.
+    pub(crate) fn stall(&self) -> Option<Stall> {
+        *lock(&self.stall)
+    }
+}
