@@ -1,6 +1,6 @@
 //! The handlers a conformance [`Spec`] asks for,
 //! as async functions any async adapter registers as they are (they are
-//! written against `claude-proto-process`'s handler types, which the
+//! written against `claude-proto-async`'s handler types, which the async
 //! adapters share).
 
 use std::sync::Arc;
@@ -10,8 +10,7 @@ use claude_proto::dispatch::ToolOutput;
 use claude_proto::model::hooks::{HookEvent, HookInput, HookOutput};
 use claude_proto::model::incoming::CanUseTool;
 use claude_proto::model::permission::PermissionResult;
-use claude_proto_process::HookOptions;
-use claude_proto_process::handlers::{BoxFuture, HandlerError, McpServer};
+use claude_proto_async::{BoxFuture, HandlerError, HookOptions, McpServer};
 
 use crate::conformance::{DropFlag, Hook, HookBehaviour, Permission, Spec};
 use crate::real_cli::Calls;
@@ -124,6 +123,9 @@ macro_rules! register_spec_handlers {
         if spec.mcp_calc {
             let calls = $crate::real_cli::Calls::default();
             builder = builder.mcp_server($crate::handlers::calc_server(calls));
+        }
+        if let Some(callback) = spec.on_stderr.clone() {
+            builder = builder.on_stderr(move |line| (callback.0)(line));
         }
         builder
     }};

@@ -34,3 +34,48 @@ pub fn wait_until_gone(pid: u32, limit: Duration) -> bool {
         std::thread::sleep(Duration::from_millis(5));
     }
 }
+
+/// What a process holds that a session must give back: open file
+/// descriptors and threads (Linux: `/proc/self/fd`, `/proc/self/task`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resources {
+    /// Open file descriptors.
+    pub fds: usize,
+    /// Threads.
+    pub threads: usize,
+}
+
+/// The test process's open fds and threads now.
+pub fn resources() -> Resources {
+    let count = |dir: &str| std::fs::read_dir(dir).map(Iterator::count).unwrap_or(0);
+    Resources {
+        fds: count("/proc/self/fd"),
+        threads: count("/proc/self/task"),
+    }
+}
+
+/// Waits until the process holds no more fds and threads than `before`
+/// (threads that finish their work exit on their own, a moment after the
+/// session that used them), checking every few milliseconds up to
+/// `limit`. Returns the last figures.
+///
+/// Like [`wait_until_gone`], this bounds how long background cleanup may
+/// take; the verdict is the figures.
+pub fn settle(before: Resources, limit: Duration) -> Resources {
+    let start = Instant::now();
+    loop {
+        let now = resources();
+        if (now.fds <= before.fds && now.threads <= before.threads) || start.elapsed() >= limit {
+            return now;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Kills `pid` (SIGKILL, through `kill(1)`), for a grandchild a scenario
+/// leaves on purpose.
+pub fn kill(pid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status();
+}

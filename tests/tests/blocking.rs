@@ -1,6 +1,9 @@
-//! The conformance suite on the blocking adapter, plus what only it needs
-//! to show (backpressure over a plain pipe, cancellation of a blocking
-//! handler).
+//! The conformance suite on the blocking adapter, plus what it shows on
+//! its own: backpressure over a plain pipe, cancellation of a blocking
+//! handler, turns matched to their prompts, limits refused before
+//! spawning, calls while the CLI does not read its stdin, and no thread,
+//! fd or process left behind however a session ends (counted in a process
+//! of its own).
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
 use std::sync::atomic::Ordering;
@@ -13,10 +16,12 @@ use claude_proto::model::hooks::{HookEvent, HookOutput};
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, Event, HookOptions, McpServer};
-use claude_proto_process::{Error, ExitReport};
+use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
 use claude_proto_tests::conformance::{
     Driver, DropFlag, Harness, HookBehaviour, Observed, Permission, Spec,
 };
+#[cfg(target_os = "linux")]
+use std::sync::atomic::AtomicUsize;
 
 const FAKE: &str = env!("CARGO_BIN_EXE_fake-claude");
 
@@ -29,7 +34,7 @@ struct BlockingDriver {
 fn builder(spec: &Spec) -> ClaudeBuilder {
     let mut builder = Claude::builder(spec.options())
         .config(spec.config.clone())
-        .shutdown_policy(spec.shutdown);
+        .limits(spec.limits.clone());
     if let Some(permission) = spec.permission.clone() {
         builder = builder.on_permission(move |_ask| match &permission {
             Permission::Allow => Ok(PermissionResult::allow()),
@@ -77,6 +82,9 @@ fn builder(spec: &Spec) -> ClaudeBuilder {
             })
         });
     }
+    if let Some(callback) = spec.on_stderr.clone() {
+        builder = builder.on_stderr(move |line| (callback.0)(line));
+    }
     if spec.mcp_calc {
         builder = builder.mcp_server(McpServer::new("calc", "1.0.0").tool(
             "add",
@@ -96,7 +104,7 @@ fn builder(spec: &Spec) -> ClaudeBuilder {
 impl Harness for Blocking {
     const NAME: &'static str = "blocking";
 
-    fn start(spec: Spec) -> Result<Box<dyn Driver>, Error> {
+    fn start(spec: Spec) -> Result<Box<dyn Driver>, SpawnError> {
         let claude = builder(&spec).spawn()?;
         Ok(Box::new(BlockingDriver {
             claude: Some(claude),
@@ -110,7 +118,9 @@ impl Harness for Blocking {
             .enumerate()
             .map(|(i, spec)| {
                 std::thread::spawn(move || {
-                    let mut claude = builder(&spec).spawn()?;
+                    let mut claude = builder(&spec)
+                        .spawn()
+                        .unwrap_or_else(|e| panic!("session {i} did not start: {e}"));
                     let turn = claude.query(format!("hello {i}"))?;
                     claude.close()?;
                     Ok(turn.text().unwrap_or_default().to_owned())
@@ -161,6 +171,34 @@ impl Driver for BlockingDriver {
         self.claude.take().unwrap().close()
     }
 
+    fn query(
+        &mut self,
+        prompt: &str,
+        limit: Option<Duration>,
+    ) -> Option<Result<Option<Turn>, Error>> {
+        let claude = self.claude();
+        let Some(limit) = limit else {
+            return Some(claude.query(prompt).map(Some));
+        };
+        // A blocking call cannot be dropped: giving a query up is sending
+        // its prompt and reading its turn only until the limit.
+        if let Err(error) = claude.send_text(prompt) {
+            return Some(Err(error));
+        }
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match claude.next_event_timeout(left) {
+                Err(_) => return Some(Ok(None)),
+                Ok(Some(event)) if event.as_message().is_some_and(|m| m.is_result()) => {
+                    panic!("the turn ended within the limit; this harness cannot return it")
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("the session ended during a held query"),
+            }
+        }
+    }
+
     fn abandon(mut self: Box<Self>) {
         // The driver thread closes the child in the background.
         drop(self.claude.take());
@@ -168,6 +206,12 @@ impl Driver for BlockingDriver {
 }
 
 claude_proto_tests::conformance_suite!(Blocking, FAKE);
+
+/// The handle can be shared across threads for its `&self` calls.
+const _: fn() = || {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Claude>();
+};
 
 mod backpressure {
     use super::*;
@@ -201,13 +245,16 @@ mod backpressure {
     }
 
     /// A consumer slower than the CLI holds it back: at no time was more
-    /// read than the event queue, the core's events of one chunk and one
-    /// chunk read ahead, whatever the threads' timing. Then everything
-    /// arrives, in order.
+    /// read than the read-ahead budget (plus the chunk that crossed it),
+    /// the one batch on its way to the consumer and the reader's two
+    /// buffers, whatever the threads' timing. Then everything arrives, in
+    /// order.
     #[test]
     fn reading_never_gets_more_than_a_bounded_amount_ahead() {
         const TOTAL: usize = 100_000;
-        const EVENT_CAPACITY: usize = 16;
+        const READ_AHEAD: usize = 64 * 1024;
+        const CHUNK: usize = 64 * 1024;
+        const BATCH: usize = 256 * 1024;
         let consumed = Arc::new(AtomicUsize::new(0));
         let max_ahead = Arc::new(AtomicUsize::new(0));
         let lines = Lines {
@@ -217,7 +264,7 @@ mod backpressure {
             max_ahead: max_ahead.clone(),
         };
         let mut claude = Claude::builder(claude_proto::options::Options::default())
-            .event_capacity(EVENT_CAPACITY)
+            .read_ahead_bytes(READ_AHEAD)
             .connect(lines, std::io::sink())
             .unwrap();
         let mut seen = 0;
@@ -232,13 +279,7 @@ mod backpressure {
                 std::thread::yield_now();
             }
         }
-        // Three 64 KiB chunks (one in the core as events, two read ahead:
-        // the reader double-buffers), the event queue, the batch the driver
-        // holds and the batch the consumer is reading (events travel in
-        // batches of up to min(capacity, 64)).
-        let per_chunk = 64 * 1024 / LINE.len() + 1;
-        let batch = EVENT_CAPACITY.min(64);
-        let bound = 3 * per_chunk + EVENT_CAPACITY + 2 * batch;
+        let bound = (READ_AHEAD + CHUNK + BATCH + 2 * CHUNK) / LINE.len() + 2;
         let ahead = max_ahead.load(Ordering::SeqCst);
         assert!(
             ahead <= bound,
@@ -260,7 +301,7 @@ mod backpressure {
         }
         let (hang_up, rx) = std::sync::mpsc::channel();
         let mut claude = Claude::builder(claude_proto::options::Options::default())
-            .shutdown_policy(claude_proto_process::ShutdownPolicy::new(
+            .shutdown_policy(claude_proto_blocking::ShutdownPolicy::new(
                 Duration::ZERO,
                 Duration::ZERO,
             ))
@@ -273,5 +314,354 @@ mod backpressure {
         );
         assert!(claude.close().unwrap().is_none());
         drop(hang_up);
+    }
+}
+
+/// Each query collects its own turn, whatever was left unread before it
+/// and whatever its lines hold.
+mod turns {
+    use super::*;
+    use std::io::{Cursor, Read};
+    use std::sync::mpsc::{Receiver, channel};
+
+    /// A CLI over `connect` that writes `script` at once, then stays
+    /// silent until the test hangs up.
+    struct Script {
+        data: Cursor<Vec<u8>>,
+        hang_up: Receiver<()>,
+    }
+
+    impl Read for Script {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            match self.data.read(buf)? {
+                0 => {
+                    let _ = self.hang_up.recv();
+                    Ok(0)
+                }
+                n => Ok(n),
+            }
+        }
+    }
+
+    fn result(text: &str) -> String {
+        let line = serde_json::json!({
+            "type": "result", "subtype": "success", "is_error": false,
+            "duration_ms": 1, "duration_api_ms": 1, "num_turns": 1, "result": text,
+            "total_cost_usd": 0, "usage": {"input_tokens": 0, "output_tokens": 0},
+            "modelUsage": {}, "session_id": "s", "uuid": "u",
+        });
+        format!("{line}\n")
+    }
+
+    fn text(turn: &claude_proto_blocking::Turn) -> String {
+        let line: serde_json::Value = serde_json::from_slice(turn.result_line.as_bytes()).unwrap();
+        line["result"].as_str().unwrap().to_owned()
+    }
+
+    #[test]
+    fn a_query_skips_unread_turns_and_survives_unreadable_lines() {
+        // Valid JSON, nested deeper than serde_json's recursion limit.
+        let deep = format!(
+            "{{\"type\":\"assistant\",\"message\":{}{}}}\n",
+            "[".repeat(300),
+            "]".repeat(300)
+        );
+        let script = [result("one"), deep, result("two"), result("three")].concat();
+        let (hang_up, rx) = channel();
+        let peer = Script {
+            data: Cursor::new(script.into_bytes()),
+            hang_up: rx,
+        };
+        let mut claude = Claude::builder(claude_proto::options::Options::default())
+            .connect(peer, std::io::sink())
+            .unwrap();
+        // Turn 0 is never read.
+        claude.send_text("one").unwrap();
+        let two = claude.query("two").unwrap();
+        assert_eq!((two.id, text(&two).as_str()), (1, "two"));
+        assert_eq!(
+            two.unreadable.len() + two.protocol_errors.len(),
+            1,
+            "{two:?}"
+        );
+        claude.send_text("three").unwrap();
+        let three = claude.receive_turn().unwrap();
+        assert_eq!((three.id, text(&three).as_str()), (2, "three"));
+        drop(hang_up);
+        assert!(claude.close().unwrap().is_none());
+    }
+}
+
+/// Builder values that cannot work are refused before anything starts.
+mod limits {
+    use super::*;
+    use claude_proto_blocking::{Limits, ShutdownPolicy};
+
+    fn refused(builder: ClaudeBuilder, name: &str) {
+        match builder.spawn() {
+            Err(SpawnError::Limits(error)) => assert_eq!(error.name, name, "{error}"),
+            Err(other) => panic!("expected {name} to be refused, got {other}"),
+            Ok(_) => panic!("{name} was accepted"),
+        }
+    }
+
+    #[test]
+    fn bad_limits_are_refused_before_spawning() {
+        // A CLI that does not exist: had the limits not been checked first,
+        // the error would be that it was not found.
+        let options = || claude_proto::options::Options::default().cli_path("/nonexistent/claude");
+        refused(
+            Claude::builder(options()).read_ahead_bytes(usize::MAX),
+            "read_ahead_bytes",
+        );
+        refused(
+            Claude::builder(options()).max_concurrent_handlers(0),
+            "max_concurrent_handlers",
+        );
+        refused(
+            Claude::builder(options())
+                .shutdown_policy(ShutdownPolicy::new(Duration::MAX, Duration::ZERO)),
+            "close_grace",
+        );
+        let mut limits = Limits::default();
+        limits.term_grace = Duration::MAX;
+        refused(Claude::builder(options()).limits(limits), "term_grace");
+    }
+}
+
+/// A CLI that never reads its stdin: calls return with a clear outcome,
+/// what is accepted stays bounded, and closing is always reachable.
+mod stalled_stdin {
+    use super::*;
+    use claude_proto_blocking::Stall;
+
+    #[test]
+    fn calls_return_and_close_is_reachable_while_the_cli_does_not_read() {
+        const BUDGET: usize = 256 * 1024;
+        let mut spec = Spec::new(FAKE.into(), "ignore_stdin");
+        spec.limits.max_unwritten_bytes = BUDGET;
+        spec.limits.close_grace = Duration::from_millis(50);
+        let claude = builder(&spec).spawn().unwrap();
+        // Nothing is read: the answer cannot come, and the call returns
+        // at its deadline.
+        let error = claude
+            .control(
+                ControlRequest::mcp_status(),
+                Some(Duration::from_millis(100)),
+            )
+            .unwrap_err();
+        assert!(matches!(error, Error::TimedOut { .. }), "{error}");
+        // Sends are taken until the unwritten bytes pass the budget, then
+        // refused, naming it. What was accepted beyond the budget is what
+        // the pipe and the writer thread hold: bounded, whatever the
+        // pipe's size (at most 1 MiB here).
+        let chunk = "x".repeat(64 * 1024);
+        let mut accepted = 0;
+        let refusal = loop {
+            match claude.send_text(&chunk) {
+                Ok(()) => accepted += 1,
+                Err(error) => break error,
+            }
+            assert!(accepted <= 24, "{accepted} sends of 64 KiB accepted");
+        };
+        assert!(
+            matches!(
+                refusal,
+                Error::Backlog {
+                    stall: Stall::StdinBacklog { budget: BUDGET, .. },
+                    ..
+                }
+            ),
+            "{refusal}"
+        );
+        // Control calls are refused the same way, at once.
+        let error = claude
+            .control(ControlRequest::mcp_status(), Some(Duration::from_secs(600)))
+            .unwrap_err();
+        assert!(matches!(error, Error::Backlog { .. }), "{error}");
+        let report = claude.close().unwrap().expect("an exit report");
+        assert_eq!(report.signal, Some(15), "{report}");
+    }
+}
+
+/// Process-wide figures (threads, fds) count only one test's sessions in
+/// a process running nothing else: each test here runs its body again,
+/// alone, in a fresh process of this test binary.
+#[cfg(target_os = "linux")]
+mod alone {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+    use std::process::Command;
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    const ALONE: &str = "BLOCKING_TEST_ALONE";
+
+    /// `true` in the fresh process (run the body); in the test harness's
+    /// process, runs `name` in a fresh one and returns `false`.
+    fn alone(name: &str) -> bool {
+        if std::env::var_os(ALONE).is_some() {
+            return true;
+        }
+        let status = Command::new(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--test-threads=1", "--nocapture"])
+            .env(ALONE, "1")
+            .status()
+            .unwrap();
+        assert!(status.success(), "{name} failed in its own process");
+        false
+    }
+
+    fn count(dir: &str) -> usize {
+        std::fs::read_dir(dir).unwrap().count()
+    }
+
+    /// Threads and open fds of this process.
+    fn figures() -> (usize, usize) {
+        (count("/proc/self/task"), count("/proc/self/fd"))
+    }
+
+    /// Waits until the figures are back at `baseline`. The session's last
+    /// threads (the exit watcher, a handler) end just after it does, so
+    /// this waits for that, with a bound that only a leak reaches.
+    fn back_to(baseline: (usize, usize), case: &str) {
+        let limit = Instant::now() + Duration::from_secs(20);
+        loop {
+            let now = figures();
+            if now == baseline {
+                return;
+            }
+            assert!(
+                Instant::now() < limit,
+                "{case}: (threads, fds) = {now:?}, {baseline:?} before the session"
+            );
+            std::thread::yield_now();
+        }
+    }
+
+    fn gone(pid: Option<u32>) {
+        let pid = pid.expect("a child process");
+        assert!(
+            claude_proto_tests::process::wait_until_gone(pid, Duration::from_secs(20)),
+            "process {pid} is still there"
+        );
+    }
+
+    /// Every way a session ends leaves no thread, fd or process behind.
+    #[test]
+    fn no_way_of_ending_leaves_anything_behind() {
+        if !alone("alone::no_way_of_ending_leaves_anything_behind") {
+            return;
+        }
+        let fake = || Spec::new(FAKE.into(), "echo");
+        let baseline = figures();
+
+        let mut claude = builder(&fake()).spawn().unwrap();
+        let pid = claude.pid();
+        assert_eq!(claude.query("hi").unwrap().text(), Some("echo: hi"));
+        assert!(claude.close().unwrap().expect("exit").success());
+        gone(pid);
+        back_to(baseline, "close");
+
+        let mut claude = builder(&fake()).spawn().unwrap();
+        let pid = claude.pid();
+        claude.query("hi").unwrap();
+        drop(claude);
+        gone(pid);
+        back_to(baseline, "drop");
+
+        // The CLI crashes mid-turn; the events end with the session.
+        let mut claude = builder(&Spec::new(FAKE.into(), "exit_mid_turn"))
+            .spawn()
+            .unwrap();
+        let pid = claude.pid();
+        claude.send_text("crash").unwrap();
+        while claude.next_event().is_some() {}
+        drop(claude);
+        gone(pid);
+        back_to(baseline, "crash");
+
+        // A panicking stderr callback and a panicking handler are
+        // contained: the session works on and closes.
+        let mut spec = Spec::new(FAKE.into(), "permission");
+        spec.permission = Some(Permission::Panic);
+        let lines = Arc::new(AtomicUsize::new(0));
+        let seen = lines.clone();
+        let mut claude = builder(&spec)
+            .on_stderr(move |_| {
+                seen.fetch_add(1, Ordering::SeqCst);
+                panic!("stderr callback panicked on purpose");
+            })
+            .spawn()
+            .unwrap();
+        let pid = claude.pid();
+        let turn = claude.query("ls").unwrap();
+        assert!(turn.text().unwrap_or_default().starts_with("denied "));
+        assert!(claude.close().unwrap().expect("exit").success());
+        assert!(lines.load(Ordering::SeqCst) <= 1, "called after its panic");
+        gone(pid);
+        back_to(baseline, "panics");
+    }
+
+    /// Kills the grandchild however the test ends.
+    struct Grandchild(u32);
+
+    impl Drop for Grandchild {
+        fn drop(&mut self) {
+            claude_proto_tests::process::kill(self.0);
+        }
+    }
+
+    /// The CLI exits while a grandchild keeps its stdout and stderr open:
+    /// the session still ends (after the drain grace), and its threads and
+    /// fds go with it, though the pipes never close.
+    #[test]
+    fn a_grandchild_holding_the_pipes_leaves_nothing_behind() {
+        if !alone("alone::a_grandchild_holding_the_pipes_leaves_nothing_behind") {
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("blocking-grandchild-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = dir.join("claude");
+        let pid_file = dir.join("grandchild.pid");
+        std::fs::write(
+            &script,
+            "#!/bin/sh\nsleep 100000 &\necho $! > \"$GRANDCHILD_PID\"\nexit 0\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let options = || {
+            claude_proto::options::Options::default()
+                .cli_path(&script)
+                .env("GRANDCHILD_PID", pid_file.display().to_string())
+        };
+        let baseline = figures();
+
+        for close in [true, false] {
+            let claude = Claude::builder(options()).spawn().unwrap();
+            let pid = claude.pid();
+            let error = claude.initialization().unwrap_err();
+            assert_eq!(error.exit_report().and_then(|r| r.code), Some(0), "{error}");
+            // Written before the CLI exited, which the error reports.
+            let grandchild = Grandchild(
+                std::fs::read_to_string(&pid_file)
+                    .unwrap()
+                    .trim()
+                    .parse()
+                    .unwrap(),
+            );
+            if close {
+                assert!(claude.close().unwrap().expect("exit").success());
+            } else {
+                drop(claude);
+            }
+            gone(pid);
+            back_to(baseline, if close { "close" } else { "drop" });
+            assert!(
+                claude_proto_tests::process::is_running(grandchild.0),
+                "the grandchild should still hold the pipes"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -16,7 +16,7 @@ use std::time::Duration;
 use claude_proto::ControlSuccess;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
-use claude_proto_process::{Error, ExitReport};
+use claude_proto_host::{Error, ExitReport, SpawnError};
 use claude_proto_tests::conformance::{Driver, Observed};
 use claude_proto_tests::real_cli::tee::TeedChild;
 use claude_proto_tests::real_cli::{RealHarness, RealSpec, Transcript, WAIT};
@@ -95,7 +95,7 @@ fn builder(spec: &RealSpec) -> ClaudeBuilder {
 impl RealHarness for Tokio {
     const NAME: &'static str = "tokio";
 
-    fn start(spec: RealSpec) -> Result<Box<dyn Driver>, Error> {
+    fn start(spec: RealSpec) -> Result<Box<dyn Driver>, SpawnError> {
         let runtime = runtime();
         let builder = builder(&spec);
         let Some(transcript) = spec.transcript.clone() else {
@@ -119,7 +119,7 @@ impl RealHarness for Tokio {
                 inner: stdin,
                 transcript,
             },
-        );
+        )?;
         drop(_guard);
         Ok(Box::new(TokioDriver {
             runtime: Some(runtime),
@@ -177,7 +177,7 @@ impl Driver for TokioDriver {
         let claude = self.claude.take().unwrap();
         let report = runtime.block_on(claude.close())?;
         match self.teed.take() {
-            Some(teed) => Ok(Some(teed.wait()?)),
+            Some(teed) => Ok(Some(teed.wait().expect("the CLI's exit"))),
             None => Ok(report),
         }
     }

@@ -13,7 +13,7 @@ use claude_proto::model::hooks::{HookEvent, HookOutput};
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, HookOptions, McpServer};
-use claude_proto_process::{Error, ExitReport};
+use claude_proto_host::{Error, ExitReport, SpawnError};
 use claude_proto_tests::conformance::{Driver, DropFlag, HookBehaviour, Observed, Spec};
 use claude_proto_tests::real_cli::tee::{TeeRead, TeeWrite, TeedChild};
 use claude_proto_tests::real_cli::{PermissionRule, RealHarness, RealSpec, WAIT};
@@ -92,7 +92,7 @@ fn builder(spec: &RealSpec) -> ClaudeBuilder {
 impl RealHarness for Blocking {
     const NAME: &'static str = "blocking";
 
-    fn start(spec: RealSpec) -> Result<Box<dyn Driver>, Error> {
+    fn start(spec: RealSpec) -> Result<Box<dyn Driver>, SpawnError> {
         let builder = builder(&spec);
         let Some(transcript) = spec.transcript.clone() else {
             return Ok(Box::new(BlockingDriver {
@@ -158,7 +158,8 @@ impl Driver for BlockingDriver {
     fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {
         let report = self.claude.take().unwrap().close()?;
         match self.teed.take() {
-            Some(teed) => Ok(Some(teed.wait()?)),
+            // The teed child's own exit: the session only saw a stream.
+            Some(teed) => Ok(Some(teed.wait().expect("waiting for the teed CLI"))),
             None => Ok(report),
         }
     }

@@ -12,12 +12,14 @@ const FAKE: &str = env!("CARGO_BIN_EXE_fake-claude");
 claude_proto_tests::conformance_suite!(Family<Smol>, FAKE);
 
 /// A session on an executor of one's own (`Runtime::custom`): dropping the
-/// executor drops the session's tasks, and with the driver the child
-/// (`kill_on_drop`), so nothing outlives the executor. (On the global
+/// executor drops the session's tasks, and with the driver its process
+/// handle, which kills the child (its exit watcher reaps it), so nothing
+/// outlives the executor. (On the global
 /// executors of async-std and smol, which live as long as the program,
 /// `drop_without_close` covers this.)
 #[test]
 fn dropping_the_executor_kills_the_child() {
+    let _isolation = claude_proto_tests::conformance::isolation("executor_drop");
     use std::sync::Arc;
     use std::time::Duration;
 

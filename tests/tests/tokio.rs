@@ -9,7 +9,7 @@ use std::time::Duration;
 use claude_proto::ControlSuccess;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
-use claude_proto_process::{Error, ExitReport};
+use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
 use claude_proto_tests::conformance::{Driver, Harness, Observed, Spec};
 use claude_proto_tokio::{Claude, ClaudeBuilder, Event};
 use tokio::runtime::Runtime;
@@ -34,14 +34,14 @@ fn runtime() -> Runtime {
 fn builder(spec: &Spec) -> ClaudeBuilder {
     let builder = Claude::builder(spec.options())
         .config(spec.config.clone())
-        .shutdown_policy(spec.shutdown);
+        .limits(spec.limits.clone());
     claude_proto_tests::register_spec_handlers!(builder, spec)
 }
 
 impl Harness for Tokio {
     const NAME: &'static str = "tokio";
 
-    fn start(spec: Spec) -> Result<Box<dyn Driver>, Error> {
+    fn start(spec: Spec) -> Result<Box<dyn Driver>, SpawnError> {
         let runtime = runtime();
         let claude = runtime.block_on(builder(&spec).spawn())?;
         Ok(Box::new(TokioDriver {
@@ -57,7 +57,7 @@ impl Harness for Tokio {
                 .enumerate()
                 .map(|(i, spec)| {
                     tokio::spawn(async move {
-                        let mut claude = builder(&spec).spawn().await?;
+                        let mut claude = builder(&spec).spawn().await.expect("spawn");
                         let turn = claude.query(format!("hello {i}")).await?;
                         claude.close().await?;
                         Ok(turn.text().unwrap_or_default().to_owned())
@@ -117,6 +117,24 @@ impl Driver for TokioDriver {
         runtime.block_on(claude.close())
     }
 
+    fn query(
+        &mut self,
+        prompt: &str,
+        limit: Option<Duration>,
+    ) -> Option<Result<Option<Turn>, Error>> {
+        let (rt, claude) = self.parts();
+        Some(rt.block_on(async {
+            let Some(limit) = limit else {
+                return claude.query(prompt).await.map(Some);
+            };
+            // On timeout the query future is dropped mid-turn.
+            match tokio::time::timeout(limit, claude.query(prompt)).await {
+                Ok(turn) => turn.map(Some),
+                Err(_) => Ok(None),
+            }
+        }))
+    }
+
     fn abandon(mut self: Box<Self>) {
         // Drop the handle; keep the runtime alive so the driver can close
         // the child in the background, as in a long-running program.
@@ -130,20 +148,26 @@ impl Driver for TokioDriver {
 
 claude_proto_tests::conformance_suite!(Tokio, FAKE);
 
-/// A handle dropped together with its runtime still leaves no process.
+/// A handle dropped and then its runtime dropped leave no process and no
+/// zombie (issue 11 saw a zombie in 7 runs of 8): the driver, dropped with
+/// the runtime, kills the child, and its exit watcher reaps it.
 #[test]
 fn runtime_shutdown_kills_the_child() {
-    let runtime = runtime();
-    let claude = runtime
-        .block_on(builder(&Spec::new(FAKE.into(), "ignore_stdin")).spawn())
-        .unwrap();
-    let pid = claude.pid().unwrap();
-    drop(claude);
-    drop(runtime);
-    assert!(
-        claude_proto_tests::process::wait_until_gone(pid, Duration::from_secs(20)),
-        "process {pid} survived the runtime"
-    );
+    let _isolation = claude_proto_tests::conformance::isolation("runtime_shutdown");
+    for _ in 0..8 {
+        let runtime = runtime();
+        let claude = runtime
+            .block_on(builder(&Spec::new(FAKE.into(), "ignore_stdin")).spawn())
+            .unwrap();
+        let pid = claude.pid().unwrap();
+        drop(claude);
+        drop(runtime);
+        assert!(
+            claude_proto_tests::process::wait_until_gone(pid, Duration::from_secs(20)),
+            "process {pid} survived the runtime (state {:?})",
+            claude_proto_tests::process::state(pid)
+        );
+    }
 }
 
 mod backpressure {
@@ -160,8 +184,9 @@ mod backpressure {
     /// (without backpressure it would finish first). No real time passes.
     #[test]
     fn a_consumer_that_stops_reading_blocks_the_writer() {
+        let _isolation = claude_proto_tests::conformance::isolation("backpressure");
         const TOTAL: usize = 100_000;
-        const EVENT_CAPACITY: usize = 16;
+        const READ_AHEAD: usize = 16 * 1024;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .start_paused(true)
@@ -177,8 +202,9 @@ mod backpressure {
                 while matches!(cli_in.read(&mut sink).await, Ok(n) if n > 0) {}
             });
             let mut claude = Claude::builder(claude_proto::options::Options::default())
-                .event_capacity(EVENT_CAPACITY)
-                .connect(sdk_in, sdk_out);
+                .read_ahead_bytes(READ_AHEAD)
+                .connect(sdk_in, sdk_out)
+                .unwrap();
 
             let written = Arc::new(AtomicUsize::new(0));
             let line = br#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"tick"}},"parent_tool_use_id":null,"session_id":"s","uuid":"u"}"#;
@@ -198,9 +224,10 @@ mod backpressure {
             let finished = tokio::time::timeout(Duration::from_secs(3600), &mut writer).await;
             assert!(finished.is_err(), "the peer wrote all {TOTAL} lines while nobody read");
             let ahead = written.load(Ordering::SeqCst);
-            // Bounded by: the pipe (16 KiB), one 64 KiB read, and the event
-            // queue; each line is about 190 bytes.
-            let bound = (16 * 1024 + 64 * 1024) / 150 + EVENT_CAPACITY + 2;
+            // Bounded by: the pipe (16 KiB), one 64 KiB read, the read-ahead
+            // budget and the handoff batch (the same size here), each line
+            // being about 190 bytes (an event costs its line plus 64).
+            let bound = (16 * 1024 + 64 * 1024 + 2 * READ_AHEAD) / 150 + 2;
             assert!(ahead <= bound, "the writer got {ahead} lines ahead (bound {bound})");
 
             // Now read everything: all of it arrives, in order.
@@ -222,6 +249,7 @@ mod backpressure {
 /// then the handle dropped: no process is left.
 #[test]
 fn a_cancelled_query_leaves_no_process() {
+    let _isolation = claude_proto_tests::conformance::isolation("cancelled_query");
     let runtime = runtime();
     let pid = runtime.block_on(async {
         let spec = Spec::new(FAKE.into(), "slow_stream");
@@ -241,4 +269,23 @@ fn a_cancelled_query_leaves_no_process() {
         "process {pid} survived"
     );
     drop(runtime);
+}
+
+/// `session_id()` names the session once its first `system/init` was read.
+#[test]
+fn session_id_comes_from_the_cli() {
+    let _isolation = claude_proto_tests::conformance::isolation("session_id");
+    let runtime = runtime();
+    runtime.block_on(async {
+        let mut claude = builder(&Spec::new(FAKE.into(), "echo"))
+            .spawn()
+            .await
+            .unwrap();
+        assert_eq!(claude.session_id(), None);
+        let turn = claude.query("hi").await.unwrap();
+        let id = turn.result.as_ref().map(|r| r.session_id.clone());
+        assert!(id.is_some());
+        assert_eq!(claude.session_id(), id);
+        claude.close().await.unwrap();
+    });
 }

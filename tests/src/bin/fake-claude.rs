@@ -102,6 +102,16 @@ fn run() -> i32 {
             return 2;
         }
         Kind::IgnoreStdin => return ignore_stdin(),
+        Kind::Grandchild => {
+            // It inherits our stdin, stdout and stderr and outlives us.
+            match std::process::Command::new("sleep").arg("1000").spawn() {
+                Ok(child) => record_pid(child.id(), true),
+                Err(e) => {
+                    eprintln!("fake-claude: cannot spawn sleep: {e}");
+                    return 1;
+                }
+            }
+        }
         Kind::StderrFlood => {
             if let Err(e) = flood_stderr() {
                 eprintln!("fake-claude: stderr: {e}");
@@ -117,6 +127,9 @@ fn run() -> i32 {
     let options = Options {
         init_delay: env_flag("FAKE_CLAUDE_INIT_DELAY_LINES"),
         silent: kind == Kind::Silent,
+        burst: env_number("FAKE_CLAUDE_BURST", 0),
+        hold_mcp_status: kind == Kind::PermissionBehindEvents,
+        bom: env_flag("FAKE_CLAUDE_BOM"),
     };
     let mut cli = Cli::new(rx, options);
     let mut scenario = Scenario::new(
@@ -124,8 +137,14 @@ fn run() -> i32 {
         env_number("FAKE_CLAUDE_TICKS", 500),
         Duration::from_millis(env_number("FAKE_CLAUDE_TICK_MS", 20)),
         env_number("FAKE_CLAUDE_FLOOD_COUNT", 100_000),
+        (
+            env_number("FAKE_CLAUDE_BIG_LINES", 6),
+            usize::try_from(env_number("FAKE_CLAUDE_BIG_LINE_BYTES", 8 << 20)).unwrap_or(8 << 20),
+            env_number("FAKE_CLAUDE_POLL_AFTER_LINES", 3),
+        ),
     );
-    if let Err(e) = serve(&mut cli, &mut scenario) {
+    let stderr_lines = env_number("FAKE_CLAUDE_STDERR_LINES", 0);
+    if let Err(e) = serve(&mut cli, &mut scenario, stderr_lines) {
         // Most likely the host closed our stdout.
         eprintln!("fake-claude: {e}");
         return 1;
@@ -149,9 +168,12 @@ fn run() -> i32 {
 }
 
 /// Runs turns until stdin is closed and no user message is left.
-fn serve(cli: &mut Cli, scenario: &mut Scenario) -> io::Result<()> {
+fn serve(cli: &mut Cli, scenario: &mut Scenario, stderr_lines: u64) -> io::Result<()> {
     loop {
         if let Some(message) = cli.next_user_message() {
+            for n in 0..stderr_lines {
+                eprintln!("fake-claude: log line {n}");
+            }
             cli.begin_turn();
             scenario.run_turn(cli, &message)?;
             cli.end_turn()?;

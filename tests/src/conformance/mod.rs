@@ -6,9 +6,9 @@
 //! The CLI is the `fake-claude` binary of this package, which plays the
 //! scenario named in [`Spec::scenario`] deterministically.
 
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
 use claude_proto::model::MessageType;
@@ -16,8 +16,8 @@ use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::stdout::StdoutMessage;
 use claude_proto::model::stream::StreamEvent;
-use claude_proto::{Config, ControlError, ControlSuccess, Message, ProtocolErrorKind};
-use claude_proto_process::{Error, ExitReport, ShutdownPolicy};
+use claude_proto::{Config, ControlSuccess, Message, ProtocolErrorKind};
+use claude_proto_host::{Error, Event, ExitReport, Limits, SpawnError, Stall, Turn};
 use serde_json::{Value, json};
 
 /// How the permission handler answers.
@@ -99,8 +99,22 @@ pub struct Spec {
     pub mcp_calc: bool,
     /// Protocol limits.
     pub config: Config,
-    /// Close policy.
-    pub shutdown: ShutdownPolicy,
+    /// The host's byte budgets, handler concurrency and grace periods.
+    pub limits: Limits,
+    /// The stderr callback, if any.
+    pub on_stderr: Option<StderrFn>,
+    /// The CLI's working directory (`None`: the test's).
+    pub cwd: Option<PathBuf>,
+}
+
+/// A stderr callback for a [`Spec`].
+#[derive(Clone)]
+pub struct StderrFn(pub Arc<dyn Fn(&str) + Send + Sync>);
+
+impl std::fmt::Debug for StderrFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StderrFn")
+    }
 }
 
 impl Spec {
@@ -114,7 +128,9 @@ impl Spec {
             hooks: Vec::new(),
             mcp_calc: false,
             config: Config::default(),
-            shutdown: ShutdownPolicy::default(),
+            limits: Limits::default(),
+            on_stderr: None,
+            cwd: None,
         }
     }
 
@@ -131,6 +147,9 @@ impl Spec {
             .env("FAKE_CLAUDE_SCENARIO", self.scenario);
         for (name, value) in &self.env {
             options = options.env(name, value);
+        }
+        if let Some(cwd) = &self.cwd {
+            options = options.cwd(cwd);
         }
         options
     }
@@ -161,14 +180,12 @@ pub enum Observed {
     Other(String),
 }
 
-impl From<claude_proto_process::Event> for Observed {
-    fn from(event: claude_proto_process::Event) -> Self {
+impl From<Event> for Observed {
+    fn from(event: Event) -> Self {
         match event {
-            claude_proto_process::Event::Message(m) => Observed::Message(m),
-            claude_proto_process::Event::ProtocolError(e) => Observed::ProtocolError(e.kind),
-            claude_proto_process::Event::HandlerFailed { subtype, .. } => {
-                Observed::HandlerFailed(subtype)
-            }
+            Event::Message(m) => Observed::Message(m),
+            Event::ProtocolError(e) => Observed::ProtocolError(e.kind),
+            Event::HandlerFailed { subtype, .. } => Observed::HandlerFailed(subtype),
             other => Observed::Other(format!("{other:?}")),
         }
     }
@@ -194,6 +211,18 @@ pub trait Driver: Send {
     fn close(self: Box<Self>) -> Result<Option<ExitReport>, Error>;
     /// Drops the session without closing it.
     fn abandon(self: Box<Self>);
+    /// The adapter's own `query`: sends `prompt` and collects its turn.
+    /// With a `limit`, the query is given up (dropped, or abandoned) once
+    /// it passes: `Ok(None)`. `None` if this harness has no `query` (the
+    /// scenarios that need it are then skipped, loudly).
+    fn query(
+        &mut self,
+        prompt: &str,
+        limit: Option<Duration>,
+    ) -> Option<Result<Option<Turn>, Error>> {
+        let _ = (prompt, limit);
+        None
+    }
 }
 
 /// An adapter under test.
@@ -201,7 +230,7 @@ pub trait Harness {
     /// The adapter's name, for messages.
     const NAME: &'static str;
     /// Starts a session.
-    fn start(spec: Spec) -> Result<Box<dyn Driver>, Error>;
+    fn start(spec: Spec) -> Result<Box<dyn Driver>, SpawnError>;
     /// Runs `sessions` single-turn sessions at once in one runtime (or
     /// thread pool); each sends `hello <n>` and returns its result text.
     fn run_concurrently(specs: Vec<Spec>) -> Vec<Result<String, Error>>;
@@ -272,10 +301,7 @@ fn must<T, E: std::fmt::Debug>(what: &str, result: Result<T, E>) -> T {
 
 /// The exit report of an error, if it carries one.
 pub fn exit_of(error: &Error) -> Option<&ExitReport> {
-    match error {
-        Error::Exited(report) => Some(report),
-        _ => None,
-    }
+    error.exit_report()
 }
 
 fn init_models(init: &InitializeResponse) -> usize {
@@ -564,7 +590,7 @@ pub fn control_request_timeout<H: Harness>(fake: PathBuf) {
         )
         .expect_err("mcp_status must time out");
     match &error {
-        Error::Control(ControlError::TimedOut { subtype, .. }) => assert_eq!(subtype, "mcp_status"),
+        Error::TimedOut { subtype, .. } => assert_eq!(subtype, "mcp_status"),
         other => panic!("expected a timeout, got {other:?}"),
     }
     assert!(error.to_string().contains("mcp_status"), "{error}");
@@ -727,7 +753,8 @@ pub fn drop_without_close<H: Harness>(fake: PathBuf) {
 /// closing returns with the kill in the report and no process left.
 pub fn close_kills_a_child_that_ignores_sigterm<H: Harness>(fake: PathBuf) {
     let mut spec = Spec::new(fake, "ignore_stdin").env("FAKE_CLAUDE_IGNORE_SIGTERM", "1");
-    spec.shutdown = ShutdownPolicy::new(Duration::from_millis(50), Duration::from_millis(50));
+    spec.limits.close_grace = Duration::from_millis(50);
+    spec.limits.term_grace = Duration::from_millis(50);
     let s = must("start", H::start(spec));
     let pid = s.pid().expect("a child process");
     let report = must("close", s.close()).expect("an exit report");
@@ -746,7 +773,8 @@ pub fn close_kills_a_child_that_ignores_sigterm<H: Harness>(fake: PathBuf) {
 /// our buffer, but the session keeps running and closes (SIGTERM).
 pub fn child_that_never_reads_stdin_does_not_stall<H: Harness>(fake: PathBuf) {
     let mut spec = Spec::new(fake, "ignore_stdin");
-    spec.shutdown = ShutdownPolicy::new(Duration::from_millis(50), Duration::from_secs(10));
+    spec.limits.close_grace = Duration::from_millis(50);
+    spec.limits.term_grace = Duration::from_secs(10);
     let mut s = must("start", H::start(spec));
     let pid = s.pid().expect("a child process");
     // 512 KiB: far more than a pipe holds, less than the backlog at which
@@ -763,6 +791,382 @@ pub fn child_that_never_reads_stdin_does_not_stall<H: Harness>(fake: PathBuf) {
     ));
 }
 
+// ----- the failure classes of issue 11 ---------------------------------------
+
+static ISOLATION: RwLock<()> = RwLock::new(());
+
+/// How a scenario shares the test process: the ones that count fds and
+/// threads run alone, the others together.
+#[derive(Debug)]
+pub enum Isolation {
+    /// Runs beside other scenarios.
+    Shared(RwLockReadGuard<'static, ()>),
+    /// Runs alone.
+    Exclusive(RwLockWriteGuard<'static, ()>),
+}
+
+/// Scenarios that count the process's fds and threads.
+const COUNTING: &[&str] = &[
+    "panicking_stderr_callback_is_contained",
+    "grandchild_holding_the_pipes_does_not_stall_close",
+];
+
+/// The isolation scenario `name` needs; hold it while it runs.
+pub fn isolation(name: &str) -> Isolation {
+    if COUNTING.contains(&name) {
+        Isolation::Exclusive(ISOLATION.write().unwrap_or_else(PoisonError::into_inner))
+    } else {
+        Isolation::Shared(ISOLATION.read().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+/// A file path no other test uses, for the fake's pid file.
+fn temp_path(what: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::SeqCst);
+    std::env::temp_dir().join(format!("claude-proto-{what}-{}-{n}", std::process::id()))
+}
+
+/// The pids the fake wrote to its pid file (itself first).
+fn read_pids(path: &Path) -> Vec<u32> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+/// `query` through the harness, or `None` (with a note) if it has none.
+fn query(s: &mut dyn Driver, prompt: &str, limit: Option<Duration>) -> Option<Option<Turn>> {
+    match s.query(prompt, limit) {
+        Some(result) => Some(must("query", result)),
+        None => {
+            eprintln!("skipped: this harness does not implement Driver::query");
+            None
+        }
+    }
+}
+
+fn result_text(turn: &Turn) -> String {
+    let raw: Value = must(
+        "result line",
+        serde_json::from_slice(turn.result_line.as_bytes()),
+    );
+    raw["result"].as_str().unwrap_or_default().to_owned()
+}
+
+fn stream_events(t: &TurnInfo) -> usize {
+    t.messages
+        .iter()
+        .filter(|m| matches!(m, StdoutMessage::StreamEvent(_)))
+        .count()
+}
+
+/// (a) The CLI writes 300 events before each control answer; the user
+/// reads nothing until the calls returned, and they return.
+pub fn control_answer_behind_unread_events<H: Harness>(fake: PathBuf) {
+    let spec = Spec::new(fake, "echo").env("FAKE_CLAUDE_BURST", "300");
+    let mut s = must("start", H::start(spec));
+    must("initialize", s.initialization());
+    let bound = Some(Duration::from_secs(20));
+    must(
+        "set_model behind 300 unread events",
+        s.control(ControlRequest::set_model(Some("fake-model-2")), bound),
+    );
+    must(
+        "get_context_usage behind 600 unread events",
+        s.control(ControlRequest::get_context_usage(), bound),
+    );
+    must("send", s.send_text("after"));
+    let t = must("turn", turn(&mut *s));
+    assert_eq!(t.text, "echo: after");
+    assert_eq!(
+        stream_events(&t),
+        600,
+        "every unread event is still delivered"
+    );
+    assert!(
+        !t.other
+            .iter()
+            .any(|o| matches!(o, Observed::ProtocolError(_))),
+        "an answer went astray: {:?}",
+        t.other
+    );
+    must("close", s.close());
+}
+
+/// (a) A permission request behind 1000 unread events is answered by the
+/// handler while the user reads nothing: the fake holds the `mcp_status`
+/// answer until it has the permission answer.
+pub fn permission_behind_unread_events<H: Harness>(fake: PathBuf) {
+    let mut spec = Spec::new(fake, "permission_behind_events");
+    spec.permission = Some(Permission::Allow);
+    let mut s = must("start", H::start(spec));
+    must("send", s.send_text("go"));
+    must(
+        "mcp_status, answered once the permission answer reached the CLI",
+        s.control(ControlRequest::mcp_status(), Some(Duration::from_secs(20))),
+    );
+    let t = must("turn", turn(&mut *s));
+    assert_eq!(t.text, "permission allow");
+    assert_eq!(stream_events(&t), 1000);
+    must("close", s.close());
+}
+
+/// (b) Lines that fail to decode inside turn 1 (nested 200 deep, a number
+/// out of range) do not shift turn 2.
+pub fn undecodable_lines_do_not_shift_turns<H: Harness>(fake: PathBuf) {
+    let mut s = must("start", H::start(Spec::new(fake, "undecodable")));
+    let Some(first) = query(&mut *s, "first", None) else {
+        return;
+    };
+    let first = first.expect("no limit");
+    assert_eq!(first.text(), Some("echo: first"));
+    assert!(
+        first.unreadable.len() + first.protocol_errors.len() >= 2,
+        "the bad lines are kept with their turn: {first:?}"
+    );
+    let second = query(&mut *s, "second", None).flatten().expect("a turn");
+    assert_eq!(second.text(), Some("echo: second"));
+    assert_eq!(second.id, first.id + 1);
+    must("close", s.close());
+}
+
+/// (b) A query given up mid-turn (its turn waits for a control request)
+/// does not shift the next one: the rest of its turn is skipped.
+pub fn dropped_query_does_not_shift_turns<H: Harness>(fake: PathBuf) {
+    let mut s = must("start", H::start(Spec::new(fake, "hold")));
+    let Some(held) = query(&mut *s, "hold", Some(Duration::from_millis(200))) else {
+        return;
+    };
+    assert!(held.is_none(), "the held turn cannot end: {held:?}");
+    // Releases the held turn: its `result` now arrives, unread.
+    must(
+        "set_model",
+        s.control(ControlRequest::set_model(None), None),
+    );
+    let second = query(&mut *s, "second", None).flatten().expect("a turn");
+    assert_eq!(second.text(), Some("echo: second"));
+    let third = query(&mut *s, "third", None).flatten().expect("a turn");
+    assert_eq!(third.text(), Some("echo: third"));
+    must("close", s.close());
+}
+
+/// (b) A `result` the typed model rejects still ends its turn, kept raw.
+pub fn unreadable_result_ends_its_turn<H: Harness>(fake: PathBuf) {
+    let mut s = must("start", H::start(Spec::new(fake, "odd_result")));
+    let Some(first) = query(&mut *s, "first", None) else {
+        return;
+    };
+    let first = first.expect("no limit");
+    assert!(first.result.is_none(), "the odd result is not typed");
+    assert!(first.is_error(), "an unreadable result counts as an error");
+    assert_eq!(result_text(&first), "echo: first");
+    let second = query(&mut *s, "second", None).flatten().expect("a turn");
+    assert_eq!(result_text(&second), "echo: second");
+    must("close", s.close());
+}
+
+/// (c) A CLI that stops reading stdin: once more than
+/// `max_unwritten_bytes` wait, a control call fails (refused or timed out,
+/// from the call) instead of hanging, and close still ends the process.
+pub fn control_call_with_stdin_backed_up<H: Harness>(fake: PathBuf) {
+    let mut spec = Spec::new(fake, "ignore_stdin");
+    spec.limits.max_unwritten_bytes = 64 * 1024;
+    spec.limits.close_grace = Duration::from_millis(50);
+    let mut s = must("start", H::start(spec));
+    let pid = s.pid().expect("a child process");
+    // 1 MiB: the pipe takes 64 KiB at most, the rest stays unwritten.
+    must("send", s.send_text(&"x".repeat(1024 * 1024)));
+    let error = s
+        .control(
+            ControlRequest::set_model(Some("fake-model-2")),
+            Some(Duration::from_secs(2)),
+        )
+        .expect_err("the CLI reads nothing");
+    match &error {
+        Error::Backlog {
+            stall: Stall::StdinBacklog { budget, .. },
+            ..
+        } => assert_eq!(*budget, 64 * 1024),
+        Error::TimedOut { subtype, .. } => assert_eq!(subtype, "set_model"),
+        other => panic!("expected a backlog or a timeout, got {other:?}"),
+    }
+    let report = must("close", s.close()).expect("an exit report");
+    assert_eq!(report.signal, Some(15), "{report}");
+    assert!(crate::process::wait_until_gone(
+        pid,
+        Duration::from_secs(20)
+    ));
+}
+
+/// (d) 8 MiB lines while the user reads nothing, with a 1 MiB read-ahead
+/// budget: reading stops within the budget plus one line, so the fake
+/// blocks on a full pipe before it finishes its third line and cannot
+/// answer; the call fails naming the budget. All lines arrive afterwards.
+pub fn read_ahead_is_bounded_in_bytes<H: Harness>(fake: PathBuf) {
+    const BUDGET: usize = 1024 * 1024;
+    const LINE: usize = 8 * 1024 * 1024;
+    const LINES: usize = 6;
+    // What may be out of the fake before reading stops: the budget plus
+    // one line held by the host, one line (or 256 KiB) handed to the
+    // reading side, a 64 KiB read and the pipe: less than three lines.
+    // The fake handles control requests only after its third line.
+    let mut spec = Spec::new(fake, "big_lines")
+        .env("FAKE_CLAUDE_BIG_LINES", LINES.to_string())
+        .env("FAKE_CLAUDE_BIG_LINE_BYTES", LINE.to_string())
+        .env("FAKE_CLAUDE_POLL_AFTER_LINES", "3");
+    spec.limits.read_ahead_bytes = BUDGET;
+    let mut s = must("start", H::start(spec));
+    must("initialize", s.initialization());
+    must("send", s.send_text("flood"));
+    let error = s
+        .control(
+            ControlRequest::get_context_usage(),
+            Some(Duration::from_secs(2)),
+        )
+        .expect_err("the fake is blocked before it can answer");
+    match &error {
+        Error::TimedOut {
+            stall: Some(Stall::ReadAheadFull { queued, budget }),
+            ..
+        } => {
+            assert_eq!(*budget, BUDGET);
+            assert!(*queued <= BUDGET + LINE + 1024, "{queued} bytes queued");
+        }
+        other => panic!("expected a timeout naming the read-ahead budget, got {other:?}"),
+    }
+    assert!(error.to_string().contains("read_ahead_bytes"), "{error}");
+    let t = must("turn", turn(&mut *s));
+    assert_eq!(t.text, format!("big_lines {LINES}"));
+    assert_eq!(t.messages.len(), LINES + 2, "init, every line, the result");
+    must("close", s.close());
+}
+
+/// One echo session, so lazily started runtime threads exist before a
+/// scenario counts.
+fn warm_up<H: Harness>(fake: &Path) {
+    let mut s = must("start", H::start(Spec::new(fake.to_path_buf(), "echo")));
+    must("send", s.send_text("warm up"));
+    must("turn", turn(&mut *s));
+    must("close", s.close());
+}
+
+fn assert_nothing_left(before: crate::process::Resources) {
+    let after = crate::process::settle(before, Duration::from_secs(20));
+    assert!(
+        after.fds <= before.fds && after.threads <= before.threads,
+        "left behind: {before:?} before, {after:?} after"
+    );
+}
+
+/// (e) A panicking stderr callback does not end the session; nothing is
+/// left: no process, no fd, no thread.
+pub fn panicking_stderr_callback_is_contained<H: Harness>(fake: PathBuf) {
+    warm_up::<H>(&fake);
+    let before = crate::process::resources();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let mut spec = Spec::new(fake, "echo").env("FAKE_CLAUDE_STDERR_LINES", "3");
+    let counter = calls.clone();
+    spec.on_stderr = Some(StderrFn(Arc::new(move |_line| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        panic!("the stderr callback panics on purpose");
+    })));
+    let mut s = must("start", H::start(spec));
+    let pid = s.pid().expect("a child process");
+    for word in ["one", "two"] {
+        must("send", s.send_text(word));
+        assert_eq!(must("turn", turn(&mut *s)).text, format!("echo: {word}"));
+    }
+    let report = must("close", s.close()).expect("an exit report");
+    assert!(report.success(), "{report}");
+    assert!(report.stderr_tail.contains("log line 2"), "{report}");
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "called until it panicked");
+    assert!(crate::process::wait_until_gone(
+        pid,
+        Duration::from_secs(20)
+    ));
+    assert_nothing_left(before);
+}
+
+/// (e) A grandchild of the CLI holds its stdout and stderr open after the
+/// CLI exits: the session still ends (reading is given up after
+/// `drain_after_exit`), and no fd or thread is left.
+pub fn grandchild_holding_the_pipes_does_not_stall_close<H: Harness>(fake: PathBuf) {
+    warm_up::<H>(&fake);
+    let before = crate::process::resources();
+    let pids = temp_path("grandchild");
+    let mut spec =
+        Spec::new(fake, "grandchild").env("FAKE_CLAUDE_PID_FILE", pids.display().to_string());
+    spec.limits.drain_after_exit = Duration::from_millis(50);
+    let mut s = must("start", H::start(spec));
+    must("send", s.send_text("hi"));
+    assert_eq!(must("turn", turn(&mut *s)).text, "echo: hi");
+    let report = must("close", s.close()).expect("an exit report");
+    assert!(report.success(), "{report}");
+    let found = read_pids(&pids);
+    let _ = std::fs::remove_file(&pids);
+    let [cli, grandchild] = found[..] else {
+        panic!("expected the CLI's and the grandchild's pids, got {found:?}");
+    };
+    assert!(
+        crate::process::is_running(grandchild),
+        "the grandchild is the point"
+    );
+    crate::process::kill(grandchild);
+    assert!(crate::process::wait_until_gone(
+        cli,
+        Duration::from_secs(20)
+    ));
+    assert_nothing_left(before);
+}
+
+/// (e) A UTF-8 byte order mark before the `initialize` answer.
+pub fn bom_before_the_initialize_answer<H: Harness>(fake: PathBuf) {
+    let spec = Spec::new(fake, "echo").env("FAKE_CLAUDE_BOM", "1");
+    let mut s = must("start", H::start(spec));
+    must("initialize", s.initialization());
+    must("send", s.send_text("hi"));
+    assert_eq!(must("turn", turn(&mut *s)).text, "echo: hi");
+    must("close", s.close());
+}
+
+/// (e) Limits that cannot work fail at start, naming the setting, and no
+/// process is started.
+pub fn unworkable_limits_fail_before_spawning<H: Harness>(fake: PathBuf) {
+    type Change = fn(&mut Limits);
+    let cases: [(&str, Change); 4] = [
+        ("read_ahead_bytes", |l| l.read_ahead_bytes = 0),
+        ("read_ahead_bytes", |l| l.read_ahead_bytes = usize::MAX),
+        ("close_grace", |l| l.close_grace = Duration::MAX),
+        ("max_concurrent_handlers", |l| l.max_concurrent_handlers = 0),
+    ];
+    for (name, change) in cases {
+        let pids = temp_path("limits");
+        let mut spec =
+            Spec::new(fake.clone(), "echo").env("FAKE_CLAUDE_PID_FILE", pids.display().to_string());
+        change(&mut spec.limits);
+        match H::start(spec) {
+            Err(SpawnError::Limits(error)) => assert_eq!(error.name, name, "{error}"),
+            Err(other) => panic!("{name}: expected a limits error, got {other:?}"),
+            Ok(_) => panic!("{name}: the session started"),
+        }
+        assert!(!pids.exists(), "{name}: a process was started");
+    }
+}
+
+/// (e) A working directory that does not exist is reported as such.
+pub fn missing_working_directory<H: Harness>(fake: PathBuf) {
+    let missing = temp_path("no-such-dir");
+    let mut spec = Spec::new(fake, "echo");
+    spec.cwd = Some(missing.clone());
+    match H::start(spec) {
+        Err(SpawnError::MissingWorkingDirectory(path)) => assert_eq!(path, missing),
+        Err(other) => panic!("expected a missing working directory, got {other:?}"),
+        Ok(_) => panic!("the session started in a missing directory"),
+    }
+}
+
 /// Instantiates every scenario as a `#[test]` for a [`Harness`].
 #[macro_export]
 macro_rules! conformance_suite {
@@ -775,12 +1179,20 @@ macro_rules! conformance_suite {
             exit_mid_turn, exit_before_initialize, garbage_lines,
             flood_with_slow_consumer, stderr_flood, many_concurrent_sessions,
             drop_without_close, close_kills_a_child_that_ignores_sigterm,
-            child_that_never_reads_stdin_does_not_stall);
+            child_that_never_reads_stdin_does_not_stall,
+            control_answer_behind_unread_events, permission_behind_unread_events,
+            undecodable_lines_do_not_shift_turns, dropped_query_does_not_shift_turns,
+            unreadable_result_ends_its_turn, control_call_with_stdin_backed_up,
+            read_ahead_is_bounded_in_bytes, panicking_stderr_callback_is_contained,
+            grandchild_holding_the_pipes_does_not_stall_close,
+            bom_before_the_initialize_answer, unworkable_limits_fail_before_spawning,
+            missing_working_directory);
     };
     (@tests $harness:ty, $fake:expr; $($name:ident),+ $(,)?) => {
         $(
             #[test]
             fn $name() {
+                let _isolation = $crate::conformance::isolation(stringify!($name));
                 $crate::conformance::$name::<$harness>(::std::path::PathBuf::from($fake));
             }
         )+

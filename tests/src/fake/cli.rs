@@ -50,6 +50,13 @@ pub(crate) struct Options {
     pub(crate) init_delay: bool,
     /// Never answer `mcp_status` and `get_context_usage`.
     pub(crate) silent: bool,
+    /// Write this many stream events before answering each host control
+    /// request (except `initialize`), so answers sit behind unread events.
+    pub(crate) burst: u64,
+    /// Hold `mcp_status` answers until [`Cli::release_held`].
+    pub(crate) hold_mcp_status: bool,
+    /// Write a UTF-8 byte order mark before the `initialize` answer.
+    pub(crate) bom: bool,
 }
 
 /// How a turn ended, for its `result` line.
@@ -135,6 +142,10 @@ pub(crate) struct Cli {
     calls_by_model: BTreeMap<String, u64>,
     /// Whether the last `result` was an error (decides the exit code).
     pub(crate) last_result_error: bool,
+    /// Host control requests handled so far (`initialize` excluded).
+    pub(crate) host_requests: u64,
+    /// `mcp_status` request ids held back (see [`Options::hold_mcp_status`]).
+    held: Vec<String>,
 }
 
 impl Cli {
@@ -173,6 +184,8 @@ impl Cli {
             result_index: 0,
             calls_by_model: BTreeMap::new(),
             last_result_error: false,
+            host_requests: 0,
+            held: Vec::new(),
         }
     }
 
@@ -307,6 +320,10 @@ impl Cli {
             .get("subtype")
             .and_then(Value::as_str)
             .unwrap_or("undefined");
+        if subtype != "initialize" {
+            self.host_requests += 1;
+            self.burst()?;
+        }
         match subtype {
             "initialize" => {
                 self.hooks = request
@@ -362,6 +379,10 @@ impl Cli {
             }
             "set_max_thinking_tokens" => self.success(id, None),
             "mcp_status" if self.options.silent => Ok(()),
+            "mcp_status" if self.options.hold_mcp_status => {
+                self.held.push(id.to_owned());
+                Ok(())
+            }
             "mcp_status" => {
                 let servers: Vec<Value> = self
                     .sdk_mcp_servers
@@ -402,7 +423,32 @@ impl Cli {
         }
     }
 
+    /// Writes [`Options::burst`] stream events.
+    fn burst(&mut self) -> io::Result<()> {
+        let message_id = self.ids.message_id();
+        for n in 0..self.options.burst {
+            let line = self.stream_event(
+                &message_id,
+                json!({"type": "content_block_delta", "index": 0,
+                       "delta": {"type": "text_delta", "text": format!("burst {n} ")}}),
+            );
+            self.emit_buffered(&line)?;
+        }
+        self.flush()
+    }
+
+    /// Answers the `mcp_status` requests held back.
+    pub(crate) fn release_held(&mut self) -> io::Result<()> {
+        for id in std::mem::take(&mut self.held) {
+            self.success(&id, Some(json!({ "mcpServers": [] })))?;
+        }
+        Ok(())
+    }
+
     fn send_initialize_response(&mut self, id: &str) -> io::Result<()> {
+        if self.options.bom {
+            self.out.write_all("\u{feff}".as_bytes())?;
+        }
         let mut payload = templates::initialize_static();
         if let Some(map) = payload.as_object_mut() {
             map.insert("pid".into(), json!(std::process::id()));

@@ -23,6 +23,12 @@ pub(crate) enum Kind {
     Flood,
     StderrFlood,
     IgnoreStdin,
+    PermissionBehindEvents,
+    Undecodable,
+    OddResult,
+    Hold,
+    BigLines,
+    Grandchild,
 }
 
 impl Kind {
@@ -40,6 +46,12 @@ impl Kind {
             "flood" => Kind::Flood,
             "stderr_flood" => Kind::StderrFlood,
             "ignore_stdin" => Kind::IgnoreStdin,
+            "permission_behind_events" => Kind::PermissionBehindEvents,
+            "undecodable" => Kind::Undecodable,
+            "odd_result" => Kind::OddResult,
+            "hold" => Kind::Hold,
+            "big_lines" => Kind::BigLines,
+            "grandchild" => Kind::Grandchild,
             _ => return None,
         })
     }
@@ -53,6 +65,9 @@ pub(crate) struct Scenario {
     pub(crate) tick: Duration,
     /// `flood`: deltas per turn.
     pub(crate) flood_count: u64,
+    /// `big_lines`: lines per turn, bytes per line, and after how many
+    /// lines control requests are handled again.
+    pub(crate) big_lines: (u64, usize, u64),
     /// `mcp`: handshake answers, once done.
     mcp: Option<McpHandshake>,
     /// `mcp`: next JSON-RPC id.
@@ -65,12 +80,19 @@ struct McpHandshake {
 }
 
 impl Scenario {
-    pub(crate) fn new(kind: Kind, ticks: u64, tick: Duration, flood_count: u64) -> Self {
+    pub(crate) fn new(
+        kind: Kind,
+        ticks: u64,
+        tick: Duration,
+        flood_count: u64,
+        big_lines: (u64, usize, u64),
+    ) -> Self {
         Scenario {
             kind,
             ticks,
             tick,
             flood_count,
+            big_lines,
             mcp: None,
             mcp_next_id: 0,
         }
@@ -80,7 +102,17 @@ impl Scenario {
     pub(crate) fn run_turn(&mut self, cli: &mut Cli, message: &Value) -> io::Result<()> {
         let text = user_text(message);
         match self.kind {
-            Kind::Echo | Kind::Silent | Kind::StderrFlood | Kind::IgnoreStdin => echo(cli, &text),
+            Kind::Echo
+            | Kind::Silent
+            | Kind::StderrFlood
+            | Kind::IgnoreStdin
+            | Kind::Grandchild => echo(cli, &text),
+            Kind::PermissionBehindEvents => permission_behind_events(cli),
+            Kind::Undecodable => undecodable(cli, &text),
+            Kind::OddResult => odd_result(cli, &text),
+            Kind::Hold if text == "hold" => hold(cli),
+            Kind::Hold => echo(cli, &text),
+            Kind::BigLines => self.big_lines(cli),
             Kind::Permission => permission(cli, &text),
             Kind::Hooks => hooks(cli, &text),
             Kind::Mcp => self.mcp(cli, &text),
@@ -158,6 +190,26 @@ impl Scenario {
         let summary = format!("flood {}", self.flood_count);
         finish_message(cli, &message_id, &summary)?;
         cli.emit_result(Outcome::success(summary, 1))
+    }
+
+    fn big_lines(&self, cli: &mut Cli) -> io::Result<()> {
+        let (count, bytes, poll_after) = self.big_lines;
+        cli.emit_init()?;
+        let head = br#"{"type":"big_blob","data":""#;
+        let tail = br#""}"#;
+        let mut line = Vec::with_capacity(bytes);
+        line.extend_from_slice(head);
+        line.resize(bytes.saturating_sub(tail.len()).max(head.len()), b'A');
+        line.extend_from_slice(tail);
+        for n in 1..=count {
+            // Blocking writes: once the host stops reading, the fake stops
+            // here, and control requests wait unanswered.
+            cli.emit_raw(&line)?;
+            if n >= poll_after {
+                while cli.next_input(Wait::Poll)? {}
+            }
+        }
+        cli.emit_result(Outcome::success(format!("big_lines {count}"), 1))
     }
 
     fn mcp(&mut self, cli: &mut Cli, text: &str) -> io::Result<()> {
@@ -312,6 +364,90 @@ fn echo(cli: &mut Cli, text: &str) -> io::Result<()> {
     let reply = format!("echo: {text}");
     cli.emit_text(&reply)?;
     cli.emit_result(Outcome::success(reply, 1))
+}
+
+/// 1000 stream events, then `can_use_tool`; once it is answered, held
+/// `mcp_status` requests are answered too.
+fn permission_behind_events(cli: &mut Cli) -> io::Result<()> {
+    cli.emit_init()?;
+    let message_id = cli.ids.message_id();
+    for n in 0..1000 {
+        let ev = cli.stream_event(
+            &message_id,
+            json!({"type": "content_block_delta", "index": 0,
+                   "delta": {"type": "text_delta", "text": format!("event {n} ")}}),
+        );
+        cli.emit_buffered(&ev)?;
+    }
+    cli.flush()?;
+    let tool_use_id = cli.ids.tool_use_id();
+    let input = json!({"command": "ls"});
+    cli.emit_tool_use(&tool_use_id, "Bash", &input)?;
+    let request = can_use_tool(cli, "Bash", &input, &tool_use_id);
+    let id = cli.request(request)?;
+    let answer = cli.wait(&id)?;
+    cli.release_held()?;
+    let behavior = match &answer {
+        Answer::Success(p) => p
+            .get("behavior")
+            .and_then(Value::as_str)
+            .unwrap_or("none")
+            .to_owned(),
+        Answer::Error(e) => format!("error {e}"),
+        Answer::Interrupted => "interrupted".to_owned(),
+        Answer::Closed => "closed".to_owned(),
+    };
+    cli.emit_result(Outcome::success(format!("permission {behavior}"), 1))
+}
+
+/// Lines the typed model cannot read inside the turn (nested deeper than
+/// serde_json's recursion limit, a number out of range), then an echo.
+fn undecodable(cli: &mut Cli, text: &str) -> io::Result<()> {
+    cli.emit_init()?;
+    let depth = 200;
+    let nested = format!(
+        r#"{{"type":"assistant","session_id":"{}","message":{}{}}}"#,
+        cli.session_id,
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    cli.emit_raw(nested.as_bytes())?;
+    let huge = format!(
+        r#"{{"type":"user","session_id":"{}","message":{{"role":"user","content":"x"}},"n":1e400}}"#,
+        cli.session_id
+    );
+    cli.emit_raw(huge.as_bytes())?;
+    echo(cli, text)
+}
+
+/// An echo turn whose `result` has a shape the typed model rejects
+/// (`num_turns` is a string, `usage` is missing).
+fn odd_result(cli: &mut Cli, text: &str) -> io::Result<()> {
+    cli.emit_init()?;
+    let reply = format!("echo: {text}");
+    cli.emit_text(&reply)?;
+    let line = json!({
+        "type": "result",
+        "subtype": "success",
+        "is_error": false,
+        "num_turns": "many",
+        "result": reply,
+        "session_id": cli.session_id,
+        "uuid": cli.ids.uuid(),
+    });
+    cli.emit(&line)
+}
+
+/// A turn that starts, then waits for any host control request before it
+/// ends (so a reader of it is dropped mid-turn).
+fn hold(cli: &mut Cli) -> io::Result<()> {
+    cli.emit_init()?;
+    cli.emit_text("holding")?;
+    let seen = cli.host_requests;
+    while cli.host_requests == seen && !cli.eof {
+        cli.next_input(Wait::Block)?;
+    }
+    cli.emit_result(Outcome::success("released", 1))
 }
 
 fn exit_mid_turn(cli: &mut Cli) -> io::Result<()> {

@@ -29,7 +29,7 @@ use claude_proto::model::stdout::StdoutMessage;
 use claude_proto::model::stream::{ContentDelta, StreamEvent};
 use claude_proto::model::system::SystemMessage;
 use claude_proto::options::Options;
-use claude_proto_process::Error;
+use claude_proto_host::SpawnError;
 use serde_json::{Value, json};
 
 use crate::conformance::{CancelProbe, Driver, HookBehaviour, Observed, TurnInfo, exit_of, turn};
@@ -259,7 +259,7 @@ impl Peer {
 #[derive(Debug)]
 pub struct Finished {
     /// The CLI's exit.
-    pub exit: Option<claude_proto_process::ExitReport>,
+    pub exit: Option<claude_proto_host::ExitReport>,
     /// Every line both ways (empty without a transcript).
     pub lines: Vec<(Dir, String)>,
 }
@@ -457,7 +457,7 @@ pub trait RealHarness {
     const NAME: &'static str;
     /// Starts a session. Waiting for one event must be bounded (a hang
     /// fails the test instead of stalling it).
-    fn start(spec: RealSpec) -> Result<Box<dyn Driver>, Error>;
+    fn start(spec: RealSpec) -> Result<Box<dyn Driver>, SpawnError>;
 }
 
 // ----- helpers --------------------------------------------------------------

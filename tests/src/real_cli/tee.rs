@@ -9,7 +9,8 @@ use std::process::{Child, ChildStdin, ChildStdout, Command};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
-use claude_proto_process::{Error, ExitReport, build_command};
+use claude_proto_host::{ExitReport, SpawnError};
+use claude_proto_process::{build_command, process_exit};
 
 use super::{RealSpec, Transcript, WAIT};
 
@@ -25,7 +26,7 @@ impl TeedChild {
     /// Spawns the CLI from `spec.options` (with the stdio permission prompt
     /// when the spec has a permission handler, as the adapters' `spawn`
     /// adds it), and hands over its stdin and stdout.
-    pub fn spawn(spec: &RealSpec) -> Result<(Self, ChildStdin, ChildStdout), Error> {
+    pub fn spawn(spec: &RealSpec) -> Result<(Self, ChildStdin, ChildStdout), SpawnError> {
         let mut options = spec.options.clone();
         if spec.permission.is_some() {
             options = options.permission_prompt_stdio(true);
@@ -33,8 +34,8 @@ impl TeedChild {
         let (program, mut command) = build_command(&options)?;
         let mut child = command
             .spawn()
-            .map_err(|source| Error::Spawn { program, source })?;
-        let missing = || Error::Io(io::Error::other("the CLI's stdio is not piped"));
+            .map_err(|source| SpawnError::Spawn { program, source })?;
+        let missing = || SpawnError::Io(io::Error::other("the CLI's stdio is not piped"));
         let stdin = child.stdin.take().ok_or_else(missing)?;
         let stdout = child.stdout.take().ok_or_else(missing)?;
         let mut stderr = child.stderr.take().ok_or_else(missing)?;
@@ -74,7 +75,8 @@ impl TeedChild {
             .take()
             .and_then(|t| t.join().ok())
             .unwrap_or_default();
-        Ok(ExitReport::new(status, stderr))
+        let exit = process_exit(status);
+        Ok(ExitReport::new(exit.code, exit.signal, stderr))
     }
 }
 

@@ -14,7 +14,7 @@ use claude_proto::ControlSuccess;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto_async_std::{Claude, ClaudeBuilder, Runtime};
-use claude_proto_process::{Error, ExitReport};
+use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
 use claude_proto_tests::conformance::{Driver, Harness, Observed, Spec};
 
 /// One runtime: where sessions spawn their tasks, and how a test thread
@@ -71,6 +71,11 @@ impl Exec for Smol {
     }
 }
 
+/// A timer on the `async-io` reactor, which both runtimes share.
+async fn async_io_timer(after: Duration) {
+    smol::Timer::after(after).await;
+}
+
 /// The conformance harness on runtime `E`.
 pub(crate) struct Family<E>(PhantomData<E>);
 
@@ -78,14 +83,14 @@ pub(crate) fn builder<E: Exec>(spec: &Spec) -> ClaudeBuilder {
     let builder = Claude::builder(spec.options())
         .runtime(E::runtime())
         .config(spec.config.clone())
-        .shutdown_policy(spec.shutdown);
+        .limits(spec.limits.clone());
     claude_proto_tests::register_spec_handlers!(builder, spec)
 }
 
 impl<E: Exec> Harness for Family<E> {
     const NAME: &'static str = E::NAME;
 
-    fn start(spec: Spec) -> Result<Box<dyn Driver>, Error> {
+    fn start(spec: Spec) -> Result<Box<dyn Driver>, SpawnError> {
         let claude = E::block_on(builder::<E>(&spec).spawn())?;
         Ok(Box::new(Session::<E> {
             claude: Some(claude),
@@ -100,7 +105,7 @@ impl<E: Exec> Harness for Family<E> {
                 .enumerate()
                 .map(|(i, spec)| {
                     E::spawn(async move {
-                        let mut claude = builder::<E>(&spec).spawn().await?;
+                        let mut claude = builder::<E>(&spec).spawn().await.expect("spawn");
                         let turn = claude.query(format!("hello {i}")).await?;
                         claude.close().await?;
                         Ok(turn.text().unwrap_or_default().to_owned())
@@ -155,6 +160,25 @@ impl<E: Exec> Driver for Session<E> {
     fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {
         let claude = self.claude.take().expect("open");
         E::block_on(claude.close())
+    }
+
+    fn query(
+        &mut self,
+        prompt: &str,
+        limit: Option<Duration>,
+    ) -> Option<Result<Option<Turn>, Error>> {
+        let claude = self.claude();
+        Some(E::block_on(async {
+            let Some(limit) = limit else {
+                return claude.query(prompt).await.map(Some);
+            };
+            // When the timer wins, the query future is dropped mid-turn.
+            futures_lite::future::or(async { claude.query(prompt).await.map(Some) }, async {
+                async_io_timer(limit).await;
+                Ok(None)
+            })
+            .await
+        }))
     }
 
     fn abandon(mut self: Box<Self>) {

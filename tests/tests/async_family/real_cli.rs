@@ -14,7 +14,7 @@ use claude_proto::ControlSuccess;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto_async_std::{Claude, ClaudeBuilder};
-use claude_proto_process::{Error, ExitReport};
+use claude_proto_host::{Error, ExitReport, SpawnError};
 use claude_proto_tests::conformance::{Driver, Observed};
 use claude_proto_tests::real_cli::tee::TeedChild;
 use claude_proto_tests::real_cli::{RealHarness, RealSpec, Transcript, WAIT};
@@ -96,7 +96,7 @@ fn builder<E: Exec>(spec: &RealSpec) -> ClaudeBuilder {
 impl<E: Exec> RealHarness for RealFamily<E> {
     const NAME: &'static str = E::NAME;
 
-    fn start(spec: RealSpec) -> Result<Box<dyn Driver>, Error> {
+    fn start(spec: RealSpec) -> Result<Box<dyn Driver>, SpawnError> {
         let builder = builder::<E>(&spec);
         let Some(transcript) = spec.transcript.clone() else {
             return Ok(Box::new(Session::<E> {
@@ -118,7 +118,7 @@ impl<E: Exec> RealHarness for RealFamily<E> {
                 inner: stdin,
                 transcript,
             },
-        );
+        )?;
         Ok(Box::new(Session::<E> {
             claude: Some(claude),
             teed: Some(teed),
@@ -166,7 +166,7 @@ impl<E: Exec> Driver for Session<E> {
     fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {
         let report = E::block_on(self.claude.take().unwrap().close())?;
         match self.teed.take() {
-            Some(teed) => Ok(Some(teed.wait()?)),
+            Some(teed) => Ok(Some(teed.wait().expect("the CLI's exit"))),
             None => Ok(report),
         }
     }
