@@ -2,7 +2,7 @@
 # Side-by-side figures: end to end through each adapter against the official
 # Python SDK and a floor, decode ratios, and memory. Prints Markdown tables.
 #
-#   bench/compare.sh            # everything (about 2 minutes on 2 cores)
+#   bench/compare.sh            # everything (about 2 minutes on 2 cores, plus the stress runs)
 #   ROUNDS=5 bench/compare.sh   # more end-to-end rounds (default 3)
 #
 # Environment:
@@ -14,6 +14,8 @@
 #   E2E_BYTES         bytes per end-to-end run (default 100000000)
 #   STREAM_BYTES      bytes for the bounded-memory run (default 1000000000)
 #   SKIP_PYTHON=1     leave the Python SDK out
+#   SKIP_STRESS=1     leave out the stress table (bench/stress.sh, which
+#                     reads its own variables)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -118,3 +120,7 @@ for r in rows:
     elif f == "idle_core":
         print("| %s idle core `Session`s | %s KiB per session |" % (r["sessions"], r["per_session_kib"]))
 PY
+
+if [[ "${SKIP_STRESS:-0}" != 1 ]]; then
+  bench/stress.sh
+fi

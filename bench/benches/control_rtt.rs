@@ -52,7 +52,9 @@ fn setup(runtime: &Runtime) -> Claude {
         let (ours, theirs) = tokio::io::duplex(64 * 1024);
         tokio::spawn(peer(theirs));
         let (read, write) = tokio::io::split(ours);
-        let claude = Claude::builder(Options::new()).connect(read, write);
+        let claude = Claude::builder(Options::new())
+            .connect(read, write)
+            .expect("default limits");
         claude.initialization().await.expect("initialized");
         claude
     })

@@ -102,10 +102,10 @@ async fn run() -> Result<(), String> {
     if let Err(e) = claude.close().await {
         eprintln!("closing failed: {e}");
     }
-    if turn.result.is_success() {
-        Ok(())
-    } else {
-        Err(turn.result.error_message().unwrap_or_default())
+    match &turn.result {
+        Some(result) if result.is_success() => Ok(()),
+        Some(result) => Err(result.error_message().unwrap_or_default()),
+        None => Err("the turn ended with a result this version cannot read".into()),
     }
 }
 

@@ -58,14 +58,20 @@ async fn run() -> Result<bool, String> {
 
     let mut claude = Claude::spawn(options).await.map_err(start_error)?;
     let turn = claude.query(prompt).await.map_err(|e| e.to_string())?;
-    let result = &turn.result;
+    let Some(result) = &turn.result else {
+        // A CLI of another version may end a turn with a result this
+        // crate cannot type; the raw line is still there.
+        println!("{}", String::from_utf8_lossy(turn.result_line.as_bytes()));
+        let _ = claude.close().await;
+        return Ok(false);
+    };
     if let Some(error) = result.error_message() {
         eprintln!("turn failed: {error}");
     } else {
         println!("{}", turn.text().unwrap_or_default());
     }
     println!(
-        "── ${:.4} · {} in / {} out tokens ({} cache read, {} cache write) · {} turns · {} ms",
+        "── session cost so far ${:.4} · {} in / {} out tokens ({} cache read, {} cache write) · {} turns · {} ms",
         result.cost_usd(),
         result.usage.input_tokens,
         result.usage.output_tokens,

@@ -69,7 +69,9 @@ async fn run() -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot connect to {addr}: {e}"))?;
     let (reader, writer) = stream.into_split();
-    let mut claude = Claude::builder(options).connect(reader, writer);
+    let mut claude = Claude::builder(options)
+        .connect(reader, writer)
+        .map_err(|e| e.to_string())?;
     let init = claude
         .initialization()
         .await
@@ -84,11 +86,13 @@ async fn run() -> Result<(), String> {
         .await
         .map_err(|e| e.to_string())?;
     println!("{}", turn.text().unwrap_or_default());
-    println!(
-        "── {} · ${:.4}",
-        turn.result.subtype,
-        turn.result.cost_usd()
-    );
+    if let Some(result) = &turn.result {
+        println!(
+            "── {} · session cost so far ${:.4}",
+            result.subtype,
+            result.cost_usd()
+        );
+    }
     // Over a custom transport, close ends the writer (the bridge then
     // closes the CLI's stdin and it exits) and there is no exit report.
     claude.close().await.map_err(|e| e.to_string())?;

@@ -148,9 +148,9 @@ pub fn last_prompt(request: &ApiRequest) -> String {
 
 /// An error from starting the CLI, with the install hint when it was not
 /// found.
-pub fn start_error(error: claude_proto_tokio::Error) -> String {
+pub fn start_error(error: claude_proto_tokio::SpawnError) -> String {
     match error {
-        claude_proto_tokio::Error::NotFound(_) => format!(
+        claude_proto_tokio::SpawnError::NotFound(_) => format!(
             "{error}\n\nOr install the version this repository tests against:\n    npm ci --prefix tests/peer"
         ),
         other => other.to_string(),

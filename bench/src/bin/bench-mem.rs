@@ -203,7 +203,9 @@ fn core_session(answer: &str) -> Session {
 async fn one_idle(answer: &str) -> (Claude, tokio::io::DuplexStream) {
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     let (our_read, our_write) = tokio::io::split(ours);
-    let claude = Claude::builder(Options::new()).connect(our_read, our_write);
+    let claude = Claude::builder(Options::new())
+        .connect(our_read, our_write)
+        .expect("default limits");
     let mut peer = BufReader::new(theirs);
     let mut line = String::new();
     peer.read_line(&mut line)
