@@ -105,7 +105,7 @@
 //! # Guarantees
 //!
 //! - **Control traffic never waits on you reading.** The CLI's output is
-//!   read ahead of you up to [`ClaudeBuilder::read_ahead_bytes`] (16 MiB by
+//!   read ahead of you up to [`ClaudeBuilder::read_ahead_bytes`] (4 MiB by
 //!   default); past it reading pauses (backpressure), and a call then
 //!   waiting fails naming the budget.
 //! - **Turns cannot shift**: [`Claude::query`] collects its own prompt's

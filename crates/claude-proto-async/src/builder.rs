@@ -136,7 +136,7 @@ impl<R: Runtime> ClaudeBuilder<R> {
         self
     }
 
-    /// Bytes of events the session reads ahead of you (default 16 MiB):
+    /// Bytes of events the session reads ahead of you (default 4 MiB):
     /// below it the CLI's output is read as fast as it comes, so control
     /// answers never wait for you; past it reading pauses until you catch
     /// up (one line may overshoot it).

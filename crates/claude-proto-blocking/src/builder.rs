@@ -133,7 +133,7 @@ impl ClaudeBuilder {
     }
 
     /// Bytes of events the session holds for you before it stops reading
-    /// the CLI's output ([`Limits::read_ahead_bytes`], default 16 MiB).
+    /// the CLI's output ([`Limits::read_ahead_bytes`], default 4 MiB).
     /// Below it the CLI's output is read as fast as it comes, so answers
     /// to your control calls and the CLI's requests never wait behind
     /// events you have not read. Besides, at most 256 KiB of events (two

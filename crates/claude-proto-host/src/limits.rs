@@ -16,12 +16,16 @@ pub struct Limits {
     /// host holds for the user before it stops reading the CLI's output.
     /// While below it, stdout is read as fast as the CLI writes, so control
     /// answers and CLI requests are never stuck behind unread events.
-    /// One line may overshoot it (a line is never split). Default 16 MiB.
+    /// One line may overshoot it (a line is never split). Default 4 MiB:
+    /// about ten thousand typical stream events of tolerance for a user who
+    /// waits on a call without reading (the Python SDK buffers 100
+    /// messages), while a session streaming faster than it is read stays
+    /// at a few MiB above it (see BENCHMARKS.md).
     pub read_ahead_bytes: usize,
     /// Bytes waiting to be written to the CLI's stdin above which new
     /// commands are refused ([`Error::Backlog`](crate::Error::Backlog)) and
     /// reading pauses (reading makes answers to write). One message may
-    /// overshoot it. Default 16 MiB.
+    /// overshoot it. Default 4 MiB.
     pub max_unwritten_bytes: usize,
     /// Handlers running at once; further requests wait, counted in
     /// `read_ahead_bytes`. Default 16.
@@ -50,8 +54,8 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Self {
-            read_ahead_bytes: 16 * 1024 * 1024,
-            max_unwritten_bytes: 16 * 1024 * 1024,
+            read_ahead_bytes: 4 * 1024 * 1024,
+            max_unwritten_bytes: 4 * 1024 * 1024,
             max_concurrent_handlers: 16,
             initialize_timeout: None,
             close_grace: Duration::from_secs(2),
