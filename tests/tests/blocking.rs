@@ -36,7 +36,7 @@ fn builder(spec: &Spec) -> ClaudeBuilder {
         .config(spec.config.clone())
         .limits(spec.limits.clone());
     if let Some(permission) = spec.permission.clone() {
-        builder = builder.on_permission(move |_ask| match &permission {
+        builder = builder.on_permission(move |ask| match &permission {
             Permission::Allow => Ok(PermissionResult::allow()),
             Permission::AllowWithInput(input) => {
                 Ok(PermissionResult::allow().with_updated_input(input.clone()))
@@ -53,9 +53,18 @@ fn builder(spec: &Spec) -> ClaudeBuilder {
             // itself (an `on_cancel` callback, run by the driver when the
             // cancel arrives, so before the turn's result is delivered),
             // and the answer returned afterwards must be dropped, not sent
-            // (the fake counts late answers).
+            // (the fake counts late answers). Handlers run on threads of
+            // their own, so "first" is the request, not whichever thread
+            // reaches this line first: the scenario's first request is the
+            // one for `echo a`.
             Permission::FirstWaitsForever(probe) => {
-                if probe.calls.fetch_add(1, Ordering::SeqCst) == 0 {
+                probe.calls.fetch_add(1, Ordering::SeqCst);
+                let first = ask
+                    .input
+                    .get("command")
+                    .and_then(|c| c.as_str())
+                    .is_some_and(|c| c.starts_with("echo a"));
+                if first {
                     let flag = DropFlag(probe.clone());
                     let token = CancelToken::current().unwrap();
                     token.on_cancel(move || drop(flag));
