@@ -20,7 +20,10 @@ pub struct Limits {
     /// about ten thousand typical stream events of tolerance for a user who
     /// waits on a call without reading (the Python SDK buffers 100
     /// messages), while a session streaming faster than it is read stays
-    /// at a few MiB above it (see BENCHMARKS.md).
+    /// at a few MiB above it (see BENCHMARKS.md). After the process exits,
+    /// what is left in its pipe is read up to twice the budget, and when
+    /// the session ends a read held back mid-way (one read at most) is
+    /// delivered whatever the budget: it is the CLI's last word.
     pub read_ahead_bytes: usize,
     /// Bytes waiting to be written to the CLI's stdin above which new
     /// commands are refused ([`Error::Backlog`](crate::Error::Backlog)) and
