@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde_json::json;
 
 use crate::model::Json;
+pub use crate::model::hooks::HandlerError;
 use crate::model::hooks::{HookEvent, HookFailureMode, HookMatcher};
 use crate::model::incoming::{
     CliRequest, ElicitationResult, McpMessage, McpMessageResponse, UserDialogResult,
@@ -293,6 +294,136 @@ impl ToolOutput {
             is_error: true,
             ..Self::text(text)
         }
+    }
+}
+
+/// What a handler may return where a `T` is expected: the `T` itself, or a
+/// `Result<T, HandlerError>` (an error gets the CLI an error answer, see
+/// [`reply_for_failure`]).
+///
+/// ```
+/// use claude_proto::dispatch::IntoHandlerResult;
+/// use claude_proto::model::permission::PermissionResult;
+/// let plain = IntoHandlerResult::<PermissionResult>::into_handler_result(PermissionResult::allow());
+/// assert!(plain.is_ok());
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a handler returning `{Self}` cannot answer with a `{T}`",
+    label = "expected `{T}` or `Result<{T}, HandlerError>`",
+    note = "return `{T}`, or `Result<{T}, HandlerError>` (errors convert with `?` or `.map_err(Into::into)`)"
+)]
+pub trait IntoHandlerResult<T> {
+    /// The handler's answer, or why it failed.
+    fn into_handler_result(self) -> Result<T, HandlerError>;
+}
+
+impl<T> IntoHandlerResult<T> for T {
+    fn into_handler_result(self) -> Result<T, HandlerError> {
+        Ok(self)
+    }
+}
+
+impl<T> IntoHandlerResult<T> for Result<T, HandlerError> {
+    fn into_handler_result(self) -> Result<T, HandlerError> {
+        self
+    }
+}
+
+/// The arguments of a typed MCP tool: a type the tool's JSON arguments
+/// are deserialized into, with the JSON Schema the model is shown, written
+/// once beside the type.
+///
+/// ```
+/// use claude_proto::dispatch::ToolArgs;
+/// use claude_proto::model::Json;
+/// use serde_json::json;
+///
+/// #[derive(serde::Deserialize)]
+/// struct Add {
+///     a: f64,
+///     b: f64,
+/// }
+///
+/// impl ToolArgs for Add {
+///     fn schema() -> Json {
+///         json!({
+///             "type": "object",
+///             "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+///             "required": ["a", "b"],
+///         })
+///     }
+/// }
+/// # assert_eq!(Add::schema()["required"][1], "b");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's arguments: it does not implement `ToolArgs`",
+    label = "the tool's arguments type",
+    note = "implement `ToolArgs` (its JSON Schema) and `serde::Deserialize` for it"
+)]
+pub trait ToolArgs: serde::de::DeserializeOwned {
+    /// The JSON Schema of the arguments (an object schema).
+    fn schema() -> Json;
+}
+
+/// Any JSON object: the schema accepts every object.
+impl ToolArgs for Json {
+    fn schema() -> Json {
+        json!({"type": "object"})
+    }
+}
+
+impl ToolOutput {
+    /// The output for a tool's serializable result: a JSON string is sent
+    /// as the text itself; any other value as its JSON text, and an object
+    /// also as `structuredContent`.
+    pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> Result<Self, HandlerError> {
+        let value = serde_json::to_value(value)?;
+        Ok(match value {
+            Json::String(text) => Self::text(text),
+            Json::Object(_) => Self {
+                structured_content: Some(value.clone()),
+                ..Self::text(value.to_string())
+            },
+            other => Self::text(other.to_string()),
+        })
+    }
+
+    /// Reads a typed tool's arguments; arguments that do not fit become a
+    /// tool error naming the problem (the model sees it and can retry).
+    pub fn parse_args<A: ToolArgs>(tool: &str, arguments: Json) -> Result<A, Self> {
+        serde_json::from_value(arguments)
+            .map_err(|e| Self::error(format!("Invalid arguments for tool `{tool}`: {e}")))
+    }
+}
+
+/// What a typed MCP tool may return: a [`ToolOutput`], or either a
+/// `ToolOutput` or any serializable value in `Result<_, HandlerError>`
+/// (sent as [`ToolOutput::json`]; an error is sent as a tool error).
+#[diagnostic::on_unimplemented(
+    message = "a tool returning `{Self}` cannot answer the model",
+    label = "expected `ToolOutput` or `Result<impl Serialize, HandlerError>`",
+    note = "return a `ToolOutput`, or `Ok(value)` where `value: Serialize`"
+)]
+pub trait IntoToolResult {
+    /// The tool's output, or why it failed.
+    fn into_tool_result(self) -> Result<ToolOutput, HandlerError>;
+}
+
+impl IntoToolResult for ToolOutput {
+    fn into_tool_result(self) -> Result<ToolOutput, HandlerError> {
+        Ok(self)
+    }
+}
+
+impl IntoToolResult for Result<ToolOutput, HandlerError> {
+    fn into_tool_result(self) -> Result<ToolOutput, HandlerError> {
+        self
+    }
+}
+
+impl<T: serde::Serialize> IntoToolResult for Result<T, HandlerError> {
+    fn into_tool_result(self) -> Result<ToolOutput, HandlerError> {
+        ToolOutput::json(&self?)
     }
 }
 
@@ -581,5 +712,82 @@ mod tests {
             panic!()
         };
         assert_eq!(payload.get(), r#"{"action":"decline"}"#);
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    struct Add {
+        a: i64,
+        b: i64,
+    }
+
+    impl ToolArgs for Add {
+        fn schema() -> Json {
+            json!({"type": "object", "required": ["a", "b"]})
+        }
+    }
+
+    #[test]
+    fn typed_tool_arguments_and_results() {
+        let args: Add = ToolOutput::parse_args("add", json!({"a": 1, "b": 2})).unwrap();
+        assert_eq!(args.a + args.b, 3);
+        let bad = ToolOutput::parse_args::<Add>("add", json!({"a": "one"})).unwrap_err();
+        assert!(bad.is_error);
+        let text = bad.content[0]["text"].as_str().unwrap();
+        assert!(
+            text.starts_with("Invalid arguments for tool `add`: invalid type: string"),
+            "{text}"
+        );
+        let missing = ToolOutput::parse_args::<Add>("add", json!({"a": 1})).unwrap_err();
+        assert!(
+            missing.content[0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("missing field `b`")
+        );
+
+        let ok: Result<Json, HandlerError> = Ok(json!({"sum": 3}));
+        let out = ok.into_tool_result().unwrap();
+        assert_eq!(out.content[0]["text"], r#"{"sum":3}"#);
+        assert_eq!(out.structured_content, Some(json!({"sum": 3})));
+        let text: Result<&str, HandlerError> = Ok("three");
+        assert_eq!(text.into_tool_result().unwrap(), ToolOutput::text("three"));
+        let number: Result<i64, HandlerError> = Ok(3);
+        assert_eq!(number.into_tool_result().unwrap(), ToolOutput::text("3"));
+        let failed: Result<i64, HandlerError> = Err("boom".into());
+        assert_eq!(failed.into_tool_result().unwrap_err().to_string(), "boom");
+        assert_eq!(
+            ToolOutput::error("x").into_tool_result().unwrap(),
+            ToolOutput::error("x")
+        );
+    }
+
+    #[test]
+    fn typed_hooks_take_their_own_input() {
+        use crate::model::hooks::{
+            Hook, HookInput, HookOutput, IntoHookOutput, PreToolUse, PreToolUseOutput, Stop,
+        };
+        let input: HookInput = serde_json::from_value(json!({
+            "hook_event_name": "PreToolUse", "session_id": "s", "transcript_path": "t",
+            "cwd": "/", "tool_name": "Bash", "tool_input": {"command": "ls"},
+            "tool_use_id": "toolu_1"
+        }))
+        .unwrap();
+        assert_eq!(PreToolUse::EVENT, HookEvent::PreToolUse);
+        let other = Stop::input(input.clone()).unwrap_err();
+        assert_eq!(other.event(), HookEvent::PreToolUse);
+        let typed = PreToolUse::input(input).unwrap();
+        assert_eq!(typed.tool_use_id, "toolu_1");
+        let out = IntoHookOutput::<PreToolUse>::into_hook_output(
+            PreToolUseOutput::allow().with_updated_input(json!({"command": "ls -a"})),
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            HookOutput::pre_tool_use_allow_with_input(json!({"command": "ls -a"}))
+        );
+        let plain = IntoHookOutput::<Stop>::into_hook_output(HookOutput::block("go on")).unwrap();
+        assert_eq!(plain, HookOutput::block("go on"));
+        let failed: Result<PreToolUseOutput, HandlerError> = Err("boom".into());
+        assert!(IntoHookOutput::<PreToolUse>::into_hook_output(failed).is_err());
     }
 }

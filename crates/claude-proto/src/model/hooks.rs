@@ -1818,6 +1818,232 @@ impl HookOutput {
     }
 }
 
+// ---------------------------------------------------------------------------
+// Typed hooks
+// ---------------------------------------------------------------------------
+
+/// The error a fallible handler returns (the same type as the adapters'
+/// `HandlerError`).
+pub type HandlerError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A hook event as a type: the event's wire name, the input it is called
+/// with and the output it answers with.
+///
+/// Implemented by one marker type per event ([`PreToolUse`], [`Stop`],
+/// ...), which the adapters' typed `hook` methods take, so a hook
+/// registered for `PreToolUse` receives a [`PreToolUseInput`] and answers
+/// with a [`PreToolUseOutput`]. Events whose answer has no event-specific
+/// part answer with a [`HookOutput`]. Any typed hook may also answer with
+/// a plain [`HookOutput`] (to block, stop, or add a system message).
+///
+/// The tool use id of tool events is in the input
+/// (e.g. [`PreToolUseInput::tool_use_id`]).
+///
+/// ```
+/// use claude_proto::model::hooks::{Hook, HookEvent, PreToolUse};
+/// assert_eq!(PreToolUse::EVENT, HookEvent::PreToolUse);
+/// ```
+pub trait Hook: Copy + Send + Sync + 'static {
+    /// The event.
+    const EVENT: HookEvent;
+    /// What the hook is called with.
+    type Input: Send + 'static;
+    /// What the hook answers with (see [`IntoHookOutput`] for everything
+    /// accepted).
+    type Output: IntoHookOutput<Self> + Send + 'static;
+
+    /// The event's own input, or the input back (boxed) when it is another
+    /// event's, or one this crate could not read.
+    fn input(input: HookInput) -> Result<Self::Input, Box<HookInput>>;
+}
+
+/// What a typed hook for `H` may answer with: `H`'s output type, a plain
+/// [`HookOutput`], or either in a `Result<_, HandlerError>` (an error
+/// makes the CLI apply the hook's `on_failure`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an answer to a `{H}` hook",
+    label = "a `{H}` hook must answer with its own output type or a `HookOutput`",
+    note = "return `<{H} as Hook>::Output`, `HookOutput`, or either in `Result<_, HandlerError>`"
+)]
+pub trait IntoHookOutput<H: Hook> {
+    /// The answer to send.
+    fn into_hook_output(self) -> Result<HookOutput, HandlerError>;
+}
+
+impl<H: Hook> IntoHookOutput<H> for HookOutput {
+    fn into_hook_output(self) -> Result<HookOutput, HandlerError> {
+        Ok(self)
+    }
+}
+
+impl<H: Hook> IntoHookOutput<H> for Result<HookOutput, HandlerError> {
+    fn into_hook_output(self) -> Result<HookOutput, HandlerError> {
+        self
+    }
+}
+
+macro_rules! typed_hooks {
+    (
+        specific { $( $name:ident($input:ty) => $output:ty, )+ }
+        plain { $( $pname:ident($pinput:ty), )+ }
+    ) => {
+        $(
+            #[doc = concat!("The `", stringify!($name), "` hook event as a type (see [`Hook`]): input [`",
+                stringify!($input), "`], output [`", stringify!($output), "`].")]
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+            pub struct $name;
+
+            impl Hook for $name {
+                const EVENT: HookEvent = HookEvent::$name;
+                type Input = $input;
+                type Output = $output;
+
+                fn input(input: HookInput) -> Result<$input, Box<HookInput>> {
+                    match input {
+                        HookInput::$name(input) => Ok(input),
+                        other => Err(Box::new(other)),
+                    }
+                }
+            }
+
+            impl IntoHookOutput<$name> for $output {
+                fn into_hook_output(self) -> Result<HookOutput, HandlerError> {
+                    Ok(HookOutput::hook_specific(HookSpecificOutput::$name(self)))
+                }
+            }
+
+            impl IntoHookOutput<$name> for Result<$output, HandlerError> {
+                fn into_hook_output(self) -> Result<HookOutput, HandlerError> {
+                    self.and_then(IntoHookOutput::<$name>::into_hook_output)
+                }
+            }
+        )+
+        $(
+            #[doc = concat!("The `", stringify!($pname), "` hook event as a type (see [`Hook`]): input [`",
+                stringify!($pinput), "`], output [`HookOutput`].")]
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+            pub struct $pname;
+
+            impl Hook for $pname {
+                const EVENT: HookEvent = HookEvent::$pname;
+                type Input = $pinput;
+                type Output = HookOutput;
+
+                fn input(input: HookInput) -> Result<$pinput, Box<HookInput>> {
+                    match input {
+                        HookInput::$pname(input) => Ok(input),
+                        other => Err(Box::new(other)),
+                    }
+                }
+            }
+        )+
+    };
+}
+
+typed_hooks! {
+    specific {
+        PreToolUse(PreToolUseInput) => PreToolUseOutput,
+        PostToolUse(PostToolUseInput) => PostToolUseOutput,
+        PostToolUseFailure(PostToolUseFailureInput) => AdditionalContextOutput,
+        PostToolBatch(PostToolBatchInput) => AdditionalContextOutput,
+        Notification(NotificationInput) => AdditionalContextOutput,
+        UserPromptSubmit(UserPromptSubmitInput) => UserPromptSubmitOutput,
+        UserPromptExpansion(UserPromptExpansionInput) => UserPromptExpansionOutput,
+        SessionStart(SessionStartInput) => SessionStartOutput,
+        Stop(StopInput) => AdditionalContextOutput,
+        SubagentStart(SubagentStartInput) => AdditionalContextOutput,
+        SubagentStop(SubagentStopInput) => AdditionalContextOutput,
+        PreModelSwitch(ModelSwitchInput) => PreModelSwitchOutput,
+        PostModelSwitch(ModelSwitchInput) => AdditionalContextOutput,
+        PermissionRequest(PermissionRequestInput) => PermissionRequestOutput,
+        PermissionDenied(PermissionDeniedInput) => PermissionDeniedOutput,
+        Setup(SetupInput) => AdditionalContextOutput,
+        Elicitation(ElicitationInput) => ElicitationOutput,
+        ElicitationResult(ElicitationResultInput) => ElicitationOutput,
+        CwdChanged(CwdChangedInput) => WatchPathsOutput,
+        FileChanged(FileChangedInput) => WatchPathsOutput,
+        WorktreeCreate(WorktreeCreateInput) => WorktreeCreateOutput,
+        MessageDisplay(MessageDisplayInput) => MessageDisplayOutput,
+    }
+    plain {
+        SessionEnd(SessionEndInput),
+        StopFailure(StopFailureInput),
+        PreCompact(PreCompactInput),
+        PostCompact(PostCompactInput),
+        TeammateIdle(TeammateIdleInput),
+        TaskCreated(TaskInput),
+        TaskCompleted(TaskInput),
+        ConfigChange(ConfigChangeInput),
+        WorktreeRemove(WorktreeRemoveInput),
+        InstructionsLoaded(InstructionsLoadedInput),
+        DirectoryAdded(DirectoryAddedInput),
+    }
+}
+
+impl PreToolUseOutput {
+    fn decision(decision: HookPermissionDecision, reason: Option<String>) -> Self {
+        Self {
+            permission_decision: Some(decision),
+            permission_decision_reason: reason,
+            ..Self::default()
+        }
+    }
+
+    /// Run the tool without asking.
+    pub fn allow() -> Self {
+        Self::decision(HookPermissionDecision::Allow, None)
+    }
+
+    /// Refuse the tool call; `reason` is shown to the model.
+    ///
+    /// ```
+    /// use claude_proto::model::hooks::{HookOutput, IntoHookOutput, PreToolUse, PreToolUseOutput};
+    /// let out = IntoHookOutput::<PreToolUse>::into_hook_output(PreToolUseOutput::deny("no rm"));
+    /// assert_eq!(out.ok(), Some(HookOutput::pre_tool_use_deny("no rm")));
+    /// ```
+    pub fn deny(reason: impl Into<String>) -> Self {
+        Self::decision(HookPermissionDecision::Deny, Some(reason.into()))
+    }
+
+    /// Ask the host through `can_use_tool`, passing `reason`.
+    pub fn ask(reason: impl Into<String>) -> Self {
+        Self::decision(HookPermissionDecision::Ask, Some(reason.into()))
+    }
+
+    /// Leave the decision to the normal permission flow.
+    pub fn defer() -> Self {
+        Self::decision(HookPermissionDecision::Defer, None)
+    }
+
+    /// Sets the reason (shown to the model on deny, to the host on ask).
+    pub fn with_reason(mut self, reason: impl Into<String>) -> Self {
+        self.permission_decision_reason = Some(reason.into());
+        self
+    }
+
+    /// Runs the tool with `input` instead of the requested input.
+    pub fn with_updated_input(mut self, input: Json) -> Self {
+        self.updated_input = Some(input);
+        self
+    }
+
+    /// Adds `text` to the model's context.
+    pub fn with_additional_context(mut self, text: impl Into<String>) -> Self {
+        self.additional_context = Some(text.into());
+        self
+    }
+}
+
+impl AdditionalContextOutput {
+    /// Adds `text` to the model's context.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self {
+            additional_context: Some(text.into()),
+            extra: Extra::new(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
