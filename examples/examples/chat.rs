@@ -172,24 +172,28 @@ async fn run() -> Result<(), String> {
     Ok(())
 }
 
-/// Sends one prompt and prints the turn as it streams.
+/// Sends one prompt and prints the turn as it streams. Ctrl-C meanwhile
+/// interrupts it through a [`Controller`](claude_proto_tokio::Controller)
+/// held by a task of its own, while this one keeps reading the turn.
 async fn run_turn(claude: &mut Claude, prompt: &str) -> Result<(), String> {
-    claude.send_text(prompt).await.map_err(|e| e.to_string())?;
-    let mut streamed_text = false;
-    loop {
-        let event = tokio::select! {
-            event = claude.next_event() => event,
-            _ = tokio::signal::ctrl_c() => {
-                match claude.interrupt().await {
-                    Ok(_) => println!("\n[interrupting…]"),
-                    Err(e) => println!("\n[interrupt failed: {e}]"),
-                }
-                continue;
+    let controller = claude.controller();
+    let interrupter = tokio::spawn(async move {
+        while tokio::signal::ctrl_c().await.is_ok() {
+            match controller.interrupt().await {
+                Ok(_) => println!("\n[interrupting…]"),
+                Err(e) => println!("\n[interrupt failed: {e}]"),
             }
-        };
-        let Some(event) = event else {
-            return Err("the CLI's output ended".into());
-        };
+        }
+    });
+    let result = print_turn(claude, prompt).await;
+    interrupter.abort();
+    result
+}
+
+async fn print_turn(claude: &mut Claude, prompt: &str) -> Result<(), String> {
+    let mut turn = claude.query(prompt).await.map_err(|e| e.to_string())?;
+    let mut streamed_text = false;
+    while let Some(event) = turn.next().await {
         let message = match event {
             Event::Message(message) => message,
             Event::ProtocolError(e) => {
@@ -259,11 +263,12 @@ async fn run_turn(claude: &mut Claude, prompt: &str) -> Result<(), String> {
                     result.usage.input_tokens,
                     result.usage.output_tokens,
                 );
-                return Ok(());
             }
             _ => {}
         }
     }
+    // The turn ended at its `result`, or the session ended first.
+    turn.finish().await.map(drop).map_err(|e| e.to_string())
 }
 
 /// Shows the tool call and asks y/n on the terminal.

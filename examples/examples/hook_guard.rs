@@ -7,9 +7,9 @@
 //!
 //! Registers a hook for `PreToolUse` with the matcher `Bash`: the CLI calls
 //! it before every Bash command. A command on a short list of destructive
-//! patterns is denied with `HookOutput::pre_tool_use_deny(reason)` (the
-//! command does not run and the model gets the reason as the tool's error);
-//! any other command gets `HookOutput::default()`, "no opinion", and the
+//! patterns is denied with `PreToolUseOutput::deny(reason)` (the command
+//! does not run and the model gets the reason as the tool's error); any
+//! other command gets `PreToolUseOutput::default()`, "no opinion", and the
 //! usual permission rules decide. Two prompts show both outcomes: one asks
 //! for `rm -rf build`, one for `ls`. For each turn it prints the tool call
 //! and the tool result the model saw (from the `user` tool_result message).
@@ -21,7 +21,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use claude_proto::model::hooks::{HookEvent, HookInput, HookOutput};
+use claude_proto::model::hooks::{PreToolUse, PreToolUseInput, PreToolUseOutput};
 use claude_proto::model::stdout::StdoutMessage;
 use claude_proto_examples::{
     Reply, base_options, last_prompt, last_tool_result, offline_options, start_error, want_offline,
@@ -56,6 +56,24 @@ fn destructive(command: &str) -> Option<&'static str> {
         .iter()
         .copied()
         .find(|pattern| normalized.contains(pattern))
+}
+
+/// The hook: a plain `async fn` taking `PreToolUse`'s own input and
+/// answering with its own output type.
+async fn guard(call: PreToolUseInput) -> PreToolUseOutput {
+    let command = call.tool_input["command"].as_str().unwrap_or_default();
+    match destructive(command) {
+        Some(pattern) => {
+            println!("[hook] deny {command:?} (matches {pattern:?})");
+            PreToolUseOutput::deny(format!(
+                "blocked by hook_guard: `{pattern}` is on its list of destructive commands"
+            ))
+        }
+        None => {
+            println!("[hook] no opinion on {command:?}");
+            PreToolUseOutput::default()
+        }
+    }
 }
 
 #[tokio::main]
@@ -93,28 +111,7 @@ async fn run() -> Result<(), String> {
     }
 
     let mut claude = Claude::builder(options)
-        .hook(
-            HookEvent::PreToolUse,
-            HookOptions::matching("Bash"),
-            |input, _tool_use_id| async move {
-                let HookInput::PreToolUse(call) = input else {
-                    return Ok(HookOutput::default());
-                };
-                let command = call.tool_input["command"].as_str().unwrap_or_default();
-                Ok(match destructive(command) {
-                    Some(pattern) => {
-                        println!("[hook] deny {command:?} (matches {pattern:?})");
-                        HookOutput::pre_tool_use_deny(format!(
-                            "blocked by hook_guard: `{pattern}` is on its list of destructive commands"
-                        ))
-                    }
-                    None => {
-                        println!("[hook] no opinion on {command:?}");
-                        HookOutput::default()
-                    }
-                })
-            },
-        )
+        .hook(PreToolUse, HookOptions::matching("Bash"), guard)
         .spawn()
         .await
         .map_err(start_error)?;
@@ -150,7 +147,7 @@ async fn run() -> Result<(), String> {
 /// returns those results as `(is_error, text)`.
 async fn turn(claude: &mut Claude, prompt: &str) -> Result<Vec<(bool, String)>, String> {
     println!("\n> {prompt}");
-    let turn: Turn = claude.query(prompt).await.map_err(|e| e.to_string())?;
+    let turn: Turn = claude.ask(prompt).await.map_err(|e| e.to_string())?;
     let mut results = Vec::new();
     for message in &turn.messages {
         match message {

@@ -5,24 +5,48 @@
 //! cargo run --example mcp_tool -- --offline  # a loopback stand-in for the model
 //! ```
 //!
-//! Hosts an in-process MCP server `calc` with one tool, `add` (arguments `a`
-//! and `b`, described by a JSON Schema). The CLI lists it to the model as
-//! `mcp__calc__add`; `Options::allowed_tools` lets it run without a
-//! permission prompt. When the model calls it, the CLI sends the call over
-//! the control channel, the closure below computes the sum, and the model
-//! gets the result. Prints the tool call, the result and the final answer.
+//! Hosts an in-process MCP server `calc` with one typed tool, `add`: its
+//! arguments are a `Deserialize` struct whose JSON Schema is written once
+//! beside it (`ToolArgs`), and it returns any `Serialize` value. The CLI
+//! lists it to the model as `mcp__calc__add`; `Options::allowed_tools` lets
+//! it run without a permission prompt. When the model calls it, the CLI
+//! sends the call over the control channel, the async closure below
+//! computes the sum, and the model gets the result. Prints the tool call, the result and the final answer.
 //! Offline, the stand-in calls `mcp__calc__add` with `{"a":2,"b":3}` and
 //! then answers with what the tool returned.
 
 use std::process::ExitCode;
 
+use claude_proto::dispatch::ToolArgs;
+use claude_proto::model::Json;
 use claude_proto::model::stdout::StdoutMessage;
 use claude_proto_examples::{
     Reply, base_options, last_tool_result, offline_options, start_error, want_offline,
 };
 use claude_proto_tests::model_server::ApiRequest;
-use claude_proto_tokio::{Claude, McpServer, ToolOutput};
+use claude_proto_tokio::{Claude, McpServer};
+use serde::Deserialize;
 use serde_json::json;
+
+/// The `add` tool's arguments.
+#[derive(Deserialize)]
+struct Add {
+    a: f64,
+    b: f64,
+}
+
+impl ToolArgs for Add {
+    fn schema() -> Json {
+        json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "number", "description": "The first addend"},
+                "b": {"type": "number", "description": "The second addend"}
+            },
+            "required": ["a", "b"]
+        })
+    }
+}
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -43,25 +67,15 @@ async fn run() -> Result<(), String> {
         Some(other) => return Err(format!("unknown argument {other:?}")),
     };
 
+    // A typed tool: its arguments arrive as `Add`, whose schema is written
+    // once beside it; arguments that do not fit are answered with a tool
+    // error naming the problem, without calling the function.
     let calc = McpServer::new("calc", "1.0.0").tool(
         "add",
         "Adds two numbers and returns the sum.",
-        json!({
-            "type": "object",
-            "properties": {
-                "a": {"type": "number", "description": "The first addend"},
-                "b": {"type": "number", "description": "The second addend"}
-            },
-            "required": ["a", "b"]
-        }),
-        |args| async move {
-            let (Some(a), Some(b)) = (args["a"].as_f64(), args["b"].as_f64()) else {
-                return Ok(ToolOutput::error(format!(
-                    "`a` and `b` must be numbers, got {args}"
-                )));
-            };
+        async |Add { a, b }: Add| {
             println!("[calc.add] {a} + {b} = {}", a + b);
-            Ok(ToolOutput::text((a + b).to_string()))
+            Ok(a + b)
         },
     );
 
@@ -79,7 +93,7 @@ async fn run() -> Result<(), String> {
         .await
         .map_err(start_error)?;
     let turn = claude
-        .query("What is 2 + 3? Use the add tool of the calc server.")
+        .ask("What is 2 + 3? Use the add tool of the calc server.")
         .await
         .map_err(|e| e.to_string())?;
     for message in &turn.messages {

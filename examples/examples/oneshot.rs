@@ -6,19 +6,18 @@
 //! cargo run --example oneshot -- --offline "please fail"    # offline, a turn that fails (exit code 1)
 //! ```
 //!
-//! Starts a session, sends the prompt with `Claude::query` (which collects
-//! the turn up to its `result`), prints the result text, cost and token
-//! usage, and closes. The exit code is non-zero if the turn failed, so it
+//! One call, `claude_proto_tokio::query`, starts a session, asks the
+//! prompt, collects the turn up to its `result` and closes; this prints the
+//! result text, cost and token usage. The exit code is non-zero if the turn failed, so it
 //! composes in shell scripts. Offline, the stand-in echoes the prompt, and
 //! answers a prompt containing "fail" with an API error.
 
 use std::process::ExitCode;
 
 use claude_proto_examples::{
-    Reply, base_options, last_prompt, offline_options, start_error, want_offline,
+    Reply, base_options, last_prompt, offline_options, query_error, want_offline,
 };
 use claude_proto_tests::model_server::ApiRequest;
-use claude_proto_tokio::Claude;
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -56,13 +55,13 @@ async fn run() -> Result<bool, String> {
         _offline = Some(guard);
     }
 
-    let mut claude = Claude::spawn(options).await.map_err(start_error)?;
-    let turn = claude.query(prompt).await.map_err(|e| e.to_string())?;
+    let turn = claude_proto_tokio::query(prompt, options)
+        .await
+        .map_err(query_error)?;
     let Some(result) = &turn.result else {
         // A CLI of another version may end a turn with a result this
         // crate cannot type; the raw line is still there.
         println!("{}", String::from_utf8_lossy(turn.result_line.as_bytes()));
-        let _ = claude.close().await;
         return Ok(false);
     };
     if let Some(error) = result.error_message() {
@@ -71,7 +70,7 @@ async fn run() -> Result<bool, String> {
         println!("{}", turn.text().unwrap_or_default());
     }
     println!(
-        "── session cost so far ${:.4} · {} in / {} out tokens ({} cache read, {} cache write) · {} turns · {} ms",
+        "── cost ${:.4} · {} in / {} out tokens ({} cache read, {} cache write) · {} turns · {} ms",
         result.cost_usd(),
         result.usage.input_tokens,
         result.usage.output_tokens,
@@ -80,9 +79,6 @@ async fn run() -> Result<bool, String> {
         result.num_turns,
         result.duration_ms,
     );
-    if let Err(e) = claude.close().await {
-        eprintln!("closing failed: {e}");
-    }
     Ok(result.is_success())
 }
 

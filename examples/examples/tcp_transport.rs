@@ -82,7 +82,7 @@ async fn run() -> Result<(), String> {
         claude.pid()
     );
     let turn = claude
-        .query("Say hello to a program that reaches you over TCP.")
+        .ask("Say hello to a program that reaches you over TCP.")
         .await
         .map_err(|e| e.to_string())?;
     println!("{}", turn.text().unwrap_or_default());

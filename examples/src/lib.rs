@@ -149,6 +149,19 @@ pub fn last_prompt(request: &ApiRequest) -> String {
 /// An error from starting the CLI, with the install hint when it was not
 /// found.
 pub fn start_error(error: claude_proto_tokio::SpawnError) -> String {
+    spawn_error_text(&error)
+}
+
+/// [`start_error`] for an [`Error`](claude_proto_tokio::Error) from a call
+/// that also starts the session (the one-shot `query`).
+pub fn query_error(error: claude_proto_tokio::Error) -> String {
+    match error {
+        claude_proto_tokio::Error::Spawn(error) => spawn_error_text(&error),
+        other => other.to_string(),
+    }
+}
+
+fn spawn_error_text(error: &claude_proto_tokio::SpawnError) -> String {
     match error {
         claude_proto_tokio::SpawnError::NotFound(_) => format!(
             "{error}\n\nOr install the version this repository tests against:\n    npm ci --prefix tests/peer"

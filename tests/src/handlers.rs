@@ -7,12 +7,16 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use claude_proto::dispatch::ToolOutput;
-use claude_proto::model::hooks::{HookEvent, HookInput, HookOutput};
+pub use claude_proto::model::hooks::PreToolUse;
+use claude_proto::model::hooks::{
+    HookEvent, HookInput, HookOutput, HookSpecificOutput, PreToolUseInput, PreToolUseOutput,
+};
 use claude_proto::model::incoming::CanUseTool;
 use claude_proto::model::permission::PermissionResult;
-use claude_proto_async::{BoxFuture, HandlerError, HookOptions, McpServer};
+pub use claude_proto_async::HookOptions;
+use claude_proto_async::{BoxFuture, HandlerError, McpServer};
 
-use crate::conformance::{DropFlag, Hook, HookBehaviour, Permission, Spec};
+use crate::conformance::{DropFlag, Hook, HookBehaviour, Permission, Spec, TypedAdd, TypedGuard};
 use crate::real_cli::Calls;
 
 /// A permission handler's type.
@@ -70,7 +74,7 @@ pub fn hook(hook: &Hook, calls: Calls) -> (HookEvent, HookOptions, HookFn) {
     };
     let behaviour = hook.behaviour.clone();
     let event = hook.event;
-    let run: HookFn = Arc::new(move |input, _id| {
+    let run: HookFn = Arc::new(move |input: HookInput, _id| {
         let payload = serde_json::to_value(&input).expect("a hook input serializes");
         calls.record(event, payload);
         let behaviour = behaviour.clone();
@@ -82,6 +86,14 @@ pub fn hook(hook: &Hook, calls: Calls) -> (HookEvent, HookOptions, HookFn) {
                     HookOutput::additional_context(HookEvent::from(event), text)
                 }
                 HookBehaviour::Panic => panic!("hook panicked on purpose"),
+                // Registered typed by `register_spec_handlers`; here (the
+                // untyped path) it answers the same from the whole input.
+                HookBehaviour::TypedGuard => match input {
+                    HookInput::PreToolUse(input) => HookOutput::hook_specific(
+                        HookSpecificOutput::PreToolUse(TypedGuard::answer(&input)),
+                    ),
+                    _ => HookOutput::default(),
+                },
             })
         })
     });
@@ -91,15 +103,34 @@ pub fn hook(hook: &Hook, calls: Calls) -> (HookEvent, HookOptions, HookFn) {
 /// The `calc` MCP server with its `add` tool (calls recorded in `calls` as
 /// `mcp:add`).
 pub fn calc_server(calls: Calls) -> McpServer {
-    McpServer::new("calc", "1.0.0").tool("add", "Adds a and b", Spec::calc_schema(), move |args| {
-        calls.record("mcp:add", args.clone());
-        async move {
-            Ok(match Spec::calc_add(&args) {
-                Ok(sum) => ToolOutput::text(sum),
-                Err(e) => ToolOutput::error(e),
-            })
-        }
-    })
+    McpServer::new("calc", "1.0.0").tool_untyped(
+        "add",
+        "Adds a and b",
+        Spec::calc_schema(),
+        move |args| {
+            calls.record("mcp:add", args.clone());
+            async move {
+                Ok(match Spec::calc_add(&args) {
+                    Ok(sum) => ToolOutput::text(sum),
+                    Err(e) => ToolOutput::error(e),
+                })
+            }
+        },
+    )
+}
+
+/// The typed `PreToolUse` hook of [`HookBehaviour::TypedGuard`]: a plain
+/// `async fn` taking the event's own input and answering with its own
+/// output type.
+pub async fn typed_guard(input: PreToolUseInput) -> PreToolUseOutput {
+    TypedGuard::answer(&input)
+}
+
+/// The `calc` MCP server with a typed `add` tool: [`TypedAdd`] arguments,
+/// a serializable [`TypedSum`](crate::conformance::TypedSum) result.
+pub fn typed_calc_server() -> McpServer {
+    McpServer::new("calc", "1.0.0")
+        .tool("add", "Adds a and b", async |args: TypedAdd| Ok(args.run()))
 }
 
 /// Registers everything `spec` asks for on an async adapter's builder.
@@ -116,13 +147,28 @@ macro_rules! register_spec_handlers {
             builder = builder.on_permission(move |ask| run(ask));
         }
         for hook in &spec.hooks {
+            if let $crate::conformance::HookBehaviour::TypedGuard = hook.behaviour {
+                let options = match hook.matcher {
+                    Some(m) => $crate::handlers::HookOptions::matching(m),
+                    None => $crate::handlers::HookOptions::default(),
+                };
+                builder = builder.hook(
+                    $crate::handlers::PreToolUse,
+                    options,
+                    $crate::handlers::typed_guard,
+                );
+                continue;
+            }
             let calls = $crate::real_cli::Calls::default();
             let (event, options, run) = $crate::handlers::hook(hook, calls);
-            builder = builder.hook(event, options, move |input, id| run(input, id));
+            builder = builder.hook_untyped(event, options, move |input, id| run(input, id));
         }
         if spec.mcp_calc {
             let calls = $crate::real_cli::Calls::default();
             builder = builder.mcp_server($crate::handlers::calc_server(calls));
+        }
+        if spec.mcp_typed {
+            builder = builder.mcp_server($crate::handlers::typed_calc_server());
         }
         if let Some(callback) = spec.on_stderr.clone() {
             builder = builder.on_stderr(move |line| (callback.0)(line));

@@ -8,3 +8,18 @@ use async_family::{AsyncStd, Family};
 const FAKE: &str = env!("CARGO_BIN_EXE_fake-claude");
 
 claude_proto_tests::conformance_suite!(Family<AsyncStd>, FAKE);
+
+#[test]
+fn a_controller_interrupts_from_another_task() {
+    async_family::a_controller_interrupts_from_another_task::<AsyncStd>(FAKE);
+}
+
+#[test]
+fn turn_streams_end_at_their_own_result() {
+    async_family::turn_streams_end_at_their_own_result::<AsyncStd>(FAKE);
+}
+
+#[test]
+fn the_one_shot_query_answers() {
+    async_family::the_one_shot_query_answers::<AsyncStd>(FAKE);
+}

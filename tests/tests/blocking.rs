@@ -12,13 +12,15 @@ use std::time::Duration;
 use claude_proto::ControlSuccess;
 use claude_proto::dispatch::ToolOutput;
 use claude_proto::model::control::ControlRequest;
-use claude_proto::model::hooks::{HookEvent, HookOutput};
+use claude_proto::model::hooks::{
+    HookEvent, HookOutput, PreToolUse, PreToolUseInput, PreToolUseOutput,
+};
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, Event, HookOptions, McpServer};
 use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
 use claude_proto_tests::conformance::{
-    Driver, DropFlag, Harness, HookBehaviour, Observed, Permission, Spec,
+    Driver, DropFlag, Harness, HookBehaviour, Observed, Permission, Spec, TypedAdd, TypedGuard,
 };
 #[cfg(target_os = "linux")]
 use std::sync::atomic::AtomicUsize;
@@ -29,6 +31,11 @@ struct Blocking;
 
 struct BlockingDriver {
     claude: Option<Claude>,
+}
+
+/// The typed `PreToolUse` hook of [`HookBehaviour::TypedGuard`].
+fn typed_guard(input: PreToolUseInput) -> PreToolUseOutput {
+    TypedGuard::answer(&input)
 }
 
 fn builder(spec: &Spec) -> ClaudeBuilder {
@@ -79,8 +86,13 @@ fn builder(spec: &Spec) -> ClaudeBuilder {
             Some(m) => HookOptions::matching(m),
             None => HookOptions::default(),
         };
+        if let HookBehaviour::TypedGuard = hook.behaviour {
+            // A typed hook: a plain fn taking the event's own input.
+            builder = builder.hook(PreToolUse, options, typed_guard);
+            continue;
+        }
         let behaviour = hook.behaviour.clone();
-        builder = builder.hook(HookEvent::from(hook.event), options, move |_input, _id| {
+        builder = builder.hook_untyped(HookEvent::from(hook.event), options, move |_input, _id| {
             Ok(match &behaviour {
                 HookBehaviour::NoOpinion => HookOutput::default(),
                 HookBehaviour::Deny(reason) => HookOutput::pre_tool_use_deny(reason.clone()),
@@ -88,14 +100,22 @@ fn builder(spec: &Spec) -> ClaudeBuilder {
                     HookOutput::additional_context(HookEvent::PostToolUse, text.clone())
                 }
                 HookBehaviour::Panic => panic!("hook panicked on purpose"),
+                HookBehaviour::TypedGuard => unreachable!("registered typed above"),
             })
         });
     }
     if let Some(callback) = spec.on_stderr.clone() {
         builder = builder.on_stderr(move |line| (callback.0)(line));
     }
-    if spec.mcp_calc {
+    if spec.mcp_typed {
         builder = builder.mcp_server(McpServer::new("calc", "1.0.0").tool(
+            "add",
+            "Adds a and b",
+            |args: TypedAdd| Ok(args.run()),
+        ));
+    }
+    if spec.mcp_calc {
+        builder = builder.mcp_server(McpServer::new("calc", "1.0.0").tool_untyped(
             "add",
             "Adds a and b",
             Spec::calc_schema(),
@@ -130,7 +150,7 @@ impl Harness for Blocking {
                     let mut claude = builder(&spec)
                         .spawn()
                         .unwrap_or_else(|e| panic!("session {i} did not start: {e}"));
-                    let turn = claude.query(format!("hello {i}"))?;
+                    let turn = claude.ask(format!("hello {i}"))?;
                     claude.close()?;
                     Ok(turn.text().unwrap_or_default().to_owned())
                 })
@@ -187,7 +207,7 @@ impl Driver for BlockingDriver {
     ) -> Option<Result<Option<Turn>, Error>> {
         let claude = self.claude();
         let Some(limit) = limit else {
-            return Some(claude.query(prompt).map(Some));
+            return Some(claude.ask(prompt).map(Some));
         };
         // A blocking call cannot be dropped: giving a query up is sending
         // its prompt and reading its turn only until the limit.
@@ -386,7 +406,7 @@ mod turns {
             .unwrap();
         // Turn 0 is never read.
         claude.send_text("one").unwrap();
-        let two = claude.query("two").unwrap();
+        let two = claude.ask("two").unwrap();
         assert_eq!((two.id, text(&two).as_str()), (1, "two"));
         assert_eq!(
             two.unreadable.len() + two.protocol_errors.len(),
@@ -567,14 +587,14 @@ mod alone {
 
         let mut claude = builder(&fake()).spawn().unwrap();
         let pid = claude.pid();
-        assert_eq!(claude.query("hi").unwrap().text(), Some("echo: hi"));
+        assert_eq!(claude.ask("hi").unwrap().text(), Some("echo: hi"));
         assert!(claude.close().unwrap().expect("exit").success());
         gone(pid);
         back_to(baseline, "close");
 
         let mut claude = builder(&fake()).spawn().unwrap();
         let pid = claude.pid();
-        claude.query("hi").unwrap();
+        claude.ask("hi").unwrap();
         drop(claude);
         gone(pid);
         back_to(baseline, "drop");
@@ -604,7 +624,7 @@ mod alone {
             .spawn()
             .unwrap();
         let pid = claude.pid();
-        let turn = claude.query("ls").unwrap();
+        let turn = claude.ask("ls").unwrap();
         assert!(turn.text().unwrap_or_default().starts_with("denied "));
         assert!(claude.close().unwrap().expect("exit").success());
         assert!(lines.load(Ordering::SeqCst) <= 1, "called after its panic");
@@ -673,4 +693,81 @@ mod alone {
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// A controller moved into another thread interrupts while this thread
+/// owns the events and waits in the turn iterator: in the `hold` scenario
+/// the CLI writes nothing after `holding` until the interrupt reaches it,
+/// so the turn ends only through the other thread.
+#[test]
+fn a_controller_interrupts_from_another_thread() {
+    let _isolation = claude_proto_tests::conformance::isolation("controller_interrupt");
+    let mut claude = builder(&Spec::new(FAKE.into(), "hold")).spawn().unwrap();
+    let controller = claude.controller();
+    let mut turn = claude.query("hold").unwrap();
+    for event in &mut turn {
+        let message = event.as_message().expect("a message");
+        if String::from_utf8_lossy(message.as_bytes()).contains("holding") {
+            break;
+        }
+    }
+    let interrupter = std::thread::spawn(move || controller.interrupt().map(drop));
+    // Blocked here until the other thread's interrupt lets the CLI finish.
+    let last = turn.by_ref().last().expect("the result");
+    assert!(last.as_message().unwrap().is_result());
+    assert_eq!(turn.finish().unwrap().text(), Some("released"));
+    interrupter.join().unwrap().unwrap();
+    claude.close().unwrap();
+}
+
+/// `request_close` from a controller in another thread starts the close
+/// sequence; the owner reads the events to their end and `close` still
+/// reports the exit.
+#[test]
+fn a_controller_starts_the_close() {
+    let _isolation = claude_proto_tests::conformance::isolation("controller_close");
+    let mut claude = builder(&Spec::new(FAKE.into(), "echo")).spawn().unwrap();
+    claude.ask("hi").unwrap();
+    assert!(claude.session_id().is_some());
+    let controller = claude.controller();
+    std::thread::spawn(move || controller.request_close())
+        .join()
+        .unwrap();
+    for _ in claude.events() {}
+    let report = claude.close().unwrap().expect("an exit report");
+    assert!(report.success(), "{report}");
+}
+
+/// A turn iterator yields its own turn's events, the `result` last, then
+/// nothing; one dropped mid-turn does not shift the next query; the
+/// one-shot `query` answers in one call.
+#[test]
+fn turn_streams_end_at_their_own_result() {
+    let _isolation = claude_proto_tests::conformance::isolation("turn_stream");
+    let mut claude = builder(&Spec::new(FAKE.into(), "echo")).spawn().unwrap();
+    let mut one = claude.query("one").unwrap();
+    assert!(one.next().is_some());
+    drop(one);
+
+    let mut two = claude.query("two").unwrap();
+    let events: Vec<Event> = two.by_ref().collect();
+    assert!(two.next().is_none(), "nothing after the result");
+    assert!(events.last().unwrap().as_message().unwrap().is_result());
+    let turn = two.finish().unwrap();
+    assert_eq!(turn.text(), Some("echo: two"));
+    assert_eq!(
+        events.iter().filter(|e| e.as_message().is_some()).count(),
+        turn.messages.len() + turn.unreadable.len()
+    );
+    assert_eq!(claude.ask("three").unwrap().text(), Some("echo: three"));
+    claude.close().unwrap();
+
+    let options = Spec::new(FAKE.into(), "echo").options();
+    let turn = claude_proto_blocking::query("hi", options).unwrap();
+    assert_eq!(turn.text(), Some("echo: hi"));
+    let missing = claude_proto::options::Options::default().cli_path("/nonexistent/claude");
+    assert!(matches!(
+        claude_proto_blocking::query("hi", missing),
+        Err(Error::Spawn(_))
+    ));
 }

@@ -9,12 +9,14 @@ use std::time::Duration;
 use claude_proto::ControlSuccess;
 use claude_proto::dispatch::ToolOutput;
 use claude_proto::model::control::ControlRequest;
-use claude_proto::model::hooks::{HookEvent, HookOutput};
+use claude_proto::model::hooks::{HookEvent, HookInput, HookOutput, HookSpecificOutput};
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, HookOptions, McpServer};
 use claude_proto_host::{Error, ExitReport, SpawnError};
-use claude_proto_tests::conformance::{Driver, DropFlag, HookBehaviour, Observed, Spec};
+use claude_proto_tests::conformance::{
+    Driver, DropFlag, HookBehaviour, Observed, Spec, TypedGuard,
+};
 use claude_proto_tests::real_cli::tee::{TeeRead, TeeWrite, TeedChild};
 use claude_proto_tests::real_cli::{PermissionRule, RealHarness, RealSpec, WAIT};
 
@@ -59,7 +61,7 @@ fn builder(spec: &RealSpec) -> ClaudeBuilder {
         let behaviour = hook.behaviour.clone();
         let calls = spec.calls.clone();
         let event = hook.event;
-        builder = builder.hook(HookEvent::from(event), options, move |input, _id| {
+        builder = builder.hook_untyped(HookEvent::from(event), options, move |input, _id| {
             calls.record(event, serde_json::to_value(&input).unwrap());
             Ok(match &behaviour {
                 HookBehaviour::NoOpinion => HookOutput::default(),
@@ -68,12 +70,18 @@ fn builder(spec: &RealSpec) -> ClaudeBuilder {
                     HookOutput::additional_context(HookEvent::from(event), text.clone())
                 }
                 HookBehaviour::Panic => panic!("hook panicked on purpose"),
+                HookBehaviour::TypedGuard => match &input {
+                    HookInput::PreToolUse(input) => HookOutput::hook_specific(
+                        HookSpecificOutput::PreToolUse(TypedGuard::answer(input)),
+                    ),
+                    _ => HookOutput::default(),
+                },
             })
         });
     }
     if spec.mcp_calc {
         let calls = spec.calls.clone();
-        builder = builder.mcp_server(McpServer::new("calc", "1.0.0").tool(
+        builder = builder.mcp_server(McpServer::new("calc", "1.0.0").tool_untyped(
             "add",
             "Adds a and b",
             Spec::calc_schema(),

@@ -48,3 +48,18 @@ fn dropping_the_executor_kills_the_child() {
         "process {pid} survived its executor"
     );
 }
+
+#[test]
+fn a_controller_interrupts_from_another_task() {
+    async_family::a_controller_interrupts_from_another_task::<Smol>(FAKE);
+}
+
+#[test]
+fn turn_streams_end_at_their_own_result() {
+    async_family::turn_streams_end_at_their_own_result::<Smol>(FAKE);
+}
+
+#[test]
+fn the_one_shot_query_answers() {
+    async_family::the_one_shot_query_answers::<Smol>(FAKE);
+}

@@ -58,7 +58,7 @@ impl Harness for Tokio {
                 .map(|(i, spec)| {
                     tokio::spawn(async move {
                         let mut claude = builder(&spec).spawn().await.expect("spawn");
-                        let turn = claude.query(format!("hello {i}")).await?;
+                        let turn = claude.ask(format!("hello {i}")).await?;
                         claude.close().await?;
                         Ok(turn.text().unwrap_or_default().to_owned())
                     })
@@ -125,10 +125,10 @@ impl Driver for TokioDriver {
         let (rt, claude) = self.parts();
         Some(rt.block_on(async {
             let Some(limit) = limit else {
-                return claude.query(prompt).await.map(Some);
+                return claude.ask(prompt).await.map(Some);
             };
             // On timeout the query future is dropped mid-turn.
-            match tokio::time::timeout(limit, claude.query(prompt)).await {
+            match tokio::time::timeout(limit, claude.ask(prompt)).await {
                 Ok(turn) => turn.map(Some),
                 Err(_) => Ok(None),
             }
@@ -257,7 +257,7 @@ fn a_cancelled_query_leaves_no_process() {
         let pid = claude.pid().unwrap();
         tokio::select! {
             biased;
-            _ = claude.query("tick") => panic!("a slow stream cannot finish in one poll"),
+            _ = claude.ask("tick") => panic!("a slow stream cannot finish in one poll"),
             () = tokio::task::yield_now() => {}
         }
         drop(claude);
@@ -282,10 +282,130 @@ fn session_id_comes_from_the_cli() {
             .await
             .unwrap();
         assert_eq!(claude.session_id(), None);
-        let turn = claude.query("hi").await.unwrap();
+        let turn = claude.ask("hi").await.unwrap();
         let id = turn.result.as_ref().map(|r| r.session_id.clone());
         assert!(id.is_some());
         assert_eq!(claude.session_id(), id);
         claude.close().await.unwrap();
+    });
+}
+
+/// Reads the turn stream until the assistant's `holding` message of the
+/// `hold` scenario: from there the CLI writes nothing until the session
+/// sends it a request.
+async fn read_until_holding(turn: &mut claude_proto_tokio::TurnStream<'_>) {
+    while let Some(event) = turn.next().await {
+        let message = event.as_message().expect("a message");
+        if String::from_utf8_lossy(message.as_bytes()).contains("holding") {
+            return;
+        }
+    }
+    panic!("the turn ended before `holding`");
+}
+
+/// A controller moved into another task interrupts while this task owns
+/// the events and waits in the turn stream: the CLI writes nothing more
+/// until the interrupt reaches it, so the turn ends only through it.
+#[test]
+fn a_controller_interrupts_from_another_task() {
+    let _isolation = claude_proto_tests::conformance::isolation("controller_interrupt");
+    runtime().block_on(async {
+        let mut claude = builder(&Spec::new(FAKE.into(), "hold"))
+            .spawn()
+            .await
+            .unwrap();
+        let controller = claude.controller();
+        let mut turn = claude.query("hold").await.unwrap();
+        read_until_holding(&mut turn).await;
+        let interrupter = tokio::spawn(async move { controller.interrupt().await });
+        // Blocked here until the interrupt, sent by the other task, lets the
+        // CLI finish the turn.
+        let mut rest = Vec::new();
+        while let Some(event) = turn.next().await {
+            rest.push(event);
+        }
+        let turn = turn.finish().await.unwrap();
+        assert_eq!(turn.text(), Some("released"));
+        assert!(rest.last().and_then(Event::as_message).unwrap().is_result());
+        interrupter.await.unwrap().unwrap();
+        claude.close().await.unwrap();
+    });
+}
+
+/// `request_close` from a controller starts the close sequence; the owner
+/// reads the events to their end and `close` still reports the exit.
+#[test]
+fn a_controller_starts_the_close() {
+    let _isolation = claude_proto_tests::conformance::isolation("controller_close");
+    runtime().block_on(async {
+        let mut claude = builder(&Spec::new(FAKE.into(), "echo"))
+            .spawn()
+            .await
+            .unwrap();
+        claude.ask("hi").await.unwrap();
+        let controller = claude.controller();
+        tokio::spawn(async move { controller.request_close() })
+            .await
+            .unwrap();
+        while claude.next_event().await.is_some() {}
+        let report = claude.close().await.unwrap().expect("an exit report");
+        assert!(report.success(), "{report}");
+    });
+}
+
+/// A turn stream yields its own turn's events, the `result` last, then
+/// nothing; `finish` returns the same turn. A stream dropped mid-turn does
+/// not shift the next query.
+#[test]
+fn turn_streams_end_at_their_own_result() {
+    let _isolation = claude_proto_tests::conformance::isolation("turn_stream");
+    runtime().block_on(async {
+        let mut claude = builder(&Spec::new(FAKE.into(), "echo"))
+            .spawn()
+            .await
+            .unwrap();
+
+        // Dropped after its first event: the rest is skipped by the next.
+        let mut one = claude.query("one").await.unwrap();
+        assert!(one.next().await.is_some());
+        drop(one);
+
+        let mut two = claude.query("two").await.unwrap();
+        let mut events = Vec::new();
+        while let Some(event) = two.next().await {
+            events.push(event);
+        }
+        assert!(two.next().await.is_none(), "nothing after the result");
+        let turn = two.finish().await.unwrap();
+        assert_eq!(turn.text(), Some("echo: two"));
+        let last = events.last().and_then(Event::as_message).unwrap();
+        assert!(last.is_result());
+        assert_eq!(
+            events.iter().filter(|e| e.as_message().is_some()).count(),
+            turn.messages.len() + turn.unreadable.len()
+        );
+
+        assert_eq!(
+            claude.ask("three").await.unwrap().text(),
+            Some("echo: three")
+        );
+        claude.close().await.unwrap();
+    });
+}
+
+/// The one-call one-shot: spawn, ask, close.
+#[test]
+fn the_one_shot_query_answers_and_closes() {
+    let _isolation = claude_proto_tests::conformance::isolation("one_shot");
+    runtime().block_on(async {
+        let turn = claude_proto_tokio::query("hi", Spec::new(FAKE.into(), "echo").options())
+            .await
+            .unwrap();
+        assert_eq!(turn.text(), Some("echo: hi"));
+        let missing = claude_proto::options::Options::default().cli_path("/nonexistent/claude");
+        match claude_proto_tokio::query("hi", missing).await {
+            Err(Error::Spawn(_)) => {}
+            other => panic!("{other:?}"),
+        }
     });
 }

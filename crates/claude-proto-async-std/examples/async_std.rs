@@ -23,7 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             })
             .spawn()
             .await?;
-        let turn = claude.query(prompt).await?;
+        let turn = claude.ask(prompt).await?;
         println!("{}", turn.text().unwrap_or_default());
         if let Some(cost) = turn.session_cost_usd() {
             println!("session cost so far: ${cost:.4}");

@@ -3,16 +3,14 @@
 //!
 //! `cargo run -p claude-proto-async-std --no-default-features --features smol --example smol -- "What is in Cargo.toml?"`
 
-use claude_proto::model::permission::PermissionResult;
-use claude_proto::model::stdout::StdoutMessage;
-use claude_proto_async_std::{Claude, Options};
+use claude_proto_async_std::prelude::*;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let prompt = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "What is in Cargo.toml?".to_owned());
     smol::block_on(async {
-        let mut claude = Claude::builder(Options::default())
+        let mut claude = Claude::builder(Options::default().include_partial_messages(true))
             .on_permission(|ask| async move {
                 Ok(
                     if matches!(ask.tool_name.as_str(), "Read" | "Glob" | "Grep") {
@@ -24,17 +22,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             })
             .spawn()
             .await?;
-        claude.send_text(prompt).await?;
-        // `events()` is also a `futures_core::Stream`.
-        while let Some(event) = claude.events().next().await {
-            let Some(message) = event.as_message() else {
-                continue;
-            };
-            if let StdoutMessage::Result(result) = message.parse()? {
-                println!("{}", result.result.as_deref().unwrap_or_default());
-                println!("session cost so far: ${:.4}", result.cost_usd());
-                break;
+        // The turn as it streams (text deltas), then the whole of it.
+        let mut turn = claude.query(prompt).await?;
+        while let Some(event) = turn.next().await {
+            if let Some(text) = event.text_delta() {
+                print!("{text}");
             }
+        }
+        let turn = turn.finish().await?;
+        println!();
+        if let Some(cost) = turn.session_cost_usd() {
+            println!("session cost so far: ${cost:.4}");
         }
         claude.close().await?;
         Ok::<_, Box<dyn std::error::Error>>(())

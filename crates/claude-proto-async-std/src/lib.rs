@@ -49,7 +49,7 @@
 //!         .spawn()
 //!         .await?;
 //!
-//!     let turn = claude.query("What is in README.md?").await?;
+//!     let turn = claude.ask("What is in README.md?").await?;
 //!     println!("{}", turn.text().unwrap_or_default());
 //!     if let Some(cost) = turn.session_cost_usd() {
 //!         println!("session cost so far: ${cost:.4}");
@@ -72,7 +72,7 @@
 //! use claude_proto_async_std::{Claude, Options};
 //!
 //! smol::block_on(async {
-//!     let mut claude = Claude::builder(Options::default())
+//!     let mut claude = Claude::builder(Options::default().include_partial_messages(true))
 //!         .on_permission(|ask| async move {
 //!             Ok(if ask.tool_name == "Read" {
 //!                 PermissionResult::allow()
@@ -83,16 +83,15 @@
 //!         .spawn()
 //!         .await?;
 //!
-//!     claude.send_text("What is in README.md?").await?;
-//!     // `events()` is also a `futures_core::Stream`.
-//!     while let Some(event) = claude.events().next().await {
-//!         if let Some(message) = event.as_message() {
-//!             println!("{}", String::from_utf8_lossy(message.as_bytes()));
-//!             if message.is_result() {
-//!                 break;
-//!             }
+//!     // The turn as it streams: text deltas, then the whole turn.
+//!     let mut turn = claude.query("What is in README.md?").await?;
+//!     while let Some(event) = turn.next().await {
+//!         if let Some(text) = event.text_delta() {
+//!             print!("{text}");
 //!         }
 //!     }
+//!     let turn = turn.finish().await?;
+//!     println!("\n({} messages)", turn.messages.len());
 //!
 //!     claude.close().await?;
 //!     Ok::<_, Box<dyn std::error::Error>>(())
@@ -108,8 +107,9 @@
 //!   read ahead of you up to [`ClaudeBuilder::read_ahead_bytes`] (4 MiB by
 //!   default); past it reading pauses (backpressure), and a call then
 //!   waiting fails naming the budget.
-//! - **Turns cannot shift**: [`Claude::query`] collects its own prompt's
-//!   turn, through decode failures and dropped futures.
+//! - **Turns cannot shift**: [`Claude::query`] streams its own prompt's
+//!   turn, through decode failures, dropped futures and dropped turn
+//!   streams.
 //! - **Handlers never block reading.** Each request from the CLI runs its
 //!   handler in its own task (at most
 //!   [`ClaudeBuilder::max_concurrent_handlers`] at once). When the CLI
@@ -142,5 +142,48 @@ pub type ClaudeBuilder = claude_proto_async::ClaudeBuilder<Runtime>;
 pub use claude_proto_async::{
     BoxFuture, Config, EndReason, Error, Event, Events, ExitReport, HandlerError, HookOptions,
     Limits, McpServer, Message, Options, SessionEnded, ShutdownPolicy, SpawnError, Stall,
-    ToolOutput, Turn, TurnId, claude_proto,
+    ToolOutput, Turn, TurnId, TurnStream, claude_proto,
 };
+
+/// The control side of a [`Claude`] session, cloneable and usable from
+/// any task while another reads the events (see
+/// [`claude_proto_async::Controller`]); from [`Claude::controller`].
+pub type Controller = claude_proto_async::Controller<Runtime>;
+
+/// Asks the CLI one question in one call: spawns it with `options`, sends
+/// `prompt`, collects the turn and closes the session (see
+/// [`claude_proto_async::query`]). The [`Turn`] has the answer
+/// ([`Turn::text`]) and its cost ([`Turn::session_cost_usd`], the whole
+/// session's, which here is this one answer's). Failing to start is
+/// [`Error::Spawn`], so one error type covers the whole call.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), claude_proto_async_std::Error> {
+/// use claude_proto_async_std::{Options, query};
+///
+/// let turn = query("What is 2 + 2?", Options::default()).await?;
+/// println!("{}", turn.text().unwrap_or_default());
+/// # Ok(()) }
+/// ```
+pub async fn query(prompt: impl Into<String>, options: Options) -> Result<Turn, Error> {
+    claude_proto_async::query::<Runtime>(prompt, options).await
+}
+
+/// What a typical program needs, in one import: `use claude_proto_async_std::prelude::*;`.
+///
+/// The session ([`Claude`], [`Controller`], [`ClaudeBuilder`],
+/// [`TurnStream`], [`Turn`]), what it reads ([`Event`], [`Message`]), how
+/// it is configured ([`Options`], [`PermissionMode`](prelude::PermissionMode)),
+/// what handlers take and return ([`PermissionResult`](prelude::PermissionResult),
+/// [`HookEvent`](prelude::HookEvent), [`HookOptions`], [`McpServer`],
+/// [`ToolOutput`], [`HandlerError`]) and the errors ([`Error`],
+/// [`SpawnError`]). The one-shot [`query`] is left out, to keep the name
+/// free; call it by its path.
+pub mod prelude {
+    pub use crate::claude_proto::model::hooks::HookEvent;
+    pub use crate::claude_proto::model::permission::{PermissionMode, PermissionResult};
+    pub use crate::{
+        Claude, ClaudeBuilder, Controller, Error, Event, HandlerError, HookOptions, McpServer,
+        Message, Options, SpawnError, ToolOutput, Turn, TurnStream,
+    };
+}

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use claude_proto::Config;
-use claude_proto::model::hooks::{HookEvent, HookInput, HookOutput};
+use claude_proto::dispatch::IntoHandlerResult;
+use claude_proto::model::hooks::{Hook, HookEvent, HookInput, HookOutput, IntoHookOutput};
 use claude_proto::model::incoming::CanUseTool;
 use claude_proto::model::initialize::InitializeRequest;
 use claude_proto::model::permission::PermissionResult;
@@ -16,7 +17,7 @@ use claude_proto_process::{HookOptions, Settings, ShutdownPolicy, StderrLines, l
 
 use crate::client::Claude;
 use crate::driver::{Driver, Pipes};
-use crate::handlers::{AsyncHandlers, HandlerError, McpServer};
+use crate::handlers::{AsyncHandlers, McpServer};
 use crate::oneshot;
 use crate::runtime::{BoxReader, BoxWriter, Connect, Runtime};
 use crate::shared::{Shared, Waiter};
@@ -91,36 +92,135 @@ impl<R: Runtime> ClaudeBuilder<R> {
 
     /// Answers the CLI's permission prompts (`can_use_tool`).
     ///
+    /// `handler` is an `async fn`, an async closure (`async |ask| ...`) or
+    /// a closure returning a `Send + 'static` future; it answers with a
+    /// [`PermissionResult`] or a `Result<PermissionResult, HandlerError>`.
     /// Registering it makes the CLI ask (`--permission-prompt-tool stdio`).
     /// The request's `tool_use_id` is echoed for you. If the handler fails
     /// or panics, the tool is denied; if the CLI withdraws the prompt, the
     /// handler's future is dropped.
+    ///
+    /// The future runs as a task of its own, so it must be `Send` and
+    /// `'static`: an async closure that borrows what it captures (`async
+    /// move |ask| state.use_it()`) implements only `AsyncFn`, whose future
+    /// cannot be required to be `Send` on stable Rust. Share state through
+    /// an `async fn` taking it by value, or clone it into the future.
+    ///
+    /// ```no_run
+    /// # async fn demo<R: claude_proto_async::Runtime>() {
+    /// use claude_proto::model::incoming::CanUseTool;
+    /// use claude_proto::model::permission::PermissionResult;
+    /// use claude_proto_async::{ClaudeBuilder, Options};
+    ///
+    /// async fn only_reads(ask: CanUseTool) -> PermissionResult {
+    ///     if ask.tool_name == "Read" {
+    ///         PermissionResult::allow()
+    ///     } else {
+    ///         PermissionResult::deny("only reading is allowed")
+    ///     }
+    /// }
+    ///
+    /// let builder = ClaudeBuilder::<R>::new(Options::default()).on_permission(only_reads);
+    /// // Or inline:
+    /// let builder = ClaudeBuilder::<R>::new(Options::default())
+    ///     .on_permission(async |ask| PermissionResult::deny(format!("no {}", ask.tool_name)));
+    /// # }
+    /// ```
+    ///
+    /// A handler must answer with a permission result:
+    ///
+    /// ```compile_fail
+    /// # fn demo<R: claude_proto_async::Runtime>() {
+    /// # use claude_proto_async::{ClaudeBuilder, Options};
+    /// ClaudeBuilder::<R>::new(Options::default()).on_permission(async |_ask| true);
+    /// # }
+    /// ```
     pub fn on_permission<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn(CanUseTool) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<PermissionResult, HandlerError>> + Send + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoHandlerResult<PermissionResult>,
     {
         self.settings.handlers.set_permission(handler);
         self.settings.options.permission_prompt_stdio = true;
         self
     }
 
-    /// Registers a hook for `event`, called with the hook's input and the
-    /// tool use id when there is one. Return `HookOutput::default()` for
-    /// "no opinion". If it fails or panics, the CLI applies the matcher's
-    /// `on_failure` (by default it continues).
-    pub fn hook<F, Fut>(mut self, event: HookEvent, options: HookOptions, handler: F) -> Self
+    /// Registers a typed hook: `hook` is the event's marker type (such as
+    /// [`PreToolUse`](claude_proto::model::hooks::PreToolUse)), and
+    /// `handler` gets that event's own input and answers with its own
+    /// output type, a plain [`HookOutput`], or either in a
+    /// `Result<_, HandlerError>` (see [`Hook`] and [`IntoHookOutput`]).
+    /// `options` sets the matcher (for tool events, a pattern of tool
+    /// names such as `Bash`), timeout and failure mode. If the handler
+    /// fails or panics, the CLI applies the matcher's `on_failure` (by
+    /// default it continues).
+    ///
+    /// ```no_run
+    /// # fn demo<R: claude_proto_async::Runtime>() {
+    /// use claude_proto::model::hooks::{PreToolUse, PreToolUseInput, PreToolUseOutput};
+    /// use claude_proto_async::{ClaudeBuilder, HookOptions, Options};
+    ///
+    /// let builder = ClaudeBuilder::<R>::new(Options::default()).hook(
+    ///     PreToolUse,
+    ///     HookOptions::matching("Bash"),
+    ///     async |input: PreToolUseInput| {
+    ///         let command = input.tool_input["command"].as_str().unwrap_or_default();
+    ///         if command.contains("rm -rf") {
+    ///             PreToolUseOutput::deny("destructive command")
+    ///         } else {
+    ///             PreToolUseOutput::default()
+    ///         }
+    ///     },
+    /// );
+    /// # }
+    /// ```
+    ///
+    /// A hook answers with its own event's output:
+    ///
+    /// ```compile_fail
+    /// # fn demo<R: claude_proto_async::Runtime>() {
+    /// # use claude_proto::model::hooks::{PreToolUse, PreToolUseInput, SessionStartOutput};
+    /// # use claude_proto_async::{ClaudeBuilder, HookOptions, Options};
+    /// ClaudeBuilder::<R>::new(Options::default()).hook(
+    ///     PreToolUse,
+    ///     HookOptions::default(),
+    ///     async |_: PreToolUseInput| SessionStartOutput::default(),
+    /// );
+    /// # }
+    /// ```
+    pub fn hook<H, F, Fut>(mut self, hook: H, options: HookOptions, handler: F) -> Self
+    where
+        H: Hook,
+        F: Fn(H::Input) -> Fut + Send + Sync + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoHookOutput<H>,
+    {
+        let _ = hook;
+        self.settings
+            .handlers
+            .add_hook::<H, F, Fut>(options, handler);
+        self
+    }
+
+    /// Registers a hook for `event` taking the whole [`HookInput`] and the
+    /// tool use id when there is one: the escape hatch beside
+    /// [`hook`](Self::hook), for events this crate does not know. Return
+    /// `HookOutput::default()` for "no opinion".
+    pub fn hook_untyped<F, Fut>(
+        mut self,
+        event: HookEvent,
+        options: HookOptions,
+        handler: F,
+    ) -> Self
     where
         F: Fn(HookInput, Option<String>) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<HookOutput, HandlerError>> + Send + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoHandlerResult<HookOutput>,
     {
-        self.settings.handlers.add_hook(
-            event,
-            options.matcher,
-            options.timeout_secs,
-            options.on_failure,
-            handler,
-        );
+        self.settings
+            .handlers
+            .add_hook_untyped(event, options, handler);
         self
     }
 
@@ -167,7 +267,7 @@ impl<R: Runtime> ClaudeBuilder<R> {
     }
 
     /// Checks the limits, locates and starts the CLI, sends `initialize`,
-    /// and returns at once (use [`Claude::initialization`] to wait for the
+    /// and returns at once (use [`Controller::initialization`](crate::Controller::initialization) to wait for the
     /// answer). Nothing is started if a limit cannot work.
     ///
     /// Without a runtime given to [`runtime`](Self::runtime), the one the

@@ -16,8 +16,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::Instant;
 
-use claude_proto::model::MessageType;
-use claude_proto_host::{Event, Host, Output, Signal, State, StdinStep};
+use claude_proto_host::{Host, Output, Signal, State, StdinStep};
 use claude_proto_process::{ProcessHandle, StderrLines, log, process_exit};
 
 use crate::handlers::AsyncHandlers;
@@ -264,7 +263,7 @@ impl<R: Runtime> Driver<R> {
                     break;
                 };
                 log::event(&delivery.event);
-                if let Some(id) = session_id(&delivery.event) {
+                if let Some(id) = delivery.event.session_id() {
                     state.session_id = Some(id);
                 }
                 state.event_bytes += delivery.event.cost();
@@ -447,18 +446,4 @@ fn register(slot: &mut Option<Waker>, waker: &Waker) {
         Some(w) if w.will_wake(waker) => {}
         slot => *slot = Some(waker.clone()),
     }
-}
-
-/// The session id of a `system`/`init` or `result` message, the two that
-/// name the session.
-fn session_id(event: &Event) -> Option<String> {
-    let Event::Message(message) = event else {
-        return None;
-    };
-    let names_session = message.is_result()
-        || (*message.message_type() == MessageType::System && message.subtype() == Some("init"));
-    if !names_session {
-        return None;
-    }
-    Some(message.parse().ok()?.session_id()?.to_owned())
 }

@@ -51,9 +51,9 @@ impl Events {
             .map(|delivery| delivery.event)
     }
 
-    /// The next event with the turn it belongs to.
-    pub(crate) async fn next_delivery(&mut self) -> Option<Delivery> {
-        poll_fn(|cx| self.poll_delivery(cx)).await
+    /// The error for the session's end.
+    pub(crate) fn ended_error(&self) -> claude_proto_host::Error {
+        self.shared.ended_error()
     }
 
     /// The turn whose `result` has not been read yet.
@@ -61,7 +61,7 @@ impl Events {
         self.cursor.next_turn()
     }
 
-    fn poll_delivery(&mut self, cx: &mut Context<'_>) -> Poll<Option<Delivery>> {
+    pub(crate) fn poll_delivery(&mut self, cx: &mut Context<'_>) -> Poll<Option<Delivery>> {
         let (delivery, waker) = {
             let mut state = self.shared.lock();
             match state.events.pop_front() {

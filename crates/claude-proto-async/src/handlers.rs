@@ -7,20 +7,33 @@ use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-use claude_proto::dispatch::{HookKey, McpServerSpec, McpToolSpec, ToolOutput};
+use claude_proto::dispatch::{
+    HookKey, IntoHandlerResult, IntoToolResult, McpServerSpec, McpToolSpec, ToolArgs, ToolOutput,
+};
 use claude_proto::model::Json;
-use claude_proto::model::hooks::{HookEvent, HookFailureMode, HookInput, HookOutput};
+use claude_proto::model::hooks::{Hook, HookEvent, HookInput, HookOutput, IntoHookOutput};
 use claude_proto::model::incoming::CanUseTool;
 use claude_proto::model::permission::PermissionResult;
 
 use claude_proto_host::{Capabilities, Job, JobKind, Outcome};
-use claude_proto_process::{CatchUnwind, panic_message};
+use claude_proto_process::{CatchUnwind, HookOptions, panic_message};
 
 use crate::runtime::BoxFuture;
 
 /// The error a handler may return; the CLI gets an error answer (see
 /// [`claude_proto::dispatch::reply_for_failure`] for what each kind means).
-pub type HandlerError = Box<dyn std::error::Error + Send + Sync>;
+pub type HandlerError = claude_proto::dispatch::HandlerError;
+
+/// The error for a typed hook called with another event's input, or one
+/// the typed model could not read (the CLI then applies `on_failure`).
+fn unreadable_input<H: Hook>(input: &HookInput) -> HandlerError {
+    format!(
+        "the `{}` hook was called with a `{}` input it could not read",
+        H::EVENT.as_str(),
+        input.event().as_str()
+    )
+    .into()
+}
 
 type PermissionFn =
     dyn Fn(CanUseTool) -> BoxFuture<Result<PermissionResult, HandlerError>> + Send + Sync;
@@ -56,9 +69,76 @@ impl McpServer {
         }
     }
 
-    /// Adds a tool: its name, a description for the model, the JSON Schema
-    /// of its arguments, and the async function that runs it.
-    pub fn tool<F, Fut>(
+    /// Adds a typed tool: its name, a description for the model, and the
+    /// async function that runs it. The arguments are deserialized into
+    /// `A`, whose [`ToolArgs::schema`] the model is shown; arguments that
+    /// do not fit are answered with a tool error naming the problem,
+    /// without calling `run`. `run` returns a [`ToolOutput`] or
+    /// `Result<impl Serialize, HandlerError>` (see [`IntoToolResult`]).
+    ///
+    /// ```
+    /// use claude_proto::dispatch::ToolArgs;
+    /// use claude_proto::model::Json;
+    /// use claude_proto_async::{HandlerError, McpServer};
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Add { a: f64, b: f64 }
+    ///
+    /// impl ToolArgs for Add {
+    ///     fn schema() -> Json {
+    ///         serde_json::json!({"type": "object", "required": ["a", "b"],
+    ///             "properties": {"a": {"type": "number"}, "b": {"type": "number"}}})
+    ///     }
+    /// }
+    ///
+    /// async fn add(args: Add) -> Result<f64, HandlerError> {
+    ///     Ok(args.a + args.b)
+    /// }
+    ///
+    /// let calc = McpServer::new("calc", "1.0.0")
+    ///     .tool("add", "Adds a and b", add)
+    ///     .tool("sub", "Subtracts b from a", async |args: Add| Ok(args.a - args.b));
+    /// # assert_eq!(calc.name(), "calc");
+    /// ```
+    ///
+    /// A tool must return something the model can read:
+    ///
+    /// ```compile_fail
+    /// # use claude_proto_async::McpServer;
+    /// # use claude_proto::model::Json;
+    /// struct NotSerialize;
+    /// McpServer::new("x", "1").tool("t", "d", async |_: Json| NotSerialize);
+    /// ```
+    pub fn tool<A, F, Fut>(
+        mut self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        run: F,
+    ) -> Self
+    where
+        A: ToolArgs + Send + 'static,
+        F: Fn(A) -> Fut + Send + Sync + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoToolResult,
+    {
+        let spec = McpToolSpec::new(name, description, A::schema());
+        let tool_name = spec.name.clone();
+        self.spec.tools.push(spec);
+        self.tools.push(Arc::new(move |arguments| {
+            match ToolOutput::parse_args::<A>(&tool_name, arguments) {
+                Ok(args) => {
+                    let future = run(args);
+                    Box::pin(async move { future.await.into_tool_result() })
+                }
+                Err(invalid) => Box::pin(std::future::ready(Ok(invalid))),
+            }
+        }));
+        self
+    }
+
+    /// Adds a tool taking its arguments as raw JSON, with a hand-written
+    /// JSON Schema: the escape hatch beside [`tool`](Self::tool).
+    pub fn tool_untyped<F, Fut>(
         mut self,
         name: impl Into<String>,
         description: impl Into<String>,
@@ -67,12 +147,16 @@ impl McpServer {
     ) -> Self
     where
         F: Fn(Json) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<ToolOutput, HandlerError>> + Send + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoToolResult,
     {
         self.spec
             .tools
             .push(McpToolSpec::new(name, description, input_schema));
-        self.tools.push(Arc::new(move |args| Box::pin(run(args))));
+        self.tools.push(Arc::new(move |args| {
+            let future = run(args);
+            Box::pin(async move { future.await.into_tool_result() })
+        }));
         self
     }
 
@@ -104,32 +188,71 @@ impl AsyncHandlers {
     pub(crate) fn set_permission<F, Fut>(&mut self, handler: F)
     where
         F: Fn(CanUseTool) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<PermissionResult, HandlerError>> + Send + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoHandlerResult<PermissionResult>,
     {
-        self.permission = Some(Arc::new(move |ask| Box::pin(handler(ask))));
+        self.permission = Some(Arc::new(move |ask| {
+            let future = handler(ask);
+            Box::pin(async move { future.await.into_handler_result() })
+        }));
         self.capabilities.permission = true;
     }
 
-    /// Registers a hook.
-    pub(crate) fn add_hook<F, Fut>(
+    /// Registers a hook taking the whole [`HookInput`] and the tool use id.
+    pub(crate) fn add_hook_untyped<F, Fut>(
         &mut self,
         event: HookEvent,
-        matcher: Option<String>,
-        timeout_secs: Option<u64>,
-        on_failure: Option<HookFailureMode>,
+        options: HookOptions,
         handler: F,
     ) where
         F: Fn(HookInput, Option<String>) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<HookOutput, HandlerError>> + Send + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoHandlerResult<HookOutput>,
     {
-        let key = self
-            .capabilities
-            .hooks
-            .register(event, matcher, timeout_secs, on_failure);
+        self.push_hook(event, options, move |input, tool_use_id| {
+            let future = handler(input, tool_use_id);
+            Box::pin(async move { future.await.into_handler_result() })
+        });
+    }
+
+    /// Registers a typed hook for `H`.
+    pub(crate) fn add_hook<H, F, Fut>(&mut self, options: HookOptions, handler: F)
+    where
+        H: Hook,
+        F: Fn(H::Input) -> Fut + Send + Sync + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoHookOutput<H>,
+    {
+        self.push_hook(
+            H::EVENT,
+            options,
+            move |input, _tool_use_id| match H::input(input) {
+                Ok(input) => {
+                    let future = handler(input);
+                    Box::pin(async move { future.await.into_hook_output() })
+                }
+                Err(other) => Box::pin(std::future::ready(Err(unreadable_input::<H>(&other)))),
+            },
+        );
+    }
+
+    fn push_hook(
+        &mut self,
+        event: HookEvent,
+        options: HookOptions,
+        run: impl Fn(HookInput, Option<String>) -> BoxFuture<Result<HookOutput, HandlerError>>
+        + Send
+        + Sync
+        + 'static,
+    ) {
+        let key = self.capabilities.hooks.register(
+            event,
+            options.matcher,
+            options.timeout_secs,
+            options.on_failure,
+        );
         debug_assert_eq!(key.0, self.hook_fns.len());
-        self.hook_fns.push(Arc::new(move |input, tool_use_id| {
-            Box::pin(handler(input, tool_use_id))
-        }));
+        self.hook_fns.push(Arc::new(run));
     }
 
     /// Hosts an in-process MCP server.

@@ -32,7 +32,7 @@
 //! - **Bounded in bytes.** Unread events by the read-ahead budget (plus one
 //!   batch of at most 256 KiB handed to the reading side), unwritten stdin
 //!   by [`Limits::max_unwritten_bytes`].
-//! - **Turns cannot shift.** [`Claude::query`] collects the turn of its own
+//! - **Turns cannot shift.** [`Claude::query`] streams the turn of its own
 //!   prompt, through decode failures, dropped futures and results the
 //!   typed model cannot read.
 //! - **Deadlines run from the call**, including time spent queued.
@@ -48,6 +48,7 @@
 
 mod builder;
 mod client;
+mod controller;
 mod driver;
 mod events;
 mod handlers;
@@ -55,15 +56,20 @@ mod jobs;
 mod oneshot;
 mod runtime;
 mod shared;
+mod turn;
 
 pub use builder::ClaudeBuilder;
-pub use client::Claude;
+pub use client::{Claude, query};
+pub use controller::Controller;
 pub use events::Events;
 pub use handlers::{HandlerError, McpServer};
 pub use runtime::{BoxFuture, BoxReader, BoxWriter, Connect, ReadBytes, Runtime, WriteBytes};
+pub use turn::TurnStream;
 
 pub use claude_proto;
 pub use claude_proto::dispatch::ToolOutput;
+pub use claude_proto::dispatch::{IntoHandlerResult, IntoToolResult, ToolArgs};
+pub use claude_proto::model::hooks::{Hook, IntoHookOutput};
 pub use claude_proto::options::Options;
 pub use claude_proto::{Config, Message};
 pub use claude_proto_host::{

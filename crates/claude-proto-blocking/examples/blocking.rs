@@ -26,7 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let init = claude.initialization()?;
     eprintln!("[claude] {} models available", init.models.len());
 
-    let turn = claude.query(prompt)?;
+    let turn = claude.ask(prompt)?;
     println!("{}", turn.text().unwrap_or("(no text)"));
     if let Some(result) = &turn.result {
         eprintln!(

@@ -8,7 +8,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use claude_proto::Config;
-use claude_proto::model::hooks::{HookEvent, HookInput, HookOutput};
+use claude_proto::dispatch::IntoHandlerResult;
+use claude_proto::model::hooks::{Hook, HookEvent, HookInput, HookOutput, IntoHookOutput};
 use claude_proto::model::incoming::CanUseTool;
 use claude_proto::model::initialize::InitializeRequest;
 use claude_proto::model::permission::PermissionResult;
@@ -21,7 +22,7 @@ use claude_proto_process::{
 use crate::client::{Claude, Parts};
 use crate::driver::{Driver, INPUT_CAPACITY, Input, Stdout, Waiter};
 use crate::events::Handoff;
-use crate::handlers::{HandlerError, McpServer, SyncHandlers};
+use crate::handlers::{McpServer, SyncHandlers};
 use crate::pipes::{STDOUT_BUFFERS, read_stderr, read_stdout, write_stdin};
 use crate::shared::Shared;
 
@@ -84,39 +85,101 @@ impl ClaudeBuilder {
     }
 
     /// Answers the CLI's permission prompts (`can_use_tool`), each on a
-    /// handler thread.
+    /// handler thread. `handler` is a function or closure answering with a
+    /// [`PermissionResult`] or a `Result<PermissionResult, HandlerError>`.
     ///
     /// Registering it makes the CLI ask (`--permission-prompt-tool stdio`).
     /// The request's `tool_use_id` is echoed for you. If the handler fails
     /// or panics, the tool is denied. If the CLI withdraws the prompt
     /// meanwhile, the answer is dropped (see [`CancelToken`](crate::CancelToken)).
-    pub fn on_permission<F>(mut self, handler: F) -> Self
+    ///
+    /// ```no_run
+    /// use claude_proto::model::permission::PermissionResult;
+    /// use claude_proto_blocking::{ClaudeBuilder, Options};
+    ///
+    /// let builder = ClaudeBuilder::new(Options::default())
+    ///     .on_permission(|ask| PermissionResult::deny(format!("no {}", ask.tool_name)));
+    /// ```
+    ///
+    /// A handler must answer with a permission result:
+    ///
+    /// ```compile_fail
+    /// # use claude_proto_blocking::{ClaudeBuilder, Options};
+    /// ClaudeBuilder::new(Options::default()).on_permission(|_ask| true);
+    /// ```
+    pub fn on_permission<F, R>(mut self, handler: F) -> Self
     where
-        F: Fn(CanUseTool) -> Result<PermissionResult, HandlerError> + Send + Sync + 'static,
+        F: Fn(CanUseTool) -> R + Send + Sync + 'static,
+        R: IntoHandlerResult<PermissionResult>,
     {
         self.settings.handlers.set_permission(handler);
         self.settings.options.permission_prompt_stdio = true;
         self
     }
 
-    /// Registers a hook for `event`, called (on a handler thread) with the
-    /// hook's input and the tool use id when there is one. Return
-    /// `HookOutput::default()` for "no opinion". If it fails or panics, the
-    /// CLI applies the matcher's `on_failure` (by default it continues).
-    pub fn hook<F>(mut self, event: HookEvent, options: HookOptions, handler: F) -> Self
+    /// Registers a typed hook (called on a handler thread): `hook` is the
+    /// event's marker type (such as
+    /// [`PreToolUse`](claude_proto::model::hooks::PreToolUse)), and
+    /// `handler` gets that event's own input and answers with its own
+    /// output type, a plain [`HookOutput`], or either in a
+    /// `Result<_, HandlerError>` (see [`Hook`] and [`IntoHookOutput`]).
+    /// `options` sets the matcher (for tool events, a pattern of tool
+    /// names such as `Bash`), timeout and failure mode. If the handler
+    /// fails or panics, the CLI applies the matcher's `on_failure` (by
+    /// default it continues).
+    ///
+    /// ```no_run
+    /// use claude_proto::model::hooks::{PreToolUse, PreToolUseInput, PreToolUseOutput};
+    /// use claude_proto_blocking::{ClaudeBuilder, HookOptions, Options};
+    ///
+    /// let builder = ClaudeBuilder::new(Options::default()).hook(
+    ///     PreToolUse,
+    ///     HookOptions::matching("Bash"),
+    ///     |input: PreToolUseInput| {
+    ///         let command = input.tool_input["command"].as_str().unwrap_or_default();
+    ///         if command.contains("rm -rf") {
+    ///             PreToolUseOutput::deny("destructive command")
+    ///         } else {
+    ///             PreToolUseOutput::default()
+    ///         }
+    ///     },
+    /// );
+    /// ```
+    ///
+    /// A hook answers with its own event's output:
+    ///
+    /// ```compile_fail
+    /// # use claude_proto::model::hooks::{PreToolUse, PreToolUseInput, SessionStartOutput};
+    /// # use claude_proto_blocking::{ClaudeBuilder, HookOptions, Options};
+    /// ClaudeBuilder::new(Options::default()).hook(
+    ///     PreToolUse,
+    ///     HookOptions::default(),
+    ///     |_: PreToolUseInput| SessionStartOutput::default(),
+    /// );
+    /// ```
+    pub fn hook<H, F, R>(mut self, hook: H, options: HookOptions, handler: F) -> Self
     where
-        F: Fn(HookInput, Option<String>) -> Result<HookOutput, HandlerError>
-            + Send
-            + Sync
-            + 'static,
+        H: Hook,
+        F: Fn(H::Input) -> R + Send + Sync + 'static,
+        R: IntoHookOutput<H>,
     {
-        self.settings.handlers.add_hook(
-            event,
-            options.matcher,
-            options.timeout_secs,
-            options.on_failure,
-            handler,
-        );
+        let _ = hook;
+        self.settings.handlers.add_hook::<H, F, R>(options, handler);
+        self
+    }
+
+    /// Registers a hook for `event` (called on a handler thread) taking the
+    /// whole [`HookInput`] and the tool use id when there is one: the
+    /// escape hatch beside [`hook`](Self::hook), for events this crate
+    /// does not know. Return `HookOutput::default()` for "no opinion".
+    pub fn hook_untyped<F, R>(mut self, event: HookEvent, options: HookOptions, handler: F) -> Self
+    where
+        F: Fn(HookInput, Option<String>) -> R + Send + Sync + 'static,
+        R: IntoHandlerResult<HookOutput>,
+    {
+        self.settings
+            .handlers
+            .add_hook_untyped(event, options, handler);
         self
     }
 
@@ -169,7 +232,7 @@ impl ClaudeBuilder {
     }
 
     /// Checks the limits, locates and starts the CLI, sends `initialize`,
-    /// and returns at once (use [`Claude::initialization`] to wait for the
+    /// and returns at once (use [`Controller::initialization`](crate::Controller::initialization) to wait for the
     /// answer). Blocks only for the `spawn` system call. On error nothing
     /// is left running.
     pub fn spawn(self) -> Result<Claude, SpawnError> {

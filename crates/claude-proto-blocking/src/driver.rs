@@ -311,8 +311,10 @@ impl Driver {
             return false;
         }
         let host = &mut self.host;
+        let shared = &self.shared;
         let offer = self.handoff.offer(|| {
             let delivery = host.poll_event()?;
+            shared.note_session_id(&delivery.event);
             #[cfg(feature = "tracing")]
             log::event(&delivery.event);
             Some(delivery)
@@ -378,8 +380,12 @@ impl Driver {
     /// the session started that can be ended, and wait for them.
     fn finish(mut self) {
         let host = &mut self.host;
-        self.handoff
-            .finish(std::iter::from_fn(|| host.poll_event()));
+        let shared = &self.shared;
+        self.handoff.finish(std::iter::from_fn(|| {
+            let delivery = host.poll_event()?;
+            shared.note_session_id(&delivery.event);
+            Some(delivery)
+        }));
         for token in self.tokens.values() {
             token.cancel();
         }

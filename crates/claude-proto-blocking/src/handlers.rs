@@ -7,17 +7,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use claude_proto::dispatch::{HookKey, McpServerSpec, McpToolSpec, ToolOutput};
+use claude_proto::dispatch::{
+    HookKey, IntoHandlerResult, IntoToolResult, McpServerSpec, McpToolSpec, ToolArgs, ToolOutput,
+};
 use claude_proto::model::Json;
-use claude_proto::model::hooks::{HookEvent, HookFailureMode, HookInput, HookOutput};
+use claude_proto::model::hooks::{Hook, HookEvent, HookInput, HookOutput, IntoHookOutput};
 use claude_proto::model::incoming::CanUseTool;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto_host::{Capabilities, Job, JobKind, Outcome};
-use claude_proto_process::panic_message;
+use claude_proto_process::{HookOptions, panic_message};
 
 /// The error a handler may return; the CLI gets an error answer (see
 /// [`claude_proto::dispatch::reply_for_failure`] for what each kind means).
-pub type HandlerError = Box<dyn std::error::Error + Send + Sync>;
+pub type HandlerError = claude_proto::dispatch::HandlerError;
 
 type PermissionFn = dyn Fn(CanUseTool) -> Result<PermissionResult, HandlerError> + Send + Sync;
 type HookFn = dyn Fn(HookInput, Option<String>) -> Result<HookOutput, HandlerError> + Send + Sync;
@@ -52,10 +54,70 @@ impl McpServer {
         }
     }
 
-    /// Adds a tool: its name, a description for the model, the JSON Schema
-    /// of its arguments, and the function that runs it (on a handler
-    /// thread).
-    pub fn tool<F>(
+    /// Adds a typed tool: its name, a description for the model, and the
+    /// function that runs it (on a handler thread). The arguments are
+    /// deserialized into `A`, whose [`ToolArgs::schema`] the model is
+    /// shown; arguments that do not fit are answered with a tool error
+    /// naming the problem, without calling `run`. `run` returns a
+    /// [`ToolOutput`] or `Result<impl Serialize, HandlerError>` (see
+    /// [`IntoToolResult`]).
+    ///
+    /// ```
+    /// use claude_proto::dispatch::ToolArgs;
+    /// use claude_proto::model::Json;
+    /// use claude_proto_blocking::McpServer;
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Add { a: f64, b: f64 }
+    ///
+    /// impl ToolArgs for Add {
+    ///     fn schema() -> Json {
+    ///         serde_json::json!({"type": "object", "required": ["a", "b"],
+    ///             "properties": {"a": {"type": "number"}, "b": {"type": "number"}}})
+    ///     }
+    /// }
+    ///
+    /// let calc = McpServer::new("calc", "1.0.0").tool("add", "Adds a and b", |args: Add| {
+    ///     Ok(args.a + args.b)
+    /// });
+    /// # assert_eq!(calc.name(), "calc");
+    /// ```
+    ///
+    /// A tool must return something the model can read:
+    ///
+    /// ```compile_fail
+    /// # use claude_proto_blocking::McpServer;
+    /// # use claude_proto::model::Json;
+    /// struct NotSerialize;
+    /// McpServer::new("x", "1").tool("t", "d", |_: Json| Ok(NotSerialize));
+    /// ```
+    pub fn tool<A, F, R>(
+        mut self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        run: F,
+    ) -> Self
+    where
+        A: ToolArgs + 'static,
+        F: Fn(A) -> R + Send + Sync + 'static,
+        R: IntoToolResult,
+    {
+        let spec = McpToolSpec::new(name, description, A::schema());
+        let tool_name = spec.name.clone();
+        self.spec.tools.push(spec);
+        self.tools.push(Arc::new(move |arguments| {
+            match ToolOutput::parse_args::<A>(&tool_name, arguments) {
+                Ok(args) => run(args).into_tool_result(),
+                Err(invalid) => Ok(invalid),
+            }
+        }));
+        self
+    }
+
+    /// Adds a tool taking its arguments as raw JSON, with a hand-written
+    /// JSON Schema (run on a handler thread): the escape hatch beside
+    /// [`tool`](Self::tool).
+    pub fn tool_untyped<F, R>(
         mut self,
         name: impl Into<String>,
         description: impl Into<String>,
@@ -63,12 +125,14 @@ impl McpServer {
         run: F,
     ) -> Self
     where
-        F: Fn(Json) -> Result<ToolOutput, HandlerError> + Send + Sync + 'static,
+        F: Fn(Json) -> R + Send + Sync + 'static,
+        R: IntoToolResult,
     {
         self.spec
             .tools
             .push(McpToolSpec::new(name, description, input_schema));
-        self.tools.push(Arc::new(run));
+        self.tools
+            .push(Arc::new(move |args| run(args).into_tool_result()));
         self
     }
 
@@ -96,33 +160,67 @@ impl std::fmt::Debug for SyncHandlers {
 }
 
 impl SyncHandlers {
-    pub(crate) fn set_permission<F>(&mut self, handler: F)
+    pub(crate) fn set_permission<F, R>(&mut self, handler: F)
     where
-        F: Fn(CanUseTool) -> Result<PermissionResult, HandlerError> + Send + Sync + 'static,
+        F: Fn(CanUseTool) -> R + Send + Sync + 'static,
+        R: IntoHandlerResult<PermissionResult>,
     {
-        self.permission = Some(Arc::new(handler));
+        self.permission = Some(Arc::new(move |ask| handler(ask).into_handler_result()));
         self.capabilities.permission = true;
     }
 
-    pub(crate) fn add_hook<F>(
+    pub(crate) fn add_hook_untyped<F, R>(
         &mut self,
         event: HookEvent,
-        matcher: Option<String>,
-        timeout_secs: Option<u64>,
-        on_failure: Option<HookFailureMode>,
+        options: HookOptions,
         handler: F,
     ) where
-        F: Fn(HookInput, Option<String>) -> Result<HookOutput, HandlerError>
-            + Send
-            + Sync
-            + 'static,
+        F: Fn(HookInput, Option<String>) -> R + Send + Sync + 'static,
+        R: IntoHandlerResult<HookOutput>,
     {
-        let key = self
-            .capabilities
-            .hooks
-            .register(event, matcher, timeout_secs, on_failure);
+        self.push_hook(event, options, move |input, tool_use_id| {
+            handler(input, tool_use_id).into_handler_result()
+        });
+    }
+
+    pub(crate) fn add_hook<H, F, R>(&mut self, options: HookOptions, handler: F)
+    where
+        H: Hook,
+        F: Fn(H::Input) -> R + Send + Sync + 'static,
+        R: IntoHookOutput<H>,
+    {
+        self.push_hook(
+            H::EVENT,
+            options,
+            move |input, _tool_use_id| match H::input(input) {
+                Ok(input) => handler(input).into_hook_output(),
+                Err(other) => Err(format!(
+                    "the `{}` hook was called with a `{}` input it could not read",
+                    H::EVENT.as_str(),
+                    other.event().as_str()
+                )
+                .into()),
+            },
+        );
+    }
+
+    fn push_hook(
+        &mut self,
+        event: HookEvent,
+        options: HookOptions,
+        run: impl Fn(HookInput, Option<String>) -> Result<HookOutput, HandlerError>
+        + Send
+        + Sync
+        + 'static,
+    ) {
+        let key = self.capabilities.hooks.register(
+            event,
+            options.matcher,
+            options.timeout_secs,
+            options.on_failure,
+        );
         debug_assert_eq!(key.0, self.hook_fns.len());
-        self.hook_fns.push(Arc::new(handler));
+        self.hook_fns.push(Arc::new(run));
     }
 
     pub(crate) fn add_mcp_server(&mut self, server: McpServer) {

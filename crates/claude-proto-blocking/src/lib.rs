@@ -27,7 +27,7 @@
 //!     })
 //!     .spawn()?;
 //!
-//! let turn = claude.query("What is in README.md?")?;
+//! let turn = claude.ask("What is in README.md?")?;
 //! println!("{}", turn.text().unwrap_or_default());
 //!
 //! // Or read events as they stream:
@@ -84,7 +84,7 @@
 //! - **Deadlines from the call**: a control call returns by its deadline,
 //!   counted from when you called, even if the driver is busy or the CLI
 //!   does not read.
-//! - **Turns cannot shift**: [`Claude::query`] collects the turn its own
+//! - **Turns cannot shift**: [`Claude::query`] streams the turn its own
 //!   prompt started, through lines the typed model cannot read and turns
 //!   left half-read.
 //! - **Cancelled requests are never answered.** A blocking closure cannot
@@ -109,16 +109,20 @@
 
 mod builder;
 mod client;
+mod controller;
 mod driver;
 mod events;
 mod handlers;
 mod pipes;
 mod shared;
+mod turn;
 
 pub use builder::ClaudeBuilder;
-pub use client::Claude;
+pub use client::{Claude, query};
+pub use controller::Controller;
 pub use events::{Elapsed, Events};
 pub use handlers::{CancelToken, HandlerError, McpServer};
+pub use turn::TurnStream;
 
 pub use claude_proto;
 pub use claude_proto::dispatch::ToolOutput;
@@ -128,3 +132,25 @@ pub use claude_proto_host::{
     EndReason, Error, Event, ExitReport, Limits, SessionEnded, SpawnError, Stall, Turn, TurnId,
 };
 pub use claude_proto_process::{HookOptions, ShutdownPolicy};
+
+/// What a typical program needs, in one import:
+/// `use claude_proto_blocking::prelude::*;`.
+///
+/// The session ([`Claude`], [`Controller`], [`ClaudeBuilder`],
+/// [`TurnStream`], [`Turn`]), what it reads ([`Event`], [`Message`]), how
+/// it is configured ([`Options`], [`PermissionMode`](prelude::PermissionMode)),
+/// what handlers take and return ([`PermissionResult`](prelude::PermissionResult),
+/// [`HookEvent`](prelude::HookEvent), [`HookOptions`], [`McpServer`],
+/// [`ToolOutput`], [`HandlerError`], [`CancelToken`]) and the errors
+/// ([`Error`], [`SpawnError`]). The one-shot [`query`] is left out, to
+/// keep the name free; call it by its path.
+pub mod prelude {
+    pub use crate::{
+        CancelToken, Claude, ClaudeBuilder, Controller, Error, Event, HandlerError, HookOptions,
+        McpServer, Message, Options, SpawnError, ToolOutput, Turn, TurnStream,
+    };
+    pub use claude_proto::model::hooks::HookEvent;
+    pub use claude_proto::model::permission::{PermissionMode, PermissionResult};
+}
+pub use claude_proto::dispatch::{IntoHandlerResult, IntoToolResult, ToolArgs};
+pub use claude_proto::model::hooks::{Hook, IntoHookOutput};

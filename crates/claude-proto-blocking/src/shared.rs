@@ -25,6 +25,7 @@ pub(crate) struct Shared {
     init_set: Condvar,
     ended: OnceLock<SessionEnded>,
     stall: Mutex<Option<Stall>>,
+    session_id: Mutex<Option<String>>,
 }
 
 impl Shared {
@@ -89,5 +90,17 @@ impl Shared {
     /// The budget keeping the CLI's output unread right now, if one is.
     pub(crate) fn stall(&self) -> Option<Stall> {
         *lock(&self.stall)
+    }
+
+    /// Notes the session id an event handed to the user names, if any.
+    pub(crate) fn note_session_id(&self, event: &claude_proto_host::Event) {
+        if let Some(id) = event.session_id() {
+            *lock(&self.session_id) = Some(id);
+        }
+    }
+
+    /// The latest session id handed over.
+    pub(crate) fn session_id(&self) -> Option<String> {
+        lock(&self.session_id).clone()
     }
 }

@@ -213,6 +213,11 @@ pub enum Error {
     /// An answer did not have the expected shape.
     #[error(transparent)]
     Decode(Arc<DecodeError>),
+    /// The session could not start (from the one-call one-shots, which
+    /// start a session and use it in one call; `?` converts a
+    /// [`SpawnError`] into this).
+    #[error(transparent)]
+    Spawn(Arc<SpawnError>),
 }
 
 impl Error {
@@ -255,6 +260,12 @@ impl Error {
 impl From<DecodeError> for Error {
     fn from(error: DecodeError) -> Self {
         Error::Decode(Arc::new(error))
+    }
+}
+
+impl From<SpawnError> for Error {
+    fn from(error: SpawnError) -> Self {
+        Error::Spawn(Arc::new(error))
     }
 }
 

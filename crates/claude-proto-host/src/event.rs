@@ -49,6 +49,37 @@ impl Event {
         }
     }
 
+    /// The text of a streamed `text_delta` (sent when partial messages are
+    /// on, `Options::include_partial_messages`), if this event is one: the
+    /// piece of the answer to print as it arrives. Parses only
+    /// `stream_event` messages; `None` for everything else.
+    pub fn text_delta(&self) -> Option<String> {
+        let message = self.as_message()?;
+        if *message.message_type() != claude_proto::model::MessageType::StreamEvent {
+            return None;
+        }
+        match message.parse().ok()? {
+            claude_proto::model::stdout::StdoutMessage::StreamEvent(stream) => {
+                stream.event.text_delta().map(str::to_owned)
+            }
+            _ => None,
+        }
+    }
+
+    /// The session id this event names, if it is one of the two messages
+    /// that name the session: `system`/`init` (each turn starts with one)
+    /// and `result`. Parses only those.
+    pub fn session_id(&self) -> Option<String> {
+        let message = self.as_message()?;
+        let names_session = message.is_result()
+            || (*message.message_type() == claude_proto::model::MessageType::System
+                && message.subtype() == Some("init"));
+        if !names_session {
+            return None;
+        }
+        Some(message.parse().ok()?.session_id()?.to_owned())
+    }
+
     /// What holding this event costs, in bytes, for the read-ahead budget:
     /// the line it came from, or a small fixed cost.
     pub fn cost(&self) -> usize {

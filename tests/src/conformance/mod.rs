@@ -80,6 +80,39 @@ pub enum HookBehaviour {
     Context(String),
     /// Panic.
     Panic,
+    /// A typed `PreToolUse` hook (an `async fn` for the async adapters, a
+    /// plain `fn` for blocking) that reads the event's own input and
+    /// denies with [`TypedGuard::reason`] of it.
+    TypedGuard,
+}
+
+/// The typed `PreToolUse` hook of [`HookBehaviour::TypedGuard`], written
+/// once for every adapter.
+#[derive(Debug, Clone, Copy)]
+pub struct TypedGuard;
+
+impl TypedGuard {
+    /// The deny reason for a typed input: names the tool, the command and
+    /// whether the tool use id arrived.
+    pub fn reason(input: &claude_proto::model::hooks::PreToolUseInput) -> String {
+        let command = input.tool_input["command"].as_str().unwrap_or_default();
+        format!(
+            "typed guard: {} `{command}` (id {})",
+            input.tool_name,
+            if input.tool_use_id.is_empty() {
+                "missing"
+            } else {
+                "present"
+            }
+        )
+    }
+
+    /// The guard's answer.
+    pub fn answer(
+        input: &claude_proto::model::hooks::PreToolUseInput,
+    ) -> claude_proto::model::hooks::PreToolUseOutput {
+        claude_proto::model::hooks::PreToolUseOutput::deny(Self::reason(input))
+    }
 }
 
 /// Everything an adapter needs to start one session for a scenario.
@@ -97,6 +130,9 @@ pub struct Spec {
     pub hooks: Vec<Hook>,
     /// Host the `calc` MCP server with an `add` tool (a + b).
     pub mcp_calc: bool,
+    /// Host the `calc` MCP server with a typed `add` tool ([`TypedAdd`]
+    /// arguments, a [`TypedSum`] result).
+    pub mcp_typed: bool,
     /// Protocol limits.
     pub config: Config,
     /// The host's byte budgets, handler concurrency and grace periods.
@@ -127,6 +163,7 @@ impl Spec {
             permission: None,
             hooks: Vec::new(),
             mcp_calc: false,
+            mcp_typed: false,
             config: Config::default(),
             limits: Limits::default(),
             on_stderr: None,
@@ -533,6 +570,112 @@ pub fn mcp_round_trip<H: Harness>(fake: PathBuf) {
     assert_eq!(report["tools"]["tools"][0]["name"], "add");
     assert_eq!(report["call"]["result"]["content"][0]["text"], "5");
     assert_eq!(report["unknown"]["error"]["code"], -32601);
+    must("close", s.close());
+}
+
+/// The arguments of the typed `add` tool.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct TypedAdd {
+    /// First addend.
+    pub a: i64,
+    /// Second addend.
+    pub b: i64,
+}
+
+impl claude_proto::dispatch::ToolArgs for TypedAdd {
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            "required": ["a", "b"],
+        })
+    }
+}
+
+/// The result of the typed `add` tool.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TypedSum {
+    /// a + b.
+    pub sum: i64,
+}
+
+impl TypedAdd {
+    /// The tool's work.
+    pub fn run(self) -> TypedSum {
+        TypedSum {
+            sum: self.a + self.b,
+        }
+    }
+}
+
+/// A typed `PreToolUse` hook gets the event's own input and denies a Bash
+/// command with its own output type; the tool does not run.
+pub fn typed_hook_denies_bash<H: Harness>(fake: PathBuf) {
+    let mut spec = Spec::new(fake, "hooks");
+    spec.hooks = vec![
+        Hook {
+            event: "PreToolUse",
+            matcher: Some("Bash"),
+            behaviour: HookBehaviour::TypedGuard,
+        },
+        Hook {
+            event: "PostToolUse",
+            matcher: None,
+            behaviour: HookBehaviour::Context("unreachable".into()),
+        },
+    ];
+    let mut s = must("start", H::start(spec));
+    must("send", s.send_text("go"));
+    let t = must("turn", turn(&mut *s));
+    must("close", s.close());
+    let answers: Value = must(
+        "hooks result",
+        serde_json::from_str(t.text.trim_start_matches("hooks ")),
+    );
+    let answers = answers.as_array().cloned().expect("an array of answers");
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0]["callback_id"], "hook_0");
+    let output = &answers[0]["response"]["hookSpecificOutput"];
+    assert_eq!(output["hookEventName"], "PreToolUse");
+    assert_eq!(output["permissionDecision"], "deny");
+    assert_eq!(
+        output["permissionDecisionReason"],
+        "typed guard: Bash `echo hi` (id present)"
+    );
+}
+
+/// A typed MCP tool: arguments deserialized into a struct, a serializable
+/// result sent as text and structured content, and arguments that do not
+/// fit answered with a tool error naming the problem.
+pub fn typed_tool_round_trip<H: Harness>(fake: PathBuf) {
+    let mut spec = Spec::new(fake, "mcp");
+    spec.mcp_typed = true;
+    let mut s = must("start", H::start(spec));
+    let mut call = |prompt: &str| -> Value {
+        must("send", s.send_text(prompt));
+        let t = must("turn", turn(&mut *s));
+        let report: Value = must(
+            "mcp result",
+            serde_json::from_str(t.text.trim_start_matches("mcp ")),
+        );
+        report
+    };
+    let report = call(r#"{"tool":"add","arguments":{"a":2,"b":3}}"#);
+    let schema = &report["tools"]["tools"][0]["inputSchema"];
+    assert_eq!(schema["required"], json!(["a", "b"]), "{report}");
+    let result = &report["call"]["result"];
+    assert_eq!(result["content"][0]["text"], r#"{"sum":5}"#, "{report}");
+    assert_eq!(result["structuredContent"], json!({"sum": 5}));
+    assert!(result.get("isError").is_none(), "{report}");
+
+    let report = call(r#"{"tool":"add","arguments":{"a":"two","b":3}}"#);
+    let result = &report["call"]["result"];
+    assert_eq!(result["isError"], true, "{report}");
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with("Invalid arguments for tool `add`: invalid type: string \"two\""),
+        "{text}"
+    );
     must("close", s.close());
 }
 
@@ -1175,6 +1318,7 @@ macro_rules! conformance_suite {
             single_turn, multi_turn, prompt_before_initialize, permission_allow,
             permission_updated_input, permission_deny, permission_deny_interrupt,
             permission_handler_failure, hook_routing, hook_failure, mcp_round_trip,
+            typed_hook_denies_bash, typed_tool_round_trip,
             interrupt_mid_turn, cancel_stops_handler, control_request_timeout,
             exit_mid_turn, exit_before_initialize, garbage_lines,
             flood_with_slow_consumer, stderr_flood, many_concurrent_sessions,

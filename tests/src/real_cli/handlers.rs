@@ -59,7 +59,7 @@ macro_rules! register_real_handlers {
         }
         for hook in &spec.hooks {
             let (event, options, run) = $crate::handlers::hook(hook, spec.calls.clone());
-            builder = builder.hook(event, options, move |input, id| run(input, id));
+            builder = builder.hook_untyped(event, options, move |input, id| run(input, id));
         }
         if spec.mcp_calc {
             builder = builder.mcp_server($crate::handlers::calc_server(spec.calls.clone()));

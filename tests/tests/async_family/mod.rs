@@ -106,7 +106,7 @@ impl<E: Exec> Harness for Family<E> {
                 .map(|(i, spec)| {
                     E::spawn(async move {
                         let mut claude = builder::<E>(&spec).spawn().await.expect("spawn");
-                        let turn = claude.query(format!("hello {i}")).await?;
+                        let turn = claude.ask(format!("hello {i}")).await?;
                         claude.close().await?;
                         Ok(turn.text().unwrap_or_default().to_owned())
                     })
@@ -170,10 +170,10 @@ impl<E: Exec> Driver for Session<E> {
         let claude = self.claude();
         Some(E::block_on(async {
             let Some(limit) = limit else {
-                return claude.query(prompt).await.map(Some);
+                return claude.ask(prompt).await.map(Some);
             };
             // When the timer wins, the query future is dropped mid-turn.
-            futures_lite::future::or(async { claude.query(prompt).await.map(Some) }, async {
+            futures_lite::future::or(async { claude.ask(prompt).await.map(Some) }, async {
                 async_io_timer(limit).await;
                 Ok(None)
             })
@@ -187,4 +187,87 @@ impl<E: Exec> Driver for Session<E> {
         // child in the background.
         drop(self.claude.take());
     }
+}
+
+/// A controller moved into another task interrupts while this task owns
+/// the events and waits in the turn stream: in the `hold` scenario the CLI
+/// writes nothing after `holding` until the interrupt reaches it, so the
+/// turn ends only through the other task.
+pub(crate) fn a_controller_interrupts_from_another_task<E: Exec>(fake: &str) {
+    let _isolation = claude_proto_tests::conformance::isolation("controller_interrupt");
+    E::block_on(async {
+        let mut claude = builder::<E>(&Spec::new(fake.into(), "hold"))
+            .spawn()
+            .await
+            .unwrap();
+        let controller = claude.controller();
+        let mut turn = claude.query("hold").await.unwrap();
+        loop {
+            let event = turn.next().await.expect("the turn ended before `holding`");
+            let message = event.as_message().expect("a message");
+            if String::from_utf8_lossy(message.as_bytes()).contains("holding") {
+                break;
+            }
+        }
+        let interrupter = E::spawn(async move { controller.interrupt().await.map(drop) });
+        // Blocked here until the other task's interrupt lets the CLI finish.
+        let mut last = None;
+        while let Some(event) = turn.next().await {
+            last = Some(event);
+        }
+        assert!(
+            last.as_ref()
+                .and_then(|e| e.as_message())
+                .unwrap()
+                .is_result()
+        );
+        assert_eq!(turn.finish().await.unwrap().text(), Some("released"));
+        interrupter.await.unwrap();
+        claude.close().await.unwrap();
+    });
+}
+
+/// A turn stream yields its own turn's events, the `result` last, then
+/// nothing; a stream dropped mid-turn does not shift the next query; the
+/// one-shot `query` answers in one call.
+pub(crate) fn turn_streams_end_at_their_own_result<E: Exec>(fake: &str) {
+    let _isolation = claude_proto_tests::conformance::isolation("turn_stream");
+    E::block_on(async {
+        let mut claude = builder::<E>(&Spec::new(fake.into(), "echo"))
+            .spawn()
+            .await
+            .unwrap();
+        let mut one = claude.query("one").await.unwrap();
+        assert!(one.next().await.is_some());
+        drop(one);
+
+        let mut two = claude.query("two").await.unwrap();
+        let mut last = None;
+        while let Some(event) = two.next().await {
+            last = Some(event);
+        }
+        assert!(two.next().await.is_none(), "nothing after the result");
+        assert!(
+            last.as_ref()
+                .and_then(|e| e.as_message())
+                .unwrap()
+                .is_result()
+        );
+        assert_eq!(two.finish().await.unwrap().text(), Some("echo: two"));
+        assert_eq!(
+            claude.ask("three").await.unwrap().text(),
+            Some("echo: three")
+        );
+        claude.close().await.unwrap();
+    });
+}
+
+/// The one-call one-shot: spawn (on the default executor), ask, close.
+pub(crate) fn the_one_shot_query_answers<E: Exec>(fake: &str) {
+    let _isolation = claude_proto_tests::conformance::isolation("one_shot");
+    E::block_on(async {
+        let options = Spec::new(fake.into(), "echo").options();
+        let turn = claude_proto_async_std::query("hi", options).await.unwrap();
+        assert_eq!(turn.text(), Some("echo: hi"));
+    });
 }

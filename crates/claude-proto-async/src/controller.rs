@@ -1,0 +1,269 @@
+//! The split handle: everything but reading events, cloneable and usable
+//! from any task.
+
+use std::fmt;
+use std::future::poll_fn;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
+
+use claude_proto::ControlSuccess;
+use claude_proto::model::control::{
+    ContextUsage, ControlCall, ControlRequest, InterruptResponse, McpStatusResponse,
+    RewindFilesResult,
+};
+use claude_proto::model::initialize::InitializeResponse;
+use claude_proto::model::permission::PermissionMode;
+use claude_proto::model::user::UserMessage;
+use claude_proto_host::{CallReply, Command, Error, TurnId};
+
+use crate::oneshot;
+use crate::runtime::Runtime;
+use crate::shared::{Shared, Waiter, closed, register};
+
+/// The control side of a session, split from its events: send prompts,
+/// interrupt, switch model or permission mode, make any control call, and
+/// start closing, from any task, while another task owns the
+/// [`Claude`](crate::Claude) and reads its events.
+///
+/// Get one with [`Claude::controller`](crate::Claude::controller). It is
+/// cheap to clone (a reference count) and `Send + Sync`; every clone
+/// talks to the same session. A [`Claude`](crate::Claude) dereferences to
+/// its controller, so these methods are also called on the session
+/// itself: there is one implementation of each.
+///
+/// A controller does not keep the session alive: dropping the
+/// [`Claude`](crate::Claude) closes the session, after which every call
+/// here fails with [`Error::Ended`].
+///
+/// Cancel safety: a call that sends something (a prompt, a control
+/// request) sends it once first polled; dropping its future then only
+/// discards the answer. Calls that only read state are cancel-safe.
+pub struct Controller<R: Runtime> {
+    shared: Arc<Shared>,
+    runtime: R,
+}
+
+impl<R: Runtime> Clone for Controller<R> {
+    fn clone(&self) -> Self {
+        Self {
+            shared: self.shared.clone(),
+            runtime: self.runtime.clone(),
+        }
+    }
+}
+
+impl<R: Runtime> fmt::Debug for Controller<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Controller")
+            .field("session_id", &self.session_id())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: Runtime> Controller<R> {
+    pub(crate) fn new(shared: Arc<Shared>, runtime: R) -> Self {
+        Self { shared, runtime }
+    }
+
+    /// The session id, from the latest `system`/`init` or `result` message
+    /// the session has read (`None` before the first). Pass it to
+    /// `Options::resume` to continue the conversation in a new session.
+    pub fn session_id(&self) -> Option<String> {
+        self.shared.session_id()
+    }
+
+    /// Waits for the CLI's answer to `initialize` (sent at start): its
+    /// commands, models, account and version. Fails at once if the CLI
+    /// exits first, with its exit status and stderr.
+    ///
+    /// Cancel-safe: it only waits; call it again at any time.
+    pub async fn initialization(&self) -> Result<Arc<InitializeResponse>, Error> {
+        poll_fn(|cx| {
+            let mut state = self.shared.lock();
+            if let Some(result) = &state.init {
+                return Poll::Ready(result.clone());
+            }
+            if state.finished {
+                return Poll::Ready(Err(Error::Ended(
+                    state.ended.clone().unwrap_or_else(closed),
+                )));
+            }
+            register(&mut state.init_waiters, cx.waker());
+            Poll::Pending
+        })
+        .await
+    }
+
+    /// Sends a prompt or any user message, written in order after
+    /// everything sent before; it does not wait for the turn (read it with
+    /// [`Claude::receive_turn`](crate::Claude::receive_turn) or the
+    /// events, or use [`Claude::query`](crate::Claude::query) instead).
+    /// Fails with [`Error::Backlog`] if the CLI is not reading its stdin
+    /// and the unwritten bytes are over their budget.
+    ///
+    /// Not cancel-safe in effect: once polled, the message is queued, and a
+    /// future dropped before it completes may still have been delivered.
+    pub async fn send(&self, message: UserMessage) -> Result<(), Error> {
+        self.send_message(message).await.map(drop)
+    }
+
+    /// Sends a text prompt (see [`send`](Self::send), including what a
+    /// dropped call did).
+    pub async fn send_text(&self, text: impl Into<String>) -> Result<(), Error> {
+        self.send(UserMessage::text(text)).await
+    }
+
+    /// Sends any control request and waits for its answer, or until
+    /// `timeout` (else the config's request timeout, 60 s by default)
+    /// counted from this call: time spent queued counts.
+    ///
+    /// Not cancel-safe in effect: once polled the request is sent, and
+    /// dropping the future only discards the answer.
+    pub async fn control(
+        &self,
+        request: ControlRequest,
+        timeout: Option<Duration>,
+    ) -> Result<ControlSuccess, Error> {
+        let issued_at = self.runtime.now();
+        let reply = self
+            .command(|waiter| Command::Call {
+                request: Box::new(request),
+                timeout,
+                issued_at,
+                waiter,
+            })
+            .await?;
+        match reply {
+            CallReply::Answered(success) => Ok(success),
+            // The host answers a call with `Answered` or an error.
+            _ => Err(self.shared.ended_error()),
+        }
+    }
+
+    /// Sends a typed control request and decodes its answer to the type
+    /// the request names (see [`ControlCall`]). Cancel safety as
+    /// [`control`](Self::control).
+    pub async fn call<C: ControlCall>(&self, request: C) -> Result<C::Response, Error> {
+        let success = self.control(request.into(), None).await?;
+        Ok(success.decode_as::<C>()?)
+    }
+
+    /// Interrupts the current turn; it ends with an error `result`, which
+    /// the task reading events still receives. Cancel safety as
+    /// [`control`](Self::control).
+    pub async fn interrupt(&self) -> Result<InterruptResponse, Error> {
+        let success = self.control(ControlRequest::interrupt(), None).await?;
+        Ok(success.decode()?)
+    }
+
+    /// Switches the model (`None`: back to the default). Cancel safety as
+    /// [`control`](Self::control).
+    pub async fn set_model(&self, model: Option<&str>) -> Result<(), Error> {
+        self.control(ControlRequest::set_model(model), None)
+            .await
+            .map(drop)
+    }
+
+    /// Switches the permission mode. Cancel safety as
+    /// [`control`](Self::control).
+    pub async fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), Error> {
+        self.control(ControlRequest::set_permission_mode(mode), None)
+            .await
+            .map(drop)
+    }
+
+    /// Sets the thinking budget (`None`: the default). Cancel safety as
+    /// [`control`](Self::control).
+    pub async fn set_max_thinking_tokens(&self, tokens: Option<u64>) -> Result<(), Error> {
+        self.control(ControlRequest::set_max_thinking_tokens(tokens), None)
+            .await
+            .map(drop)
+    }
+
+    /// The status of every MCP server. Cancel-safe: it changes nothing.
+    pub async fn mcp_status(&self) -> Result<McpStatusResponse, Error> {
+        let success = self.control(ControlRequest::mcp_status(), None).await?;
+        Ok(success.decode()?)
+    }
+
+    /// How the context window is used. Cancel-safe: it changes nothing.
+    pub async fn get_context_usage(&self) -> Result<ContextUsage, Error> {
+        let success = self
+            .control(ControlRequest::get_context_usage(), None)
+            .await?;
+        Ok(success.decode()?)
+    }
+
+    /// Rewinds files changed since the given user message (needs file
+    /// checkpointing enabled in the options). Cancel safety as
+    /// [`control`](Self::control).
+    pub async fn rewind_files(
+        &self,
+        user_message_id: &str,
+        dry_run: bool,
+    ) -> Result<RewindFilesResult, Error> {
+        let request = ControlRequest::rewind_files(user_message_id, dry_run);
+        Ok(self.control(request, None).await?.decode()?)
+    }
+
+    /// Stops a background task. Cancel safety as
+    /// [`control`](Self::control).
+    pub async fn stop_task(&self, task_id: &str) -> Result<(), Error> {
+        self.control(ControlRequest::stop_task(task_id), None)
+            .await
+            .map(drop)
+    }
+
+    /// Closes the CLI's stdin once everything sent is written: the CLI
+    /// finishes its turn and exits, and the events then end. Requests from
+    /// the CLI can no longer be answered after this.
+    ///
+    /// Cancel-safe: it takes effect when first polled and waits for
+    /// nothing.
+    pub async fn end_input(&self) -> Result<(), Error> {
+        self.shared
+            .push_command(Command::EndInput)
+            .map_err(|_| self.shared.ended_error())
+    }
+
+    /// Starts the close sequence from any task: stdin closed, then SIGTERM
+    /// after the close grace, then SIGKILL after the terminate grace. It
+    /// waits for nothing; the task that owns the events keeps reading
+    /// them until they end (events still unread are delivered), and its
+    /// [`Claude::close`](crate::Claude::close) returns the exit report.
+    ///
+    /// Idempotent, and a no-op once the session has ended.
+    pub fn request_close(&self) {
+        // An error means the driver is already done: nothing to close.
+        let _ = self.shared.push_command(Command::Close);
+    }
+
+    /// Sends `message` and returns the turn it starts.
+    pub(crate) async fn send_message(&self, message: UserMessage) -> Result<TurnId, Error> {
+        let reply = self
+            .command(|waiter| Command::Send {
+                message: Box::new(message),
+                waiter,
+            })
+            .await?;
+        match reply {
+            CallReply::Sent { turn } => Ok(turn),
+            // The host answers a message with `Sent` or an error.
+            _ => Err(self.shared.ended_error()),
+        }
+    }
+
+    async fn command(
+        &self,
+        command: impl FnOnce(Waiter) -> Command<Waiter>,
+    ) -> Result<CallReply, Error> {
+        let (waiter, answer) = oneshot::channel();
+        if self.shared.push_command(command(waiter)).is_err() {
+            return Err(self.shared.ended_error());
+        }
+        answer
+            .await
+            .unwrap_or_else(|oneshot::Closed| Err(self.shared.ended_error()))
+    }
+}

@@ -1,0 +1,253 @@
+//! The split handle: everything but reading events, cloneable and usable
+//! from any thread.
+
+use std::sync::Arc;
+use std::sync::mpsc::{RecvTimeoutError, SyncSender, sync_channel};
+use std::time::{Duration, Instant};
+
+use claude_proto::model::control::{
+    ContextUsage, ControlCall, ControlRequest, InterruptResponse, McpStatusResponse,
+    RewindFilesResult,
+};
+use claude_proto::model::initialize::InitializeResponse;
+use claude_proto::model::permission::PermissionMode;
+use claude_proto::model::user::UserMessage;
+use claude_proto::{ControlSuccess, DecodeError};
+use claude_proto_host::{CallReply, Command, Error, MAX_DURATION, TurnId};
+use serde::de::DeserializeOwned;
+
+use crate::client::Parts;
+use crate::driver::Input;
+use crate::shared::Shared;
+
+/// The control side of a session, split from its events: send prompts,
+/// interrupt, switch model or permission mode, make any control call, and
+/// start closing, from any thread, while another thread owns the
+/// [`Claude`](crate::Claude) and reads its events.
+///
+/// Get one with [`Claude::controller`](crate::Claude::controller). It is
+/// cheap to clone (a channel sender and a reference count) and `Send +
+/// Sync`; every clone talks to the same session. A
+/// [`Claude`](crate::Claude) dereferences to its controller, so these
+/// methods are also called on the session itself: there is one
+/// implementation of each.
+///
+/// A controller does not keep the session alive: dropping the
+/// [`Claude`](crate::Claude) closes the session, after which every call
+/// here fails with [`Error::Ended`]. No call waits on a CLI that stopped
+/// reading its stdin: commands are taken at once, and refused
+/// ([`Error::Backlog`]) when the unwritten bytes pass their budget.
+#[derive(Debug, Clone)]
+pub struct Controller {
+    input: SyncSender<Input>,
+    shared: Arc<Shared>,
+    request_timeout: Duration,
+    init_timeout: Duration,
+    init_deadline: Option<Instant>,
+}
+
+impl Controller {
+    pub(crate) fn new(parts: &Parts) -> Self {
+        Self {
+            input: parts.input.clone(),
+            shared: parts.shared.clone(),
+            request_timeout: parts.request_timeout,
+            init_timeout: parts.init_timeout,
+            init_deadline: parts.init_deadline,
+        }
+    }
+
+    /// The session id, from the latest `system`/`init` or `result` message
+    /// the session has read (`None` before the first). Pass it to
+    /// `Options::resume` to continue the conversation in a new session.
+    pub fn session_id(&self) -> Option<String> {
+        self.shared.session_id()
+    }
+
+    /// The CLI's answer to `initialize` (sent at start): its commands,
+    /// models, account and version.
+    ///
+    /// Waits until the answer comes, the session ends (then the error
+    /// carries the exit status and stderr), or the initialize timeout
+    /// counted from the start passes, whichever is first.
+    pub fn initialization(&self) -> Result<Arc<InitializeResponse>, Error> {
+        match self.shared.wait_init(self.init_deadline) {
+            Some(result) => result,
+            None => Err(Error::TimedOut {
+                subtype: "initialize".into(),
+                after: self.init_timeout,
+                stall: self.shared.stall(),
+            }),
+        }
+    }
+
+    /// Sends a prompt or any user message, queued after everything sent
+    /// before; it does not wait for the turn.
+    ///
+    /// Waits only for the driver thread to take the message (never for the
+    /// CLI to read it). `Ok` means it is queued for stdin and will be
+    /// written unless the session ends first; an error means it was not
+    /// queued: [`Error::Backlog`] when the CLI is not reading its stdin,
+    /// [`Error::Ended`] after the end.
+    pub fn send(&self, message: UserMessage) -> Result<(), Error> {
+        self.send_turn(message).map(drop)
+    }
+
+    /// Sends a text prompt; see [`send`](Self::send).
+    pub fn send_text(&self, text: impl Into<String>) -> Result<(), Error> {
+        self.send(UserMessage::text(text))
+    }
+
+    /// Sends `message` and returns the turn it starts.
+    pub(crate) fn send_turn(&self, message: UserMessage) -> Result<TurnId, Error> {
+        let (waiter, reply) = sync_channel(1);
+        self.command(Command::Send {
+            message: Box::new(message),
+            waiter,
+        })?;
+        match reply.recv() {
+            Ok(Ok(CallReply::Sent { turn })) => Ok(turn),
+            Ok(Err(error)) => Err(error),
+            _ => Err(self.shared.ended_error()),
+        }
+    }
+
+    /// Sends any control request and waits for its answer.
+    ///
+    /// Returns by the deadline, `timeout` (default: the config's request
+    /// timeout) counted from this call, whatever the CLI or the driver
+    /// thread do: with the answer, the CLI's error, the session's end, or
+    /// [`Error::TimedOut`] (naming the byte budget that kept the answer
+    /// unread, if one did). After a timeout the request may still reach
+    /// the CLI and take effect; its late answer is dropped.
+    pub fn control(
+        &self,
+        request: ControlRequest,
+        timeout: Option<Duration>,
+    ) -> Result<ControlSuccess, Error> {
+        let issued_at = Instant::now();
+        let after = timeout.unwrap_or(self.request_timeout).min(MAX_DURATION);
+        let subtype = request.subtype().to_owned();
+        let (waiter, reply) = sync_channel(1);
+        self.command(Command::Call {
+            request: Box::new(request),
+            timeout,
+            issued_at,
+            waiter,
+        })?;
+        let left = issued_at
+            .checked_add(after)
+            .map_or(after, |at| at.saturating_duration_since(Instant::now()));
+        match reply.recv_timeout(left) {
+            Ok(Ok(CallReply::Answered(success))) => Ok(success),
+            Ok(Err(error)) => Err(error),
+            Err(RecvTimeoutError::Timeout) => Err(Error::TimedOut {
+                subtype,
+                after,
+                stall: self.shared.stall(),
+            }),
+            _ => Err(self.shared.ended_error()),
+        }
+    }
+
+    /// Sends a typed control request and decodes its answer as the type
+    /// the request names. Waits as [`control`](Self::control) does.
+    pub fn call<C: ControlCall>(
+        &self,
+        request: C,
+        timeout: Option<Duration>,
+    ) -> Result<C::Response, Error> {
+        Ok(self.control(request.into(), timeout)?.decode_as::<C>()?)
+    }
+
+    fn control_typed<T: DeserializeOwned>(&self, request: ControlRequest) -> Result<T, Error> {
+        let success = self.control(request, None)?;
+        success.decode().map_err(|e: DecodeError| e.into())
+    }
+
+    /// Interrupts the current turn; it ends with an error `result`, which
+    /// the thread reading events still receives. Waits
+    /// as [`control`](Self::control) does, with the default timeout.
+    pub fn interrupt(&self) -> Result<InterruptResponse, Error> {
+        self.control_typed(ControlRequest::interrupt())
+    }
+
+    /// Switches the model (`None`: back to the default). Waits as
+    /// [`control`](Self::control) does.
+    pub fn set_model(&self, model: Option<&str>) -> Result<(), Error> {
+        self.control(ControlRequest::set_model(model), None)
+            .map(drop)
+    }
+
+    /// Switches the permission mode. Waits as [`control`](Self::control)
+    /// does.
+    pub fn set_permission_mode(&self, mode: PermissionMode) -> Result<(), Error> {
+        self.control(ControlRequest::set_permission_mode(mode), None)
+            .map(drop)
+    }
+
+    /// Sets the thinking budget (`None`: the default). Waits as
+    /// [`control`](Self::control) does.
+    pub fn set_max_thinking_tokens(&self, tokens: Option<u64>) -> Result<(), Error> {
+        self.control(ControlRequest::set_max_thinking_tokens(tokens), None)
+            .map(drop)
+    }
+
+    /// The status of every MCP server. Waits as [`control`](Self::control)
+    /// does.
+    pub fn mcp_status(&self) -> Result<McpStatusResponse, Error> {
+        self.control_typed(ControlRequest::mcp_status())
+    }
+
+    /// How the context window is used. Waits as
+    /// [`control`](Self::control) does.
+    pub fn get_context_usage(&self) -> Result<ContextUsage, Error> {
+        self.control_typed(ControlRequest::get_context_usage())
+    }
+
+    /// Rewinds files changed since the given user message (needs file
+    /// checkpointing enabled in the options). Waits as
+    /// [`control`](Self::control) does.
+    pub fn rewind_files(
+        &self,
+        user_message_id: &str,
+        dry_run: bool,
+    ) -> Result<RewindFilesResult, Error> {
+        self.control_typed(ControlRequest::rewind_files(user_message_id, dry_run))
+    }
+
+    /// Stops a background task. Waits as [`control`](Self::control) does.
+    pub fn stop_task(&self, task_id: &str) -> Result<(), Error> {
+        self.control(ControlRequest::stop_task(task_id), None)
+            .map(drop)
+    }
+
+    /// Closes the CLI's stdin once everything sent is written: the CLI
+    /// finishes its turn and exits, and the events then end. Requests from
+    /// the CLI can no longer be answered after this. Does not wait (only
+    /// for the driver thread to take the command); fails only once the
+    /// session has ended.
+    pub fn end_input(&self) -> Result<(), Error> {
+        self.command(Command::EndInput)
+    }
+
+    /// Starts the close sequence from any thread: stdin closed, then
+    /// SIGTERM after the close grace, then SIGKILL after the terminate
+    /// grace. It waits for nothing (only for the driver thread to take the
+    /// command); the thread that owns the events keeps reading them until
+    /// they end (events still unread are delivered), and its
+    /// [`Claude::close`](crate::Claude::close) returns the exit report.
+    ///
+    /// Idempotent, and a no-op once the session has ended.
+    pub fn request_close(&self) {
+        // An error means the session has ended: nothing to close.
+        let _ = self.command(Command::Close);
+    }
+
+    /// Hands a command to the driver thread.
+    fn command(&self, command: Command<crate::driver::Waiter>) -> Result<(), Error> {
+        self.input
+            .send(Input::Command(command))
+            .map_err(|_| self.shared.ended_error())
+    }
+}
