@@ -356,30 +356,34 @@ impl<R: Runtime> Driver<R> {
     }
 
     fn wait_timer(&mut self, cx: &mut Context<'_>) -> bool {
-        let Some(timeout) = self.host.poll_timeout() else {
-            self.timer = None;
-            return false;
-        };
+        let due = self.host.poll_timeout().map(|timeout| timeout.at);
         // Never trust the timer alone: a runtime's cooperative budget can
         // keep an elapsed timer pending.
         let now = self.runtime.now();
-        if now >= timeout.at {
+        if due.is_some_and(|at| now >= at) {
             self.timer = None;
             self.host.handle_timeout(now);
             self.carry_out();
             return true;
         }
-        let timer = match &mut self.timer {
-            Some((at, timer)) if *at == timeout.at => timer,
-            slot => {
-                let timer = self.runtime.sleep_until(timeout.at);
-                &mut slot.insert((timeout.at, timer)).1
+        // Re-arm only for an earlier deadline. Every control call brings a
+        // later one (its own timeout); a new timer per call would cost an
+        // allocation and a timer-wheel entry each, where a timer armed too
+        // early costs one spurious wake-up.
+        if let Some(at) = due {
+            if self.timer.as_ref().is_none_or(|(armed, _)| at < *armed) {
+                self.timer = Some((at, self.runtime.sleep_until(at)));
             }
+        }
+        let Some((_, timer)) = &mut self.timer else {
+            return false;
         };
         if timer.as_mut().poll(cx).is_pending() {
             return false;
         }
         self.timer = None;
+        // Possibly early, for a deadline that has gone since: then nothing
+        // is due and the next step arms the timer again.
         self.host.handle_timeout(self.runtime.now());
         self.carry_out();
         true
