@@ -144,9 +144,14 @@ async fn run() -> Result<(), String> {
             ("/quit" | "/exit", _) => break,
             ("/model", name) => {
                 let name = name.trim();
-                let model = (!name.is_empty()).then_some(name);
-                match claude.set_model(model).await {
-                    Ok(()) => println!("model: {}", model.unwrap_or("default")),
+                let switched = if name.is_empty() {
+                    claude.reset_model().await
+                } else {
+                    claude.set_model(name).await
+                };
+                match switched {
+                    Ok(()) if name.is_empty() => println!("model: default"),
+                    Ok(()) => println!("model: {name}"),
                     Err(e) => println!("could not switch model: {e}"),
                 }
             }

@@ -157,10 +157,19 @@ impl<R: Runtime> Controller<R> {
         Ok(success.decode()?)
     }
 
-    /// Switches the model (`None`: back to the default). Cancel safety as
+    /// Switches the model to `model` (a name or alias). Cancel safety as
     /// [`control`](Self::control).
-    pub async fn set_model(&self, model: Option<&str>) -> Result<(), Error> {
-        self.control(ControlRequest::set_model(model), None)
+    pub async fn set_model(&self, model: impl Into<String>) -> Result<(), Error> {
+        let model = model.into();
+        self.control(ControlRequest::set_model(Some(&model)), None)
+            .await
+            .map(drop)
+    }
+
+    /// Switches back to the default model. Cancel safety as
+    /// [`control`](Self::control).
+    pub async fn reset_model(&self) -> Result<(), Error> {
+        self.control(ControlRequest::set_model(None), None)
             .await
             .map(drop)
     }

@@ -69,9 +69,16 @@ impl ClaudeBuilder {
         self
     }
 
-    /// The `initialize` request's own fields: system prompt, agents, title,
-    /// and so on. Hooks and in-process MCP servers registered on this
-    /// builder are added to it.
+    /// Low-level escape hatch: extra fields of the `initialize` request
+    /// that have no [`Options`] equivalent (title, skills, tool aliases,
+    /// plan mode instructions, prompt suggestions, agent progress
+    /// summaries, supported dialog kinds, plugins or MCP servers read at
+    /// launch, ...).
+    ///
+    /// Set the system prompt, appended system prompt, agents and JSON
+    /// schema on [`Options`] instead: those written there replace the same
+    /// fields here. Hooks and in-process MCP servers registered on this
+    /// builder are added to the request.
     pub fn initialize_request(mut self, request: InitializeRequest) -> Self {
         self.settings.initialize = request;
         self

@@ -172,10 +172,18 @@ impl Controller {
         self.control_typed(ControlRequest::interrupt())
     }
 
-    /// Switches the model (`None`: back to the default). Waits as
+    /// Switches the model to `model` (a name or alias). Waits as
     /// [`control`](Self::control) does.
-    pub fn set_model(&self, model: Option<&str>) -> Result<(), Error> {
-        self.control(ControlRequest::set_model(model), None)
+    pub fn set_model(&self, model: impl Into<String>) -> Result<(), Error> {
+        let model = model.into();
+        self.control(ControlRequest::set_model(Some(&model)), None)
+            .map(drop)
+    }
+
+    /// Switches back to the default model. Waits as
+    /// [`control`](Self::control) does.
+    pub fn reset_model(&self) -> Result<(), Error> {
+        self.control(ControlRequest::set_model(None), None)
             .map(drop)
     }
 

@@ -88,7 +88,13 @@ pub struct Settings<H> {
     pub limits: Limits,
     /// The handlers answering the CLI's requests.
     pub handlers: H,
-    /// The `initialize` request's own fields.
+    /// Low-level extra fields of the `initialize` request, for those with
+    /// no [`Options`] equivalent (title, skills, tool aliases, plan mode
+    /// instructions, prompt suggestions, agent progress summaries, plugins
+    /// or MCP servers read at launch, ...). The fields `options` owns
+    /// (system prompt, appended system prompt, agents, JSON schema) are
+    /// written over these by [`Options::fill_initialize`] when set there,
+    /// and hooks and in-process MCP servers are added from the handlers.
     pub initialize: InitializeRequest,
     /// Called with each stderr line.
     pub stderr_callback: Option<StderrCallback>,
@@ -125,6 +131,15 @@ impl<H> Settings<H> {
         self.limits.term_grace = policy.term_grace;
     }
 
+    /// The `initialize` request these settings send, before the handlers'
+    /// hooks and MCP servers are added: the extra fields of `initialize`
+    /// with the fields `options` owns written over them.
+    pub fn initialize_request(&self) -> InitializeRequest {
+        let mut request = self.initialize.clone();
+        self.options.fill_initialize(&mut request);
+        request
+    }
+
     /// The host for a session with these settings and `capabilities`: a
     /// core session (its request ids seeded at random unless the config
     /// fixes a seed) that has queued `initialize`. Fails on limits that
@@ -143,7 +158,7 @@ impl<H> Settings<H> {
             config,
             self.limits.clone(),
             Arc::new(capabilities),
-            self.initialize.clone(),
+            self.initialize_request(),
             transport,
             now,
         )?)

@@ -11,9 +11,15 @@
 //! element, and the prompt never goes on the command line (it is written to
 //! the CLI's stdin).
 //!
-//! Settings the official SDKs send inside the `initialize` control request
-//! (system prompt, agents, hooks, in-process MCP servers) are not part of
-//! [`Options`]; they belong to the initialize request of the session.
+//! [`Options`] is also the one place for the settings the CLI reads from the
+//! `initialize` control request rather than from its command line (system
+//! prompt, appended system prompt, agents): [`Options::initialize_request`]
+//! returns them as an [`InitializeRequest`], and the adapters send it. The
+//! JSON schema of structured output is set once, as
+//! [`Options::json_schema`], and travels both ways, as the TypeScript SDK
+//! sends it: `--json-schema` on the command line and `jsonSchema` in
+//! `initialize`. Hooks and in-process MCP servers are registered as handlers
+//! on an adapter's builder, which adds them to the same request.
 //!
 //! # Argument form
 //!
@@ -24,11 +30,14 @@
 //! passes as two elements: the CLI accepts the `=` form for them too, and a
 //! settings *path* starting with `-` would otherwise be read as a flag.
 
+use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::path::PathBuf;
 
 use crate::model::common::string_enum;
+use crate::model::initialize::{AgentDefinition, InitializeRequest, SystemPrompt};
+use crate::model::permission::PermissionMode;
 
 /// Value of `CLAUDE_CODE_ENTRYPOINT` when [`Options::entrypoint`] is not changed.
 pub const DEFAULT_ENTRYPOINT: &str = "sdk-rust";
@@ -168,7 +177,10 @@ impl fmt::Debug for Settings {
     }
 }
 
-/// Everything that reaches the CLI as a flag or an environment variable.
+/// Everything a user chooses about a session: what reaches the CLI as a flag
+/// or an environment variable ([`Options::command`]) and what it reads from
+/// the `initialize` request ([`Options::initialize_request`]: system prompt,
+/// appended system prompt, agents, JSON schema).
 ///
 /// Build it with [`Options::new`] (or `Default`) and the consuming setters,
 /// or assign the public fields directly; then call [`Options::command`].
@@ -198,9 +210,9 @@ pub struct Options {
     pub thinking: Option<Thinking>,
     /// Effort level (`--effort`).
     pub effort: Option<Effort>,
-    /// Initial permission mode (`--permission-mode`), for example `default`,
-    /// `acceptEdits`, `plan` or `bypassPermissions`.
-    pub permission_mode: Option<String>,
+    /// Initial permission mode (`--permission-mode`). `bypassPermissions`
+    /// also needs `allow_dangerously_skip_permissions`.
+    pub permission_mode: Option<PermissionMode>,
     /// The host answers permission prompts itself through `can_use_tool`
     /// control requests (`--permission-prompt-tool=stdio`). Adapters set this
     /// when a permission handler is registered. Conflicts with
@@ -249,8 +261,20 @@ pub struct Options {
     pub plugin_dirs: Vec<PluginDir>,
     /// Do not write the session to disk (`--no-session-persistence`).
     pub no_session_persistence: bool,
-    /// JSON schema the final result must follow (`--json-schema`).
+    /// JSON schema the final result must follow (structured output). Sent
+    /// as `--json-schema` and as `initialize.jsonSchema`, as the TypeScript
+    /// SDK does; must be a JSON object.
     pub json_schema: Option<serde_json::Value>,
+    /// A custom system prompt replacing Claude Code's own (sent in
+    /// `initialize.systemPrompt`). `None` keeps Claude Code's prompt.
+    pub system_prompt: Option<SystemPrompt>,
+    /// Text appended to the system prompt (sent in
+    /// `initialize.appendSystemPrompt`).
+    pub append_system_prompt: Option<String>,
+    /// Custom subagents the model can delegate to, by name (sent in
+    /// `initialize.agents`). Unlike `agent`, which picks the agent the main
+    /// thread runs as.
+    pub agents: BTreeMap<String, AgentDefinition>,
     /// Anthropic API beta headers (`--betas`).
     pub betas: Vec<String>,
     /// Run as this configured agent (`--agent`).
@@ -321,6 +345,9 @@ impl Default for Options {
             plugin_dirs: Vec::new(),
             no_session_persistence: false,
             json_schema: None,
+            system_prompt: None,
+            append_system_prompt: None,
+            agents: BTreeMap::new(),
             betas: Vec::new(),
             agent: None,
             settings: None,
@@ -561,8 +588,9 @@ impl Options {
         self
     }
 
-    /// Sets `permission_mode`.
-    pub fn permission_mode(mut self, mode: impl Into<String>) -> Self {
+    /// Sets `permission_mode`: a [`PermissionMode`], or its wire name (an
+    /// unknown name is kept as [`PermissionMode::Unknown`] and passed on).
+    pub fn permission_mode(mut self, mode: impl Into<PermissionMode>) -> Self {
         self.permission_mode = Some(mode.into());
         self
     }
@@ -711,6 +739,24 @@ impl Options {
         self
     }
 
+    /// Sets `system_prompt`: a string (one block) or a list of blocks.
+    pub fn system_prompt(mut self, prompt: impl Into<SystemPrompt>) -> Self {
+        self.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// Sets `append_system_prompt`.
+    pub fn append_system_prompt(mut self, text: impl Into<String>) -> Self {
+        self.append_system_prompt = Some(text.into());
+        self
+    }
+
+    /// Adds (or replaces) the agent `name` in `agents`.
+    pub fn agent_definition(mut self, name: impl Into<String>, agent: AgentDefinition) -> Self {
+        self.agents.insert(name.into(), agent);
+        self
+    }
+
     /// Appends to `betas`.
     pub fn betas<I, S>(mut self, betas: I) -> Self
     where
@@ -802,6 +848,52 @@ impl Options {
     pub fn cli_path(mut self, path: impl Into<PathBuf>) -> Self {
         self.cli_path = Some(path.into());
         self
+    }
+
+    /// The fields of the `initialize` request these options own: system
+    /// prompt, appended system prompt, agents and JSON schema. Everything
+    /// else in it is left at its default; adapters add hooks and in-process
+    /// MCP servers.
+    ///
+    /// ```
+    /// use claude_proto::options::Options;
+    /// let options = Options::new().system_prompt("You are terse.").model("haiku");
+    /// let init = options.initialize_request();
+    /// assert_eq!(
+    ///     serde_json::to_value(&init).unwrap(),
+    ///     serde_json::json!({"systemPrompt": ["You are terse."]}),
+    /// );
+    /// // The model is a flag, the system prompt is not.
+    /// let argv = options.command().unwrap().args;
+    /// assert!(argv.iter().any(|a| a == "--model=haiku"));
+    /// assert!(!argv.iter().any(|a| a.to_string_lossy().contains("terse")));
+    /// ```
+    pub fn initialize_request(&self) -> InitializeRequest {
+        let mut request = InitializeRequest::default();
+        self.fill_initialize(&mut request);
+        request
+    }
+
+    /// Writes the fields these options own into `request` (see
+    /// [`initialize_request`](Self::initialize_request)): a value set here
+    /// replaces the request's, an agent defined here replaces the request's
+    /// agent of the same name, and fields unset here are left alone.
+    pub fn fill_initialize(&self, request: &mut InitializeRequest) {
+        if let Some(prompt) = &self.system_prompt {
+            request.system_prompt = Some(prompt.clone());
+        }
+        if let Some(text) = &self.append_system_prompt {
+            request.append_system_prompt = Some(text.clone());
+        }
+        if let Some(schema) = &self.json_schema {
+            request.json_schema = Some(schema.clone());
+        }
+        if !self.agents.is_empty() {
+            let agents = request.agents.get_or_insert_with(BTreeMap::new);
+            for (name, agent) in &self.agents {
+                agents.insert(name.clone(), agent.clone());
+            }
+        }
     }
 
     /// Checks the options and produces the command line and environment.
@@ -968,7 +1060,7 @@ impl Options {
             a.flag("strict-mcp-config");
         }
         if let Some(mode) = &self.permission_mode {
-            a.value("permission-mode", mode);
+            a.value("permission-mode", mode.as_str());
         }
         if self.allow_dangerously_skip_permissions {
             a.flag("allow-dangerously-skip-permissions");
@@ -1129,6 +1221,9 @@ impl fmt::Debug for Options {
             plugin_dirs,
             no_session_persistence,
             json_schema,
+            system_prompt,
+            append_system_prompt,
+            agents,
             betas,
             agent,
             settings,
@@ -1184,6 +1279,9 @@ impl fmt::Debug for Options {
             .field("plugin_dirs", plugin_dirs)
             .field("no_session_persistence", no_session_persistence)
             .field("json_schema", &json_schema.as_ref().map(RedactedJson))
+            .field("system_prompt", system_prompt)
+            .field("append_system_prompt", append_system_prompt)
+            .field("agents", agents)
             .field("betas", betas)
             .field("agent", agent)
             .field("settings", settings)
@@ -1404,7 +1502,7 @@ mod tests {
                 display: Some(ThinkingDisplay::Summarized),
             })
             .effort(Effort::Xhigh)
-            .permission_mode("acceptEdits")
+            .permission_mode(PermissionMode::AcceptEdits)
             .permission_prompt_stdio(true)
             .allow_dangerously_skip_permissions(true)
             .resume("4b1c")
@@ -1585,6 +1683,98 @@ mod tests {
             ]
         );
         assert!(!args.iter().any(|a| a == "--help" || a == "-dir"));
+    }
+
+    #[test]
+    fn initialize_fields_stay_off_the_command_line() {
+        let options = Options::new()
+            .model("haiku")
+            .permission_mode(PermissionMode::Plan)
+            .json_schema(json!({"type": "object"}))
+            .system_prompt("You are terse.")
+            .append_system_prompt("Answer in French.")
+            .agent_definition(
+                "reviewer",
+                AgentDefinition::new("Reviews diffs", "You review code.").with_model("opus"),
+            );
+        let args = argv(&options.command().unwrap());
+        assert_eq!(
+            args[5..],
+            [
+                "--model=haiku",
+                "--json-schema={\"type\":\"object\"}",
+                "--permission-mode=plan",
+            ]
+        );
+        for word in ["terse", "French", "reviewer", "review"] {
+            assert!(!args.iter().any(|a| a.contains(word)), "{word} on argv");
+        }
+        assert_eq!(
+            serde_json::to_value(options.initialize_request()).unwrap(),
+            json!({
+                "jsonSchema": {"type": "object"},
+                "systemPrompt": ["You are terse."],
+                "appendSystemPrompt": "Answer in French.",
+                "agents": {"reviewer": {
+                    "description": "Reviews diffs",
+                    "prompt": "You review code.",
+                    "model": "opus"
+                }}
+            })
+        );
+        // Nothing set, nothing sent.
+        assert_eq!(
+            Options::new().initialize_request(),
+            InitializeRequest::default()
+        );
+    }
+
+    #[test]
+    fn options_write_over_their_own_initialize_fields_only() {
+        let mut request: InitializeRequest = serde_json::from_value(json!({
+            "title": "kept",
+            "systemPrompt": ["replaced"],
+            "appendSystemPrompt": "kept too",
+            "agents": {"a": {"description": "old", "prompt": "old"},
+                       "b": {"description": "b", "prompt": "b"}}
+        }))
+        .unwrap();
+        Options::new()
+            .system_prompt(vec!["one".to_owned(), "two".to_owned()])
+            .agent_definition("a", AgentDefinition::new("new", "new"))
+            .fill_initialize(&mut request);
+        assert_eq!(
+            serde_json::to_value(&request).unwrap(),
+            json!({
+                "title": "kept",
+                "systemPrompt": ["one", "two"],
+                "appendSystemPrompt": "kept too",
+                "agents": {"a": {"description": "new", "prompt": "new"},
+                           "b": {"description": "b", "prompt": "b"}}
+            })
+        );
+    }
+
+    #[test]
+    fn every_permission_mode_reaches_the_flag() {
+        let modes = [
+            (PermissionMode::Default, "default"),
+            (PermissionMode::AcceptEdits, "acceptEdits"),
+            (PermissionMode::BypassPermissions, "bypassPermissions"),
+            (PermissionMode::Plan, "plan"),
+            (PermissionMode::DontAsk, "dontAsk"),
+            (PermissionMode::Auto, "auto"),
+            (PermissionMode::from("future"), "future"),
+        ];
+        for (mode, wire) in modes {
+            let args = argv(&Options::new().permission_mode(mode).command().unwrap());
+            assert_eq!(args[5..], [format!("--permission-mode={wire}")]);
+        }
+        // A wire name is accepted and typed.
+        assert_eq!(
+            Options::new().permission_mode("dontAsk").permission_mode,
+            Some(PermissionMode::DontAsk)
+        );
     }
 
     #[test]

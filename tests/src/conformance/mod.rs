@@ -141,6 +141,8 @@ pub struct Spec {
     pub on_stderr: Option<StderrFn>,
     /// The CLI's working directory (`None`: the test's).
     pub cwd: Option<PathBuf>,
+    /// A custom system prompt, set on the options.
+    pub system_prompt: Option<String>,
 }
 
 /// A stderr callback for a [`Spec`].
@@ -168,6 +170,7 @@ impl Spec {
             limits: Limits::default(),
             on_stderr: None,
             cwd: None,
+            system_prompt: None,
         }
     }
 
@@ -187,6 +190,9 @@ impl Spec {
         }
         if let Some(cwd) = &self.cwd {
             options = options.cwd(cwd);
+        }
+        if let Some(prompt) = &self.system_prompt {
+            options = options.system_prompt(prompt.as_str());
         }
         options
     }
@@ -1310,6 +1316,27 @@ pub fn missing_working_directory<H: Harness>(fake: PathBuf) {
     }
 }
 
+/// A system prompt set once, on the options, reaches the CLI's
+/// `initialize` request (and not its command line, which the fake does not
+/// read for it), beside the hooks the adapter registers.
+pub fn options_reach_initialize<H: Harness>(fake: PathBuf) {
+    let mut spec = Spec::new(fake, "initialize_echo");
+    spec.system_prompt = Some("You are a fake.".to_owned());
+    let mut s = must("start", H::start(spec));
+    must("initialize", s.initialization());
+    must("send", s.send_text("show"));
+    let t = must("turn", turn(&mut *s));
+    let init: Value = serde_json::from_str(&t.text).expect("initialize as JSON");
+    assert_eq!(init["subtype"], "initialize", "{init}");
+    assert_eq!(
+        init["systemPrompt"],
+        serde_json::json!(["You are a fake."]),
+        "{init}"
+    );
+    assert!(init.get("appendSystemPrompt").is_none(), "{init}");
+    must("close", s.close());
+}
+
 /// Instantiates every scenario as a `#[test]` for a [`Harness`].
 #[macro_export]
 macro_rules! conformance_suite {
@@ -1330,7 +1357,7 @@ macro_rules! conformance_suite {
             read_ahead_is_bounded_in_bytes, panicking_stderr_callback_is_contained,
             grandchild_holding_the_pipes_does_not_stall_close,
             bom_before_the_initialize_answer, unworkable_limits_fail_before_spawning,
-            missing_working_directory);
+            missing_working_directory, options_reach_initialize);
     };
     (@tests $harness:ty, $fake:expr; $($name:ident),+ $(,)?) => {
         $(

@@ -118,6 +118,8 @@ pub(crate) struct Cli {
     pub(crate) hooks: Map<String, Value>,
     /// `initialize.sdkMcpServers`.
     pub(crate) sdk_mcp_servers: Vec<String>,
+    /// The whole `initialize` request, once received.
+    pub(crate) initialize_request: Option<Value>,
     /// Tool names added to `system/init` (SDK MCP tools once listed).
     pub(crate) extra_tools: Vec<String>,
     queue: VecDeque<Value>,
@@ -169,6 +171,7 @@ impl Cli {
             permission_mode: "default".to_owned(),
             hooks: Map::new(),
             sdk_mcp_servers: Vec::new(),
+            initialize_request: None,
             extra_tools: Vec::new(),
             queue: VecDeque::new(),
             deferred_init: None,
@@ -326,6 +329,7 @@ impl Cli {
         }
         match subtype {
             "initialize" => {
+                self.initialize_request = Some(request.clone());
                 self.hooks = request
                     .get("hooks")
                     .and_then(Value::as_object)

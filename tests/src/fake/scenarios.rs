@@ -29,6 +29,7 @@ pub(crate) enum Kind {
     Hold,
     BigLines,
     Grandchild,
+    InitializeEcho,
 }
 
 impl Kind {
@@ -52,6 +53,7 @@ impl Kind {
             "hold" => Kind::Hold,
             "big_lines" => Kind::BigLines,
             "grandchild" => Kind::Grandchild,
+            "initialize_echo" => Kind::InitializeEcho,
             _ => return None,
         })
     }
@@ -124,6 +126,7 @@ impl Scenario {
                 echo(cli, &text)
             }
             Kind::Flood => self.flood(cli),
+            Kind::InitializeEcho => initialize_echo(cli),
         }
     }
 
@@ -362,6 +365,19 @@ pub(crate) fn user_text(message: &Value) -> String {
 fn echo(cli: &mut Cli, text: &str) -> io::Result<()> {
     cli.emit_init()?;
     let reply = format!("echo: {text}");
+    cli.emit_text(&reply)?;
+    cli.emit_result(Outcome::success(reply, 1))
+}
+
+/// Answers with the `initialize` request it received, as JSON text
+/// (`null` if none came).
+fn initialize_echo(cli: &mut Cli) -> io::Result<()> {
+    cli.emit_init()?;
+    let reply = cli
+        .initialize_request
+        .clone()
+        .unwrap_or(Value::Null)
+        .to_string();
     cli.emit_text(&reply)?;
     cli.emit_result(Outcome::success(reply, 1))
 }
