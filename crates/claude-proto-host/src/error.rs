@@ -160,7 +160,8 @@ impl fmt::Display for Stall {
             Stall::StdinBacklog { unwritten, budget } => write!(
                 f,
                 "the CLI is not reading its stdin: {unwritten} bytes are still unwritten \
-                 (budget {budget} bytes)"
+                 (budget {budget} bytes); retry once it has caught up, close the session if it \
+                 is stuck, or raise `max_unwritten_bytes` for a CLI that reads slowly"
             ),
         }
     }

@@ -253,7 +253,8 @@ enum Init {
 ///   [`Limits::read_ahead_bytes`], so they never wait on the user reading;
 /// - memory above the core is bounded in bytes: queued events and waiting
 ///   requests by the read-ahead budget, unwritten stdin by
-///   [`Limits::max_unwritten_bytes`] (each may overshoot by one line);
+///   [`Limits::max_unwritten_bytes`] (each may overshoot by one line while
+///   the process runs; after its exit, see [`Limits::read_ahead_bytes`]);
 /// - every command resolves exactly once ([`Output::Resolve`]), with a
 ///   deadline counted from the call for control requests;
 /// - every job started is answered or aborted exactly once;

@@ -11,10 +11,10 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 /// child (`waitid` with `WNOWAIT`), then reaps it under a lock;
 /// [`terminate`](Self::terminate) and [`kill`](Self::kill) signal under the
 /// same lock only while it has not been reaped. So a signal reaches either
-/// the child or its zombie, never a stranger. For thread-based adapters;
-/// async runtimes have their own child types.
+/// the child or its zombie, never a stranger. Behind every adapter's
+/// [`ProcessHandle`](crate::ProcessHandle).
 #[derive(Debug)]
-pub struct SharedChild {
+pub(crate) struct SharedChild {
     pid: u32,
     state: Mutex<State>,
 }
@@ -27,7 +27,7 @@ struct State {
 
 impl SharedChild {
     /// Wraps a spawned child (take its pipes first).
-    pub fn new(child: Child) -> Self {
+    pub(crate) fn new(child: Child) -> Self {
         Self {
             pid: child.id(),
             state: Mutex::new(State {
@@ -38,7 +38,7 @@ impl SharedChild {
     }
 
     /// The child's process id.
-    pub fn id(&self) -> u32 {
+    pub(crate) fn id(&self) -> u32 {
         self.pid
     }
 
@@ -48,7 +48,7 @@ impl SharedChild {
 
     /// Blocks until the child exits, reaps it and returns its status. Call
     /// it from one thread at a time.
-    pub fn wait(&self) -> io::Result<ExitStatus> {
+    pub(crate) fn wait(&self) -> io::Result<ExitStatus> {
         if let Some(status) = self.lock().status {
             return Ok(status);
         }
@@ -60,7 +60,7 @@ impl SharedChild {
     }
 
     /// Sends SIGTERM unless the child has been reaped (then nothing to do).
-    pub fn terminate(&self) -> io::Result<()> {
+    pub(crate) fn terminate(&self) -> io::Result<()> {
         let state = self.lock();
         if state.status.is_some() {
             return Ok(());
@@ -69,7 +69,7 @@ impl SharedChild {
     }
 
     /// Kills the child (SIGKILL) unless it has been reaped.
-    pub fn kill(&self) -> io::Result<()> {
+    pub(crate) fn kill(&self) -> io::Result<()> {
         let mut state = self.lock();
         if state.status.is_some() {
             return Ok(());

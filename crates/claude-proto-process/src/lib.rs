@@ -19,7 +19,6 @@ mod spawn;
 mod stderr;
 mod unwind;
 
-pub use child::SharedChild;
 pub use command::{SystemLookup, build_command, locate_cli};
 pub use pipe::{PipeFd, Stop, StoppableRead, StoppableWrite, is_stopped};
 pub use settings::{HookOptions, Settings, ShutdownPolicy};
