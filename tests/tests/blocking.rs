@@ -17,10 +17,13 @@ use claude_proto::model::hooks::{
 };
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionResult;
-use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, Event, HookOptions, McpServer};
+use claude_proto_blocking::{
+    CancelToken, Claude, ClaudeBuilder, Event, HookOptions, McpServer, Tool,
+};
 use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
 use claude_proto_tests::conformance::{
-    Driver, DropFlag, Harness, HookBehaviour, Observed, Permission, Spec, TypedAdd, TypedGuard,
+    Driver, DropFlag, Harness, HookBehaviour, Observed, Permission, Spec, ToolChange, TypedAdd,
+    TypedGuard,
 };
 #[cfg(target_os = "linux")]
 use std::sync::atomic::AtomicUsize;
@@ -198,6 +201,19 @@ impl Driver for BlockingDriver {
 
     fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {
         self.claude.take().unwrap().close()
+    }
+
+    fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {
+        let claude = self.claude();
+        Some(match change {
+            ToolChange::AddMul(server) => {
+                let mul = Tool::untyped("mul", "Multiplies a and b", Spec::calc_schema(), |args| {
+                    Spec::calc_mul_output(&args)
+                });
+                claude.add_tool(server, mul)
+            }
+            ToolChange::Remove(server, tool) => claude.remove_tool(server, tool),
+        })
     }
 
     fn query(

@@ -12,10 +12,10 @@ use claude_proto::model::control::ControlRequest;
 use claude_proto::model::hooks::{HookEvent, HookInput, HookOutput, HookSpecificOutput};
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionResult;
-use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, HookOptions, McpServer};
+use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, HookOptions, McpServer, Tool};
 use claude_proto_host::{Error, ExitReport, SpawnError};
 use claude_proto_tests::conformance::{
-    Driver, DropFlag, HookBehaviour, Observed, Spec, TypedGuard,
+    Driver, DropFlag, HookBehaviour, Observed, Spec, ToolChange, TypedGuard,
 };
 use claude_proto_tests::real_cli::tee::{TeeRead, TeeWrite, TeedChild};
 use claude_proto_tests::real_cli::{PermissionRule, RealHarness, RealSpec, WAIT};
@@ -161,6 +161,19 @@ impl Driver for BlockingDriver {
         timeout: Option<Duration>,
     ) -> Result<ControlSuccess, Error> {
         self.claude().control(request, timeout)
+    }
+
+    fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {
+        let claude = self.claude();
+        Some(match change {
+            ToolChange::AddMul(server) => {
+                let mul = Tool::untyped("mul", "Multiplies a and b", Spec::calc_schema(), |args| {
+                    Spec::calc_mul_output(&args)
+                });
+                claude.add_tool(server, mul)
+            }
+            ToolChange::Remove(server, tool) => claude.remove_tool(server, tool),
+        })
     }
 
     fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {

@@ -10,8 +10,8 @@ use claude_proto::ControlSuccess;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
-use claude_proto_tests::conformance::{Driver, Harness, Observed, Spec};
-use claude_proto_tokio::{Claude, ClaudeBuilder, Event};
+use claude_proto_tests::conformance::{Driver, Harness, Observed, Spec, ToolChange};
+use claude_proto_tokio::{Claude, ClaudeBuilder, Event, Tool};
 use tokio::runtime::Runtime;
 
 const FAKE: &str = env!("CARGO_BIN_EXE_fake-claude");
@@ -115,6 +115,24 @@ impl Driver for TokioDriver {
         let runtime = self.runtime.take().unwrap();
         let claude = self.claude.take().unwrap();
         runtime.block_on(claude.close())
+    }
+
+    fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {
+        let (rt, claude) = self.parts();
+        Some(rt.block_on(async {
+            match change {
+                ToolChange::AddMul(server) => {
+                    let mul = Tool::untyped(
+                        "mul",
+                        "Multiplies a and b",
+                        Spec::calc_schema(),
+                        async |args| Spec::calc_mul_output(&args),
+                    );
+                    claude.add_tool(server, mul).await
+                }
+                ToolChange::Remove(server, tool) => claude.remove_tool(server, tool).await,
+            }
+        }))
     }
 
     fn query(

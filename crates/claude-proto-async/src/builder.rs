@@ -337,7 +337,7 @@ impl<R: Runtime> ClaudeBuilder<R> {
 
     /// The host, which refuses limits that cannot work.
     fn host(&self, runtime: &R, transport: Transport) -> Result<Host<Waiter>, SpawnError> {
-        let capabilities = self.settings.handlers.capabilities().clone();
+        let capabilities = self.settings.handlers.capabilities();
         self.settings.host(capabilities, transport, runtime.now())
     }
 
@@ -346,6 +346,7 @@ impl<R: Runtime> ClaudeBuilder<R> {
             log::debug(format_args!("the CLI runs as pid {pid}"));
         }
         let shared = Arc::new(Shared::new(self.settings.limits.read_ahead_bytes));
+        let tools = self.settings.handlers.live_tools();
         let stderr_lines = StderrLines::new(self.settings.stderr_callback);
         let driver = Driver::new(
             runtime.clone(),
@@ -356,6 +357,6 @@ impl<R: Runtime> ClaudeBuilder<R> {
             stderr_lines,
         );
         runtime.spawn(Box::pin(driver));
-        Claude::new(shared, runtime, pid)
+        Claude::new(shared, runtime, pid, tools)
     }
 }

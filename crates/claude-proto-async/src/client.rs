@@ -1,6 +1,7 @@
 //! The handle users hold: read events and turns, close the session; the
 //! control calls are its [`Controller`]'s.
 
+use claude_proto_process::handlers::{Async, LiveTools};
 use std::fmt;
 use std::future::poll_fn;
 use std::ops::Deref;
@@ -60,9 +61,14 @@ impl<R: Runtime> fmt::Debug for Claude<R> {
 }
 
 impl<R: Runtime> Claude<R> {
-    pub(crate) fn new(shared: Arc<Shared>, runtime: R, pid: Option<u32>) -> Self {
+    pub(crate) fn new(
+        shared: Arc<Shared>,
+        runtime: R,
+        pid: Option<u32>,
+        tools: LiveTools<Async>,
+    ) -> Self {
         Self {
-            controller: Controller::new(shared.clone(), runtime),
+            controller: Controller::new(shared.clone(), runtime, tools),
             events: Events::new(shared.clone()),
             shared,
             pid,

@@ -5,9 +5,10 @@ use std::fmt;
 use std::future::poll_fn;
 use std::sync::Arc;
 use std::task::Poll;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use claude_proto::ControlSuccess;
+use claude_proto::dispatch::McpServerSpec;
 use claude_proto::model::control::{
     ContextUsage, ControlCall, ControlRequest, InterruptResponse, McpStatusResponse,
     RewindFilesResult,
@@ -16,6 +17,9 @@ use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionMode;
 use claude_proto::model::user::UserMessage;
 use claude_proto_host::{CallReply, Command, Error, TurnId};
+use claude_proto_process::handlers::{Async, LiveTools};
+
+use crate::handlers::Tool;
 
 use crate::oneshot;
 use crate::runtime::Runtime;
@@ -42,6 +46,7 @@ use crate::shared::{Shared, Waiter, closed, register};
 pub struct Controller<R: Runtime> {
     shared: Arc<Shared>,
     runtime: R,
+    tools: LiveTools<Async>,
 }
 
 impl<R: Runtime> Clone for Controller<R> {
@@ -49,6 +54,7 @@ impl<R: Runtime> Clone for Controller<R> {
         Self {
             shared: self.shared.clone(),
             runtime: self.runtime.clone(),
+            tools: self.tools.clone(),
         }
     }
 }
@@ -62,8 +68,12 @@ impl<R: Runtime> fmt::Debug for Controller<R> {
 }
 
 impl<R: Runtime> Controller<R> {
-    pub(crate) fn new(shared: Arc<Shared>, runtime: R) -> Self {
-        Self { shared, runtime }
+    pub(crate) fn new(shared: Arc<Shared>, runtime: R, tools: LiveTools<Async>) -> Self {
+        Self {
+            shared,
+            runtime,
+            tools,
+        }
     }
 
     /// The session id, from the latest `system`/`init` or `result` message
@@ -222,6 +232,87 @@ impl<R: Runtime> Controller<R> {
         self.control(ControlRequest::stop_task(task_id), None)
             .await
             .map(drop)
+    }
+
+    /// Adds `tool` to the in-process MCP server named `server` (one
+    /// registered on the builder), replacing a tool of the same name, and
+    /// tells the CLI, which lists the server's tools again before the
+    /// model's next request. Waits for the CLI's acknowledgement, or the
+    /// config's request timeout; the tool can be called from the moment
+    /// the CLI has it.
+    ///
+    /// Fails with [`Error::UnknownMcpServer`] if no server of that name
+    /// was registered (servers themselves are fixed at start). Cancel
+    /// safety as [`control`](Self::control): once polled, the change is
+    /// made.
+    ///
+    /// ```no_run
+    /// # async fn demo<R: claude_proto_async::Runtime>(claude: claude_proto_async::Claude<R>) -> Result<(), claude_proto_async::Error> {
+    /// use claude_proto_async::Tool;
+    /// use claude_proto::model::Json;
+    ///
+    /// let now = Tool::new("now", "The time on this machine", async |_: Json| {
+    ///     Ok(format!("{:?}", std::time::SystemTime::now()))
+    /// });
+    /// claude.add_tool("clock", now).await?;
+    /// claude.remove_tool("clock", "now").await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn add_tool(&self, server: &str, tool: Tool) -> Result<(), Error> {
+        let issued_at = self.runtime.now();
+        let (waiter, answer) = oneshot::channel();
+        // Queued under the tools' lock, so changes reach the driver in the
+        // order they were made.
+        let queued = self.tools.add(server, tool, |spec| {
+            self.update_server(spec, issued_at, waiter)
+        });
+        self.tools_changed(server, queued, answer).await
+    }
+
+    /// Removes the tool `tool` from the in-process MCP server named
+    /// `server` and tells the CLI, as [`add_tool`](Self::add_tool) does.
+    /// From then on a call of it is answered as an unknown tool (one
+    /// already running finishes). Removing a tool the server does not have
+    /// changes nothing and tells the CLI nothing.
+    pub async fn remove_tool(&self, server: &str, tool: &str) -> Result<(), Error> {
+        let issued_at = self.runtime.now();
+        let (waiter, answer) = oneshot::channel();
+        let queued = match self.tools.remove(server, tool, |spec| {
+            self.update_server(spec, issued_at, waiter)
+        }) {
+            Some(None) => return Ok(()),
+            Some(Some(queued)) => Some(queued),
+            None => None,
+        };
+        self.tools_changed(server, queued, answer).await
+    }
+
+    fn update_server(&self, spec: McpServerSpec, issued_at: Instant, waiter: Waiter) -> bool {
+        self.shared
+            .push_command(Command::UpdateMcpServer {
+                spec: Box::new(spec),
+                issued_at,
+                waiter,
+            })
+            .is_ok()
+    }
+
+    async fn tools_changed(
+        &self,
+        server: &str,
+        queued: Option<bool>,
+        answer: oneshot::Receiver<Result<CallReply, Error>>,
+    ) -> Result<(), Error> {
+        match queued {
+            None => Err(Error::UnknownMcpServer {
+                name: server.to_owned(),
+            }),
+            Some(false) => Err(self.shared.ended_error()),
+            Some(true) => answer
+                .await
+                .unwrap_or_else(|oneshot::Closed| Err(self.shared.ended_error()))
+                .map(drop),
+        }
     }
 
     /// Closes the CLI's stdin once everything sent is written: the CLI

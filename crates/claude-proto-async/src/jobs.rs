@@ -36,7 +36,7 @@ impl Running {
     ) {
         let flag = Arc::new(AbortFlag::default());
         self.jobs.insert(job.id, flag.clone());
-        let handler = handlers.run(&job);
+        let handler = crate::handlers::run(handlers, &job);
         let shared = shared.clone();
         let work = Box::pin(async move {
             let result = handler.await;

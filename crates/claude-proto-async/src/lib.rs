@@ -59,10 +59,11 @@ mod shared;
 mod turn;
 
 pub use builder::ClaudeBuilder;
+pub use claude_proto_process::handlers::HandlerError;
 pub use client::{Claude, query};
 pub use controller::Controller;
 pub use events::Events;
-pub use handlers::{HandlerError, McpServer};
+pub use handlers::{McpServer, Tool};
 pub use runtime::{BoxFuture, BoxReader, BoxWriter, Connect, ReadBytes, Runtime, WriteBytes};
 pub use turn::TurnStream;
 

@@ -5,7 +5,6 @@
 //! decision lives in the sans-IO host, the driver only moves bytes and
 //! wakes up, so a runtime has to provide nothing else.
 
-use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::process::{ChildStderr, ChildStdin, ChildStdout};
@@ -13,7 +12,7 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 /// A boxed, sendable future.
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+pub use claude_proto_process::handlers::BoxFuture;
 
 /// A boxed byte source: the CLI's stdout or stderr.
 pub type BoxReader = Pin<Box<dyn ReadBytes + Send>>;

@@ -285,7 +285,7 @@ impl ClaudeBuilder {
 
     /// The host for these settings; fails on limits that cannot work.
     fn host(&self, transport: Transport, now: Instant) -> Result<Host<Waiter>, SpawnError> {
-        let capabilities = self.settings.handlers.capabilities().clone();
+        let capabilities = self.settings.handlers.capabilities();
         self.settings.host(capabilities, transport, now)
     }
 }
@@ -346,6 +346,7 @@ where
         .initialize_timeout
         .unwrap_or(settings.config.request_timeout);
     let parts = Parts {
+        tools: settings.handlers.live_tools(),
         input: sender.clone(),
         shared: shared.clone(),
         handoff: handoff.clone(),

@@ -1,6 +1,7 @@
 //! The handle users hold: read events and turns, close the session; the
 //! control calls are its [`Controller`]'s.
 
+use claude_proto_process::handlers::{Blocking, LiveTools};
 use std::ops::Deref;
 use std::sync::Arc;
 use std::sync::mpsc::SyncSender;
@@ -66,6 +67,8 @@ pub(crate) struct Parts {
     /// When the initialize timeout, counted from the start, runs out
     /// (`None`: too far to represent).
     pub(crate) init_deadline: Option<Instant>,
+    /// The in-process MCP tools, shared with the handler threads.
+    pub(crate) tools: LiveTools<Blocking>,
 }
 
 impl Claude {

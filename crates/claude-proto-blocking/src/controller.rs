@@ -2,9 +2,10 @@
 //! from any thread.
 
 use std::sync::Arc;
-use std::sync::mpsc::{RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::time::{Duration, Instant};
 
+use claude_proto::dispatch::McpServerSpec;
 use claude_proto::model::control::{
     ContextUsage, ControlCall, ControlRequest, InterruptResponse, McpStatusResponse,
     RewindFilesResult,
@@ -14,10 +15,12 @@ use claude_proto::model::permission::PermissionMode;
 use claude_proto::model::user::UserMessage;
 use claude_proto::{ControlSuccess, DecodeError};
 use claude_proto_host::{CallReply, Command, Error, MAX_DURATION, TurnId};
+use claude_proto_process::handlers::{Blocking, LiveTools};
 use serde::de::DeserializeOwned;
 
 use crate::client::Parts;
 use crate::driver::Input;
+use crate::handlers::Tool;
 use crate::shared::Shared;
 
 /// The control side of a session, split from its events: send prompts,
@@ -44,6 +47,7 @@ pub struct Controller {
     request_timeout: Duration,
     init_timeout: Duration,
     init_deadline: Option<Instant>,
+    tools: LiveTools<Blocking>,
 }
 
 impl Controller {
@@ -54,6 +58,7 @@ impl Controller {
             request_timeout: parts.request_timeout,
             init_timeout: parts.init_timeout,
             init_deadline: parts.init_deadline,
+            tools: parts.tools.clone(),
         }
     }
 
@@ -126,7 +131,6 @@ impl Controller {
         timeout: Option<Duration>,
     ) -> Result<ControlSuccess, Error> {
         let issued_at = Instant::now();
-        let after = timeout.unwrap_or(self.request_timeout).min(MAX_DURATION);
         let subtype = request.subtype().to_owned();
         let (waiter, reply) = sync_channel(1);
         self.command(Command::Call {
@@ -135,6 +139,19 @@ impl Controller {
             issued_at,
             waiter,
         })?;
+        self.answer(&subtype, issued_at, timeout, &reply)
+    }
+
+    /// Waits for the answer to a control request sent at `issued_at`, by
+    /// its deadline.
+    fn answer(
+        &self,
+        subtype: &str,
+        issued_at: Instant,
+        timeout: Option<Duration>,
+        reply: &Receiver<Result<CallReply, Error>>,
+    ) -> Result<ControlSuccess, Error> {
+        let after = timeout.unwrap_or(self.request_timeout).min(MAX_DURATION);
         let left = issued_at
             .checked_add(after)
             .map_or(after, |at| at.saturating_duration_since(Instant::now()));
@@ -142,7 +159,7 @@ impl Controller {
             Ok(Ok(CallReply::Answered(success))) => Ok(success),
             Ok(Err(error)) => Err(error),
             Err(RecvTimeoutError::Timeout) => Err(Error::TimedOut {
-                subtype,
+                subtype: subtype.to_owned(),
                 after,
                 stall: self.shared.stall(),
             }),
@@ -151,13 +168,12 @@ impl Controller {
     }
 
     /// Sends a typed control request and decodes its answer as the type
-    /// the request names. Waits as [`control`](Self::control) does.
-    pub fn call<C: ControlCall>(
-        &self,
-        request: C,
-        timeout: Option<Duration>,
-    ) -> Result<C::Response, Error> {
-        Ok(self.control(request.into(), timeout)?.decode_as::<C>()?)
+    /// the request names (see [`ControlCall`]). Waits as
+    /// [`control`](Self::control) does, with the default timeout (give
+    /// another to `control` and decode with
+    /// [`ControlSuccess::decode_as`]).
+    pub fn call<C: ControlCall>(&self, request: C) -> Result<C::Response, Error> {
+        Ok(self.control(request.into(), None)?.decode_as::<C>()?)
     }
 
     fn control_typed<T: DeserializeOwned>(&self, request: ControlRequest) -> Result<T, Error> {
@@ -228,6 +244,73 @@ impl Controller {
     pub fn stop_task(&self, task_id: &str) -> Result<(), Error> {
         self.control(ControlRequest::stop_task(task_id), None)
             .map(drop)
+    }
+
+    /// Adds `tool` to the in-process MCP server named `server` (one
+    /// registered on the builder), replacing a tool of the same name, and
+    /// tells the CLI, which lists the server's tools again before the
+    /// model's next request. Waits as [`control`](Self::control) does, for
+    /// the CLI's acknowledgement; the tool can be called from the moment
+    /// the CLI has it, even if this then times out.
+    ///
+    /// Fails with [`Error::UnknownMcpServer`] if no server of that name
+    /// was registered (servers themselves are fixed at start).
+    pub fn add_tool(&self, server: &str, tool: Tool) -> Result<(), Error> {
+        let issued_at = Instant::now();
+        let (waiter, reply) = sync_channel(1);
+        // Queued under the tools' lock, so changes reach the driver in the
+        // order they were made.
+        let queued = self.tools.add(server, tool, |spec| {
+            self.update_server(spec, issued_at, waiter)
+        });
+        self.tools_changed(server, queued, issued_at, &reply)
+    }
+
+    /// Removes the tool `tool` from the in-process MCP server named
+    /// `server` and tells the CLI, as [`add_tool`](Self::add_tool) does.
+    /// From then on a call of it is answered as an unknown tool (one
+    /// already running finishes). Removing a tool the server does not have
+    /// changes nothing and tells the CLI nothing.
+    pub fn remove_tool(&self, server: &str, tool: &str) -> Result<(), Error> {
+        let issued_at = Instant::now();
+        let (waiter, reply) = sync_channel(1);
+        let queued = match self.tools.remove(server, tool, |spec| {
+            self.update_server(spec, issued_at, waiter)
+        }) {
+            Some(None) => return Ok(()),
+            Some(Some(queued)) => Some(queued),
+            None => None,
+        };
+        self.tools_changed(server, queued, issued_at, &reply)
+    }
+
+    fn update_server(
+        &self,
+        spec: McpServerSpec,
+        issued_at: Instant,
+        waiter: crate::driver::Waiter,
+    ) -> Result<(), Error> {
+        self.command(Command::UpdateMcpServer {
+            spec: Box::new(spec),
+            issued_at,
+            waiter,
+        })
+    }
+
+    fn tools_changed(
+        &self,
+        server: &str,
+        queued: Option<Result<(), Error>>,
+        issued_at: Instant,
+        reply: &Receiver<Result<CallReply, Error>>,
+    ) -> Result<(), Error> {
+        let Some(queued) = queued else {
+            return Err(Error::UnknownMcpServer {
+                name: server.to_owned(),
+            });
+        };
+        queued?;
+        self.answer("mcp_message", issued_at, None, reply).map(drop)
     }
 
     /// Closes the CLI's stdin once everything sent is written: the CLI

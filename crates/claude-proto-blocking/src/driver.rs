@@ -420,7 +420,7 @@ fn spawn_job(
         .name("claude-handler".into())
         .spawn(move || {
             let Ok(job) = take.recv() else { return };
-            let result = handlers.run(&job, &token);
+            let result = crate::handlers::run(&handlers, &job, &token);
             // The session may be over: nobody to tell.
             let _ = done.send(Input::Completed(Box::new(job.finish(result))));
         });

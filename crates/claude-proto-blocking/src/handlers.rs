@@ -7,272 +7,61 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use claude_proto::dispatch::{
-    HookKey, IntoHandlerResult, IntoToolResult, McpServerSpec, McpToolSpec, ToolArgs, ToolOutput,
-};
-use claude_proto::model::Json;
-use claude_proto::model::hooks::{Hook, HookEvent, HookInput, HookOutput, IntoHookOutput};
-use claude_proto::model::incoming::CanUseTool;
-use claude_proto::model::permission::PermissionResult;
-use claude_proto_host::{Capabilities, Job, JobKind, Outcome};
-use claude_proto_process::{HookOptions, panic_message};
+use claude_proto_host::{Job, JobKind, Outcome};
+use claude_proto_process::handlers::{Blocking, HandlerError, Handlers};
+use claude_proto_process::panic_message;
 
-/// The error a handler may return; the CLI gets an error answer (see
-/// [`claude_proto::dispatch::reply_for_failure`] for what each kind means).
-pub type HandlerError = claude_proto::dispatch::HandlerError;
+/// An in-process MCP server whose tools are plain functions, run on
+/// handler threads: build it with `McpServer::new(name, version).tool(name,
+/// description, fn)` and add it with
+/// [`ClaudeBuilder::mcp_server`](crate::ClaudeBuilder::mcp_server). See
+/// [`McpServer::tool`](claude_proto_process::handlers::McpServer::tool).
+pub type McpServer = claude_proto_process::handlers::McpServer<Blocking>;
 
-type PermissionFn = dyn Fn(CanUseTool) -> Result<PermissionResult, HandlerError> + Send + Sync;
-type HookFn = dyn Fn(HookInput, Option<String>) -> Result<HookOutput, HandlerError> + Send + Sync;
-type ToolFn = dyn Fn(Json) -> Result<ToolOutput, HandlerError> + Send + Sync;
+/// One MCP tool as a plain function, for adding to a running session with
+/// [`Controller::add_tool`](crate::Controller::add_tool) (or to an
+/// [`McpServer`] with `with_tool`).
+pub type Tool = claude_proto_process::handlers::Tool<Blocking>;
 
-/// An in-process MCP server: tools the model can call, run inside this
-/// program as plain closures. Add it with
-/// [`ClaudeBuilder::mcp_server`](crate::ClaudeBuilder::mcp_server).
-///
-/// The model sees each tool as `mcp__<server>__<tool>`; allow them with
-/// `Options::allowed_tools` or a permission handler.
-#[derive(Clone)]
-pub struct McpServer {
-    spec: McpServerSpec,
-    tools: Vec<Arc<ToolFn>>,
-}
+/// The handlers of a blocking session.
+pub(crate) type SyncHandlers = Handlers<Blocking>;
 
-impl std::fmt::Debug for McpServer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("McpServer")
-            .field("spec", &self.spec)
-            .finish()
-    }
-}
-
-impl McpServer {
-    /// A server named `name` (the name the CLI and model use) with no tools.
-    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Self {
-            spec: McpServerSpec::new(name, version),
-            tools: Vec::new(),
-        }
-    }
-
-    /// Adds a typed tool: its name, a description for the model, and the
-    /// function that runs it (on a handler thread). The arguments are
-    /// deserialized into `A`, whose [`ToolArgs::schema`] the model is
-    /// shown; arguments that do not fit are answered with a tool error
-    /// naming the problem, without calling `run`. `run` returns a
-    /// [`ToolOutput`] or `Result<impl Serialize, HandlerError>` (see
-    /// [`IntoToolResult`]).
-    ///
-    /// ```
-    /// use claude_proto::dispatch::ToolArgs;
-    /// use claude_proto::model::Json;
-    /// use claude_proto_blocking::McpServer;
-    ///
-    /// #[derive(serde::Deserialize)]
-    /// struct Add { a: f64, b: f64 }
-    ///
-    /// impl ToolArgs for Add {
-    ///     fn schema() -> Json {
-    ///         serde_json::json!({"type": "object", "required": ["a", "b"],
-    ///             "properties": {"a": {"type": "number"}, "b": {"type": "number"}}})
-    ///     }
-    /// }
-    ///
-    /// let calc = McpServer::new("calc", "1.0.0").tool("add", "Adds a and b", |args: Add| {
-    ///     Ok(args.a + args.b)
-    /// });
-    /// # assert_eq!(calc.name(), "calc");
-    /// ```
-    ///
-    /// A tool must return something the model can read:
-    ///
-    /// ```compile_fail
-    /// # use claude_proto_blocking::McpServer;
-    /// # use claude_proto::model::Json;
-    /// struct NotSerialize;
-    /// McpServer::new("x", "1").tool("t", "d", |_: Json| Ok(NotSerialize));
-    /// ```
-    pub fn tool<A, F, R>(
-        mut self,
-        name: impl Into<String>,
-        description: impl Into<String>,
-        run: F,
-    ) -> Self
-    where
-        A: ToolArgs + 'static,
-        F: Fn(A) -> R + Send + Sync + 'static,
-        R: IntoToolResult,
-    {
-        let spec = McpToolSpec::new(name, description, A::schema());
-        let tool_name = spec.name.clone();
-        self.spec.tools.push(spec);
-        self.tools.push(Arc::new(move |arguments| {
-            match ToolOutput::parse_args::<A>(&tool_name, arguments) {
-                Ok(args) => run(args).into_tool_result(),
-                Err(invalid) => Ok(invalid),
+/// Runs `job`'s handler on this thread, with `token` as the
+/// [`CancelToken::current`]. Errors and panics come out as `Err(message)`,
+/// ready for [`Job::finish`].
+pub(crate) fn run(
+    handlers: &SyncHandlers,
+    job: &Job,
+    token: &CancelToken,
+) -> Result<Outcome, String> {
+    let call = || -> Option<Result<Outcome, HandlerError>> {
+        Some(match &job.kind {
+            JobKind::Permission(ask) => {
+                (handlers.permission()?)(ask.clone()).map(Outcome::Permission)
             }
-        }));
-        self
-    }
-
-    /// Adds a tool taking its arguments as raw JSON, with a hand-written
-    /// JSON Schema (run on a handler thread): the escape hatch beside
-    /// [`tool`](Self::tool).
-    pub fn tool_untyped<F, R>(
-        mut self,
-        name: impl Into<String>,
-        description: impl Into<String>,
-        input_schema: Json,
-        run: F,
-    ) -> Self
-    where
-        F: Fn(Json) -> R + Send + Sync + 'static,
-        R: IntoToolResult,
-    {
-        self.spec
-            .tools
-            .push(McpToolSpec::new(name, description, input_schema));
-        self.tools
-            .push(Arc::new(move |args| run(args).into_tool_result()));
-        self
-    }
-
-    /// The server's name.
-    pub fn name(&self) -> &str {
-        &self.spec.name
-    }
-}
-
-/// The blocking handlers of one session, and what they tell the host.
-#[derive(Default, Clone)]
-pub(crate) struct SyncHandlers {
-    permission: Option<Arc<PermissionFn>>,
-    hook_fns: Vec<Arc<HookFn>>,
-    mcp_servers: Vec<McpServer>,
-    capabilities: Capabilities,
-}
-
-impl std::fmt::Debug for SyncHandlers {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SyncHandlers")
-            .field("capabilities", self.capabilities())
-            .finish_non_exhaustive()
-    }
-}
-
-impl SyncHandlers {
-    pub(crate) fn set_permission<F, R>(&mut self, handler: F)
-    where
-        F: Fn(CanUseTool) -> R + Send + Sync + 'static,
-        R: IntoHandlerResult<PermissionResult>,
-    {
-        self.permission = Some(Arc::new(move |ask| handler(ask).into_handler_result()));
-        self.capabilities.permission = true;
-    }
-
-    pub(crate) fn add_hook_untyped<F, R>(
-        &mut self,
-        event: HookEvent,
-        options: HookOptions,
-        handler: F,
-    ) where
-        F: Fn(HookInput, Option<String>) -> R + Send + Sync + 'static,
-        R: IntoHandlerResult<HookOutput>,
-    {
-        self.push_hook(event, options, move |input, tool_use_id| {
-            handler(input, tool_use_id).into_handler_result()
-        });
-    }
-
-    pub(crate) fn add_hook<H, F, R>(&mut self, options: HookOptions, handler: F)
-    where
-        H: Hook,
-        F: Fn(H::Input) -> R + Send + Sync + 'static,
-        R: IntoHookOutput<H>,
-    {
-        self.push_hook(
-            H::EVENT,
-            options,
-            move |input, _tool_use_id| match H::input(input) {
-                Ok(input) => handler(input).into_hook_output(),
-                Err(other) => Err(format!(
-                    "the `{}` hook was called with a `{}` input it could not read",
-                    H::EVENT.as_str(),
-                    other.event().as_str()
-                )
-                .into()),
-            },
-        );
-    }
-
-    fn push_hook(
-        &mut self,
-        event: HookEvent,
-        options: HookOptions,
-        run: impl Fn(HookInput, Option<String>) -> Result<HookOutput, HandlerError>
-        + Send
-        + Sync
-        + 'static,
-    ) {
-        let key = self.capabilities.hooks.register(
-            event,
-            options.matcher,
-            options.timeout_secs,
-            options.on_failure,
-        );
-        debug_assert_eq!(key.0, self.hook_fns.len());
-        self.hook_fns.push(Arc::new(run));
-    }
-
-    pub(crate) fn add_mcp_server(&mut self, server: McpServer) {
-        self.capabilities.mcp_servers.push(server.spec.clone());
-        self.mcp_servers.push(server);
-    }
-
-    pub(crate) fn capabilities(&self) -> &Capabilities {
-        &self.capabilities
-    }
-
-    /// Runs `job`'s handler on this thread, with `token` as the
-    /// [`CancelToken::current`]. Errors and panics come out as
-    /// `Err(message)`, ready for [`Job::finish`].
-    pub(crate) fn run(&self, job: &Job, token: &CancelToken) -> Result<Outcome, String> {
-        let call = || -> Option<Result<Outcome, HandlerError>> {
-            Some(match &job.kind {
-                JobKind::Permission(ask) => {
-                    (self.permission.as_ref()?)(ask.clone()).map(Outcome::Permission)
-                }
-                JobKind::Hook {
-                    key,
-                    input,
-                    tool_use_id,
-                } => (self.hook(*key)?)(input.clone(), tool_use_id.clone()).map(Outcome::Hook),
-                JobKind::Tool {
-                    server,
-                    tool,
-                    arguments,
-                    ..
-                } => (self.tool(*server, *tool)?)(arguments.clone()).map(Outcome::Tool),
-                // Future kinds have no handler here.
-                _ => return None,
-            })
-        };
-        CURRENT.with(|current| *current.borrow_mut() = Some(token.clone()));
-        let result = catch_unwind(AssertUnwindSafe(call));
-        CURRENT.with(|current| current.borrow_mut().take());
-        match result {
-            Ok(Some(Ok(outcome))) => Ok(outcome),
-            Ok(Some(Err(error))) => Err(error.to_string()),
-            Ok(None) => Err("no handler is registered for this request".to_owned()),
-            Err(panic) => Err(panic_message(&*panic)),
-        }
-    }
-
-    fn hook(&self, key: HookKey) -> Option<&Arc<HookFn>> {
-        self.hook_fns.get(key.0)
-    }
-
-    fn tool(&self, server: usize, tool: usize) -> Option<&Arc<ToolFn>> {
-        self.mcp_servers.get(server)?.tools.get(tool)
+            JobKind::Hook {
+                key,
+                input,
+                tool_use_id,
+            } => (handlers.hook(*key)?)(input.clone(), tool_use_id.clone()).map(Outcome::Hook),
+            JobKind::Tool {
+                server,
+                tool,
+                arguments,
+                ..
+            } => (handlers.tool(server, tool)?)(arguments.clone()).map(Outcome::Tool),
+            // Future kinds have no handler here.
+            _ => return None,
+        })
+    };
+    CURRENT.with(|current| *current.borrow_mut() = Some(token.clone()));
+    let result = catch_unwind(AssertUnwindSafe(call));
+    CURRENT.with(|current| current.borrow_mut().take());
+    match result {
+        Ok(Some(Ok(outcome))) => Ok(outcome),
+        Ok(Some(Err(error))) => Err(error.to_string()),
+        Ok(None) => Err("no handler is registered for this request".to_owned()),
+        Err(panic) => Err(panic_message(&*panic)),
     }
 }
 

@@ -118,10 +118,11 @@ mod shared;
 mod turn;
 
 pub use builder::ClaudeBuilder;
+pub use claude_proto_process::handlers::HandlerError;
 pub use client::{Claude, query};
 pub use controller::Controller;
 pub use events::{Elapsed, Events};
-pub use handlers::{CancelToken, HandlerError, McpServer};
+pub use handlers::{CancelToken, McpServer, Tool};
 pub use turn::TurnStream;
 
 pub use claude_proto;

@@ -214,6 +214,15 @@ pub enum Error {
     /// An answer did not have the expected shape.
     #[error(transparent)]
     Decode(Arc<DecodeError>),
+    /// No in-process MCP server of that name was registered on this
+    /// session, so its tools cannot be changed.
+    #[error(
+        "no in-process MCP server named `{name}` is registered on this session; register it on the builder (`mcp_server`) before changing its tools"
+    )]
+    UnknownMcpServer {
+        /// The name asked for.
+        name: String,
+    },
     /// The session could not start (from the one-call one-shots, which
     /// start a session and use it in one call; `?` converts a
     /// [`SpawnError`] into this).

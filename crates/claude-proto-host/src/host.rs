@@ -4,8 +4,10 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use claude_proto::dispatch::McpServerSpec;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::{InitializeRequest, InitializeResponse};
+use claude_proto::model::mcp::JsonRpcMessage;
 use claude_proto::model::user::UserMessage;
 use claude_proto::{
     Config, ControlError, ControlOutcome, ControlSuccess, Event as CoreEvent, IncomingId,
@@ -17,6 +19,9 @@ use crate::event::{Delivery, Event, EventQueue, TurnId};
 use crate::jobs::{Answer, Capabilities, Completion, DirectAnswer, Job, Jobs, Route, route};
 use crate::limits::{Limits, MAX_DURATION, check_count, check_duration, deadline};
 use crate::stderr::StderrTail;
+
+/// The MCP notification that tells the CLI a server's tools changed.
+const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
 
 /// What carries the CLI's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,6 +118,25 @@ pub enum Command<W> {
         timeout: Option<Duration>,
         /// When the user called: the deadline runs from here, including
         /// any time the command spent reaching the host.
+        issued_at: Instant,
+        /// Who gets the outcome.
+        waiter: W,
+    },
+    /// Replace the tools of an in-process MCP server registered at start
+    /// (the server of the same name) and tell the CLI, which then lists
+    /// them again: a `notifications/tools/list_changed` goes to it as an
+    /// `mcp_message`. Resolves with [`CallReply::Answered`] once the CLI
+    /// acknowledged it, with [`Error::UnknownMcpServer`] if no server of
+    /// that name was registered, or with the call's error.
+    ///
+    /// From the moment this is handled, `tools/call` requests are routed
+    /// by the new tool list: a removed tool is answered "Unknown tool"
+    /// without a job.
+    UpdateMcpServer {
+        /// The server's new description (its name selects the server).
+        spec: Box<McpServerSpec>,
+        /// When the user called (the notification's deadline runs from
+        /// here, as for [`Command::Call`]).
         issued_at: Instant,
         /// Who gets the outcome.
         waiter: W,
@@ -516,6 +540,11 @@ impl<W> Host<W> {
                 issued_at,
                 waiter,
             } => self.call(&request, timeout, issued_at, waiter, now),
+            Command::UpdateMcpServer {
+                spec,
+                issued_at,
+                waiter,
+            } => self.update_mcp_server(*spec, issued_at, waiter, now),
             Command::EndInput => self.session.close_input(),
             Command::Close => {
                 self.closed_by_user = true;
@@ -813,6 +842,28 @@ impl<W> Host<W> {
                 result: Err(error),
             }),
         }
+    }
+
+    fn update_mcp_server(
+        &mut self,
+        spec: McpServerSpec,
+        issued_at: Instant,
+        waiter: W,
+        now: Instant,
+    ) {
+        let servers = &self.capabilities.mcp_servers;
+        let Some(index) = servers.iter().position(|s| s.name == spec.name) else {
+            self.outputs.push_back(Output::Resolve {
+                waiter,
+                result: Err(Error::UnknownMcpServer { name: spec.name }),
+            });
+            return;
+        };
+        let name = spec.name.clone();
+        Arc::make_mut(&mut self.capabilities).mcp_servers[index] = spec;
+        let changed = JsonRpcMessage::notification(TOOLS_LIST_CHANGED, None);
+        let request = ControlRequest::mcp_message(name, changed);
+        self.call(&request, None, issued_at, waiter, now);
     }
 
     fn emit(&mut self, event: Event) {

@@ -79,10 +79,12 @@ pub enum JobKind {
     },
     /// An in-process MCP tool.
     Tool {
-        /// Index of the server in [`Capabilities::mcp_servers`].
-        server: usize,
-        /// Index of the tool in that server.
-        tool: usize,
+        /// The server's name. Names, not positions, because the tools may
+        /// change while the call runs (see
+        /// [`Command::UpdateMcpServer`](crate::Command::UpdateMcpServer)).
+        server: String,
+        /// The tool's name.
+        tool: String,
         /// The call's arguments.
         arguments: Json,
         /// The JSON-RPC id to answer.
@@ -204,12 +206,17 @@ pub(crate) fn route(
                 tool,
                 id: rpc_id,
                 arguments,
-            } => Some(JobKind::Tool {
-                server,
-                tool,
-                arguments,
-                rpc_id,
-            }),
+            } => {
+                // `route_mcp` gives positions in the slice it was given.
+                let spec = caps.mcp_servers.get(server);
+                spec.zip(spec.and_then(|s| s.tools.get(tool)))
+                    .map(|(spec, tool)| JobKind::Tool {
+                        server: spec.name.clone(),
+                        tool: tool.name.clone(),
+                        arguments,
+                        rpc_id,
+                    })
+            }
             McpRoute::UnknownServer(reply) => return Route::Answer(DirectAnswer::Reply(reply)),
             _ => None,
         },

@@ -549,3 +549,139 @@ fn a_cli_that_neither_reads_nor_is_read_is_closed_after_the_stall_timeout() {
     );
     assert!(matches!(pair.outcome(call), Some(Err(_))));
 }
+
+// ----- in-process MCP tools changed while the session runs ---------------------
+
+fn calc(tools: &[&str]) -> claude_proto::dispatch::McpServerSpec {
+    let mut spec = claude_proto::dispatch::McpServerSpec::new("calc", "1.0.0");
+    for name in tools {
+        spec.tools.push(claude_proto::dispatch::McpToolSpec::new(
+            *name,
+            "a tool",
+            json!({"type": "object"}),
+        ));
+    }
+    spec
+}
+
+fn tools_call(pair: &mut Pair, tool: &str) -> String {
+    pair.cli.request(json!({"subtype": "mcp_message", "server_name": "calc", "message":
+        {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": tool, "arguments": {}}}}))
+}
+
+#[test]
+fn tools_changed_while_running_are_routed_by_name_and_the_cli_is_told() {
+    let mut capabilities = Capabilities::default();
+    capabilities.mcp_servers.push(calc(&["add"]));
+    let mut pair = Pair::with(
+        Script::default(),
+        Limits::default(),
+        capabilities,
+        Transport::Process,
+    );
+    started(&mut pair);
+    pair.jobs = Jobs::Hold;
+
+    // Not yet there: answered by the host, no job.
+    let early = tools_call(&mut pair, "mul");
+    pair.run();
+    assert_eq!(pair.started, 0);
+    let answer = pair.cli.answer(&early).expect("answered");
+    assert!(answer.to_string().contains("Unknown tool: mul"), "{answer}");
+
+    // Added: the CLI gets `tools/list_changed` and the new list.
+    let now = pair.now;
+    let update = pair.command(|waiter| Command::UpdateMcpServer {
+        spec: Box::new(calc(&["add", "mul"])),
+        issued_at: now,
+        waiter,
+    });
+    pair.run();
+    assert!(matches!(
+        pair.outcome(update),
+        Some(Ok(CallReply::Answered(_)))
+    ));
+    let told = pair.cli.control_requests_received("mcp_message");
+    assert_eq!(told.len(), 1);
+    assert_eq!(told[0]["request"]["server_name"], "calc");
+    assert_eq!(
+        told[0]["request"]["message"]["method"],
+        "notifications/tools/list_changed"
+    );
+    assert!(
+        told[0]["request"]["message"].get("id").is_none(),
+        "a notification has no id"
+    );
+
+    let list = pair
+        .cli
+        .request(json!({"subtype": "mcp_message", "server_name": "calc",
+        "message": {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}}));
+    pair.run();
+    let listed = &pair.cli.answer(&list).unwrap()["response"]["mcp_response"]["result"]["tools"];
+    let names: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["add", "mul"]);
+
+    let call = tools_call(&mut pair, "mul");
+    pair.run();
+    assert_eq!(pair.held.len(), 1);
+    let claude_proto_host::JobKind::Tool { server, tool, .. } = &pair.held[0].kind else {
+        panic!("expected a tool job, got {:?}", pair.held[0].kind)
+    };
+    assert_eq!((server.as_str(), tool.as_str()), ("calc", "mul"));
+    pair.complete_held(
+        0,
+        Ok(Outcome::Tool(claude_proto::dispatch::ToolOutput::text("6"))),
+    );
+    pair.run();
+    assert!(
+        pair.cli
+            .answer(&call)
+            .unwrap()
+            .to_string()
+            .contains("\"6\"")
+    );
+
+    // Removed: calls are refused again.
+    let now = pair.now;
+    pair.command(|waiter| Command::UpdateMcpServer {
+        spec: Box::new(calc(&["add"])),
+        issued_at: now,
+        waiter,
+    });
+    pair.run();
+    let late = tools_call(&mut pair, "mul");
+    pair.run();
+    assert!(pair.held.is_empty());
+    assert!(
+        pair.cli
+            .answer(&late)
+            .unwrap()
+            .to_string()
+            .contains("Unknown tool: mul")
+    );
+    assert_eq!(pair.cli.control_requests_received("mcp_message").len(), 2);
+}
+
+#[test]
+fn changing_the_tools_of_an_unknown_server_fails_and_tells_the_cli_nothing() {
+    let mut pair = Pair::new(Script::default());
+    started(&mut pair);
+    let now = pair.now;
+    let update = pair.command(|waiter| Command::UpdateMcpServer {
+        spec: Box::new(calc(&["add"])),
+        issued_at: now,
+        waiter,
+    });
+    pair.run();
+    let Some(Err(Error::UnknownMcpServer { name })) = pair.outcome(update) else {
+        panic!("expected UnknownMcpServer, got {:?}", pair.outcome(update))
+    };
+    assert_eq!(name, "calc");
+    assert!(pair.cli.control_requests_received("mcp_message").is_empty());
+}

@@ -11,6 +11,7 @@
 
 mod child;
 mod command;
+pub mod handlers;
 pub mod log;
 mod pipe;
 mod settings;

@@ -82,7 +82,7 @@ pub type ClaudeBuilder = claude_proto_async::ClaudeBuilder<TokioRuntime>;
 
 pub use claude_proto_async::{
     BoxFuture, Config, EndReason, Error, Event, Events, ExitReport, HandlerError, HookOptions,
-    Limits, McpServer, Message, Options, SessionEnded, ShutdownPolicy, SpawnError, Stall,
+    Limits, McpServer, Message, Options, SessionEnded, ShutdownPolicy, SpawnError, Stall, Tool,
     ToolOutput, Turn, TurnId, TurnStream, claude_proto,
 };
 

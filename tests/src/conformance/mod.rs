@@ -204,6 +204,22 @@ impl Spec {
         Ok(format!("{}", a + b))
     }
 
+    /// The answer of the `calc.mul` tool (added while the session runs,
+    /// see [`ToolChange`]) for `arguments`.
+    pub fn calc_mul(arguments: &Value) -> Result<String, String> {
+        let a = arguments["a"].as_f64().ok_or("a is not a number")?;
+        let b = arguments["b"].as_f64().ok_or("b is not a number")?;
+        Ok(format!("{}", a * b))
+    }
+
+    /// The `calc.mul` tool's output for `arguments`.
+    pub fn calc_mul_output(arguments: &Value) -> claude_proto::dispatch::ToolOutput {
+        match Self::calc_mul(arguments) {
+            Ok(product) => claude_proto::dispatch::ToolOutput::text(product),
+            Err(e) => claude_proto::dispatch::ToolOutput::error(e),
+        }
+    }
+
     /// The JSON Schema of `calc.add`.
     pub fn calc_schema() -> Value {
         json!({"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]})
@@ -232,6 +248,16 @@ impl From<Event> for Observed {
             other => Observed::Other(format!("{other:?}")),
         }
     }
+}
+
+/// A change of in-process MCP tools while the session runs.
+#[derive(Debug, Clone, Copy)]
+pub enum ToolChange<'a> {
+    /// Add the `mul` tool ([`Spec::calc_mul`], [`Spec::calc_schema`]) to
+    /// this server.
+    AddMul(&'a str),
+    /// Remove this tool from this server.
+    Remove(&'a str, &'a str),
 }
 
 /// One running session of the adapter under test, driven synchronously.
@@ -264,6 +290,13 @@ pub trait Driver: Send {
         limit: Option<Duration>,
     ) -> Option<Result<Option<Turn>, Error>> {
         let _ = (prompt, limit);
+        None
+    }
+    /// Changes the in-process MCP tools through the controller's
+    /// `add_tool`/`remove_tool`; `None` if this harness cannot (the
+    /// scenario is then skipped, loudly).
+    fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {
+        let _ = change;
         None
     }
 }
@@ -576,6 +609,70 @@ pub fn mcp_round_trip<H: Harness>(fake: PathBuf) {
     assert_eq!(report["tools"]["tools"][0]["name"], "add");
     assert_eq!(report["call"]["result"]["content"][0]["text"], "5");
     assert_eq!(report["unknown"]["error"]["code"], -32601);
+    must("close", s.close());
+}
+
+/// Tools added and removed while the session runs: the CLI is told
+/// (`tools/list_changed`), lists the new tools, and calls are routed by
+/// name; a removed tool is unknown again, and an unknown server is refused.
+pub fn tools_change_while_running<H: Harness>(fake: PathBuf) {
+    let mut spec = Spec::new(fake, "mcp");
+    spec.mcp_calc = true;
+    let mut s = must("start", H::start(spec));
+    must("initialize", s.initialization());
+    let Some(added) = s.change_tools(ToolChange::AddMul("calc")) else {
+        eprintln!("{}: no add_tool in this harness; scenario skipped", H::NAME);
+        return;
+    };
+    must("add_tool", added);
+    let call = |s: &mut Box<dyn Driver>, prompt: &str| -> Value {
+        must("send", s.send_text(prompt));
+        let t = must("turn", turn(&mut **s));
+        must(
+            "mcp result",
+            serde_json::from_str(t.text.trim_start_matches("mcp ")),
+        )
+    };
+    let report = call(&mut s, r#"{"tool":"mul","arguments":{"a":2,"b":3}}"#);
+    let names: Vec<&str> = report["tools"]["tools"]
+        .as_array()
+        .map(|tools| tools.iter().filter_map(|t| t["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(names, ["add", "mul"], "{report}");
+    assert_eq!(
+        report["call"]["result"]["content"][0]["text"], "6",
+        "{report}"
+    );
+
+    must(
+        "remove_tool",
+        s.change_tools(ToolChange::Remove("calc", "mul"))
+            .expect("supported"),
+    );
+    let report = call(&mut s, r#"{"tool":"mul","arguments":{"a":2,"b":3}}"#);
+    assert_eq!(
+        report["tools"]["tools"].as_array().map(Vec::len),
+        Some(1),
+        "{report}"
+    );
+    let error = report["call"]["error"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(error.contains("Unknown tool: mul"), "{report}");
+    // Removing it again changes nothing.
+    must(
+        "remove_tool again",
+        s.change_tools(ToolChange::Remove("calc", "mul"))
+            .expect("supported"),
+    );
+
+    let refused = s
+        .change_tools(ToolChange::AddMul("nope"))
+        .expect("supported");
+    match refused {
+        Err(Error::UnknownMcpServer { name }) => assert_eq!(name, "nope"),
+        other => panic!("expected UnknownMcpServer, got {other:?}"),
+    }
     must("close", s.close());
 }
 
@@ -1345,7 +1442,7 @@ macro_rules! conformance_suite {
             single_turn, multi_turn, prompt_before_initialize, permission_allow,
             permission_updated_input, permission_deny, permission_deny_interrupt,
             permission_handler_failure, hook_routing, hook_failure, mcp_round_trip,
-            typed_hook_denies_bash, typed_tool_round_trip,
+            typed_hook_denies_bash, typed_tool_round_trip, tools_change_while_running,
             interrupt_mid_turn, cancel_stops_handler, control_request_timeout,
             exit_mid_turn, exit_before_initialize, garbage_lines,
             flood_with_slow_consumer, stderr_flood, many_concurrent_sessions,

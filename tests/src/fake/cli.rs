@@ -122,6 +122,9 @@ pub(crate) struct Cli {
     pub(crate) initialize_request: Option<Value>,
     /// Tool names added to `system/init` (SDK MCP tools once listed).
     pub(crate) extra_tools: Vec<String>,
+    /// A host's server sent `notifications/tools/list_changed`: list its
+    /// tools again before the next use, as the real CLI does.
+    pub(crate) tools_list_changed: bool,
     queue: VecDeque<Value>,
     deferred_init: Option<String>,
     seen_user: bool,
@@ -173,6 +176,7 @@ impl Cli {
             sdk_mcp_servers: Vec::new(),
             initialize_request: None,
             extra_tools: Vec::new(),
+            tools_list_changed: false,
             queue: VecDeque::new(),
             deferred_init: None,
             seen_user: false,
@@ -418,7 +422,13 @@ impl Cli {
                 Some(json!({"version": templates::VERSION, "buildTime": "2026-11-20T17:34:37Z"})),
             ),
             // Server-initiated MCP messages from the host are acknowledged.
-            "mcp_message" => self.success(id, Some(json!({}))),
+            "mcp_message" => {
+                let method = request.pointer("/message/method").and_then(Value::as_str);
+                if method == Some("notifications/tools/list_changed") {
+                    self.tools_list_changed = true;
+                }
+                self.success(id, Some(json!({})))
+            }
             other => self.error(
                 id,
                 &format!("Unsupported control request subtype: {other}"),

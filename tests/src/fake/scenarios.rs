@@ -221,6 +221,18 @@ impl Scenario {
             cli.emit_text("No SDK MCP server is configured.")?;
             return cli.emit_result(Outcome::success("mcp no sdk server", 1));
         };
+        if std::mem::take(&mut cli.tools_list_changed) && self.mcp.is_some() {
+            let id = self.next_id();
+            let list = json!({"method": "tools/list", "jsonrpc": "2.0", "id": id});
+            let Some(list_answer) = mcp_message(cli, &server, list)? else {
+                return abort(cli, None, &[]);
+            };
+            let tools = list_answer.get("result").cloned().unwrap_or(list_answer);
+            cli.extra_tools = tool_names(&server, &tools);
+            if let Some(handshake) = &mut self.mcp {
+                handshake.tools = tools;
+            }
+        }
         if self.mcp.is_none() {
             // The real CLI does this at startup; the fake at its first turn.
             let id = self.next_id();
@@ -252,13 +264,7 @@ impl Scenario {
                 return abort(cli, None, &[]);
             };
             let tools = list_answer.get("result").cloned().unwrap_or(list_answer);
-            if let Some(list) = tools.get("tools").and_then(Value::as_array) {
-                cli.extra_tools = list
-                    .iter()
-                    .filter_map(|t| t.get("name").and_then(Value::as_str))
-                    .map(|name| format!("mcp__{server}__{name}"))
-                    .collect();
-            }
+            cli.extra_tools = tool_names(&server, &tools);
             self.mcp = Some(McpHandshake {
                 initialize: init_answer,
                 tools,
@@ -888,6 +894,20 @@ fn hooks(cli: &mut Cli, text: &str) -> io::Result<()> {
 /// Sends one `mcp_message`; returns the JSON-RPC answer (`mcp_response`),
 /// `{"error": text}` for an error response, or None on interrupt (after
 /// cancelling the request and leaving the interrupt for `abort`).
+/// The model-facing names of the tools in a `tools/list` result.
+fn tool_names(server: &str, tools: &Value) -> Vec<String> {
+    tools
+        .get("tools")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(|t| t.get("name").and_then(Value::as_str))
+                .map(|name| format!("mcp__{server}__{name}"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn mcp_message(cli: &mut Cli, server: &str, message: Value) -> io::Result<Option<Value>> {
     if cli.eof {
         return Ok(Some(json!({ "error": STREAM_CLOSED })));

@@ -841,6 +841,38 @@ pub fn mcp_tool<H: RealHarness>() {
     peer.finish(s, transcript, "e2e_sdk_mcp_tool");
 }
 
+/// A tool added to an in-process MCP server while the session runs: the
+/// CLI is told, lists the server's tools again, offers the new tool to the
+/// model and routes the model's call of it to the host.
+pub fn mcp_tool_added_while_running<H: RealHarness>() {
+    let Some(peer) = Peer::new(tool_then_text(
+        "mcp__calc__mul",
+        json!({"a": 2, "b": 3}),
+        "The product is 6.",
+    )) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.mcp_calc = true;
+    spec.options = spec
+        .options
+        .allowed_tools(["mcp__calc__add", "mcp__calc__mul"]);
+    let mut s = start::<H>(spec);
+    must("initialize", s.initialization());
+    let Some(added) = s.change_tools(crate::conformance::ToolChange::AddMul("calc")) else {
+        eprintln!("{}: no add_tool in this harness; scenario skipped", H::NAME);
+        return;
+    };
+    must("add_tool", added);
+    let t = query(&mut *s, "Multiply 2 and 3");
+    assert_eq!(t.text, "The product is 6.");
+    let requests = peer.server.messages_requests();
+    let block = last_tool_result(&requests[requests.len() - 1]);
+    assert_eq!(tool_result_text(&block), "6", "{block}");
+    assert_ne!(block["is_error"], true, "{block}");
+    must("close", s.close());
+}
+
 /// An interrupt while the answer streams slowly ends the turn with
 /// `error_during_execution`; the session then serves another turn.
 pub fn interrupt_slow_stream<H: RealHarness>() {
@@ -1146,6 +1178,7 @@ macro_rules! real_cli_suite {
             single_turn, single_turn_spawned, multi_turn_with_set_model,
             permission_deny_bash, permission_allow_write_updated_input,
             pre_tool_use_hook_blocks, post_tool_use_hook_sees_response, mcp_tool,
+            mcp_tool_added_while_running,
             interrupt_slow_stream, interrupt_pending_permission, partial_messages,
             api_error, killed_mid_turn, resume_session);
     };

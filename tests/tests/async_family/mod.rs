@@ -13,9 +13,9 @@ use std::time::Duration;
 use claude_proto::ControlSuccess;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
-use claude_proto_async_std::{Claude, ClaudeBuilder, Runtime};
+use claude_proto_async_std::{Claude, ClaudeBuilder, Runtime, Tool};
 use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
-use claude_proto_tests::conformance::{Driver, Harness, Observed, Spec};
+use claude_proto_tests::conformance::{Driver, Harness, Observed, Spec, ToolChange};
 
 /// One runtime: where sessions spawn their tasks, and how a test thread
 /// waits on a future.
@@ -160,6 +160,24 @@ impl<E: Exec> Driver for Session<E> {
     fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {
         let claude = self.claude.take().expect("open");
         E::block_on(claude.close())
+    }
+
+    fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {
+        let claude = self.claude();
+        Some(E::block_on(async {
+            match change {
+                ToolChange::AddMul(server) => {
+                    let mul = Tool::untyped(
+                        "mul",
+                        "Multiplies a and b",
+                        Spec::calc_schema(),
+                        async |args| Spec::calc_mul_output(&args),
+                    );
+                    claude.add_tool(server, mul).await
+                }
+                ToolChange::Remove(server, tool) => claude.remove_tool(server, tool).await,
+            }
+        }))
     }
 
     fn query(
