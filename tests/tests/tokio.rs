@@ -427,3 +427,39 @@ fn the_one_shot_query_answers_and_closes() {
         }
     });
 }
+
+/// Handlers share state through `with_state`: each call gets a clone of
+/// it, with no clone into each future by hand.
+#[test]
+fn handlers_share_state_with_with_state() {
+    use claude_proto_tests::conformance::TypedAdd;
+    use claude_proto_tokio::{McpServer, with_state};
+    use std::sync::Mutex;
+
+    let calls = Arc::new(Mutex::new(Vec::<i64>::new()));
+    let spec = Spec::new(FAKE.into(), "mcp");
+    let runtime = Runtime::new().unwrap();
+    let text = runtime.block_on(async {
+        let calc = McpServer::new("calc", "1.0.0").tool(
+            "add",
+            "Adds a and b",
+            with_state(calls.clone(), async |calls, args: TypedAdd| {
+                calls.lock().unwrap().push(args.a + args.b);
+                Ok(args.run())
+            }),
+        );
+        let mut claude = Claude::builder(spec.options())
+            .mcp_server(calc)
+            .spawn()
+            .await
+            .expect("spawn");
+        let turn = claude
+            .ask(r#"{"tool":"add","arguments":{"a":2,"b":3}}"#)
+            .await
+            .expect("turn");
+        claude.close().await.expect("close");
+        turn.text().unwrap_or_default().to_owned()
+    });
+    assert!(text.contains(r#"{\"sum\":5}"#), "{text}");
+    assert_eq!(*calls.lock().unwrap(), [5]);
+}

@@ -110,8 +110,9 @@ impl<R: Runtime> ClaudeBuilder<R> {
     /// The future runs as a task of its own, so it must be `Send` and
     /// `'static`: an async closure that borrows what it captures (`async
     /// move |ask| state.use_it()`) implements only `AsyncFn`, whose future
-    /// cannot be required to be `Send` on stable Rust. Share state through
-    /// an `async fn` taking it by value, or clone it into the future.
+    /// cannot be required to be `Send` on stable Rust. Share state with
+    /// [`with_state`](crate::with_state), which hands each call a clone:
+    /// `.on_permission(with_state(log, async |log, ask: CanUseTool| ...))`.
     ///
     /// ```no_run
     /// # async fn demo<R: claude_proto_async::Runtime>() {

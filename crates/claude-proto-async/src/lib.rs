@@ -59,7 +59,7 @@ mod shared;
 mod turn;
 
 pub use builder::ClaudeBuilder;
-pub use claude_proto_process::handlers::HandlerError;
+pub use claude_proto_process::handlers::{HandlerError, with_state};
 pub use client::{Claude, query};
 pub use controller::Controller;
 pub use events::Events;

@@ -118,7 +118,7 @@ mod shared;
 mod turn;
 
 pub use builder::ClaudeBuilder;
-pub use claude_proto_process::handlers::HandlerError;
+pub use claude_proto_process::handlers::{HandlerError, with_state};
 pub use client::{Claude, query};
 pub use controller::Controller;
 pub use events::{Elapsed, Events};
@@ -150,6 +150,7 @@ pub mod prelude {
         CancelToken, Claude, ClaudeBuilder, Controller, Error, Event, HandlerError, HookOptions,
         McpServer, Message, Options, SpawnError, ToolOutput, Turn, TurnStream,
     };
+    pub use crate::{Tool, with_state};
     pub use claude_proto::model::hooks::HookEvent;
     pub use claude_proto::model::permission::{PermissionMode, PermissionResult};
 }

@@ -83,7 +83,7 @@ pub type ClaudeBuilder = claude_proto_async::ClaudeBuilder<TokioRuntime>;
 pub use claude_proto_async::{
     BoxFuture, Config, EndReason, Error, Event, Events, ExitReport, HandlerError, HookOptions,
     Limits, McpServer, Message, Options, SessionEnded, ShutdownPolicy, SpawnError, Stall, Tool,
-    ToolOutput, Turn, TurnId, TurnStream, claude_proto,
+    ToolOutput, Turn, TurnId, TurnStream, claude_proto, with_state,
 };
 
 /// The control side of a [`Claude`] session, cloneable and usable from
@@ -127,4 +127,5 @@ pub mod prelude {
         Claude, ClaudeBuilder, Controller, Error, Event, HandlerError, HookOptions, McpServer,
         Message, Options, SpawnError, ToolOutput, Turn, TurnStream,
     };
+    pub use crate::{Tool, with_state};
 }

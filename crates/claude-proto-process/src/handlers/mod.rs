@@ -42,6 +42,38 @@ fn unreadable_input<H: claude_proto::model::hooks::Hook>(
     .into()
 }
 
+/// A handler that gets a clone of `state` with each call: `f(state,
+/// input)` for a handler that takes `input`. For state shared between
+/// handlers, the session and the rest of the program (an `Arc`, a channel
+/// sender, a database pool), without cloning it into each future by hand.
+///
+/// `f` is an `async fn` or async closure taking the state and the input by
+/// value (for the async adapters), or a plain function (for the blocking
+/// one). Name the input's type in a closure (`async |log, ask: CanUseTool|`):
+/// it is only known once the handler is registered.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use claude_proto::model::incoming::CanUseTool;
+/// use claude_proto::model::permission::PermissionResult;
+/// use claude_proto_process::handlers::with_state;
+///
+/// let asked = Arc::new(Mutex::new(Vec::<String>::new()));
+/// let handler = with_state(asked.clone(), async |asked, ask: CanUseTool| {
+///     asked.lock().unwrap().push(ask.tool_name);
+///     PermissionResult::allow()
+/// });
+/// # fn takes<F: Fn(CanUseTool) -> Fut, Fut: std::future::Future + Send + 'static>(_: F) {}
+/// # takes(handler);
+/// ```
+pub fn with_state<S, I, F, R>(state: S, f: F) -> impl Fn(I) -> R + Send + Sync + 'static
+where
+    S: Clone + Send + Sync + 'static,
+    F: Fn(S, I) -> R + Send + Sync + 'static,
+{
+    move |input| f(state.clone(), input)
+}
+
 /// How an adapter calls its handlers: the stored type of each kind.
 pub trait Flavor: Sized + 'static {
     /// A permission handler, as stored.
