@@ -130,6 +130,7 @@ async fn run() -> Result<(), String> {
         init.models.len()
     );
 
+    let mut session_cost = 0.0;
     loop {
         print!("> ");
         let _ = std::io::stdout().flush();
@@ -165,7 +166,7 @@ async fn run() -> Result<(), String> {
             (command, _) if command.starts_with('/') => {
                 println!("commands: /model NAME, /mode MODE, /quit");
             }
-            _ => run_turn(&mut claude, line).await?,
+            _ => run_turn(&mut claude, line, &mut session_cost).await?,
         }
     }
 
@@ -180,7 +181,7 @@ async fn run() -> Result<(), String> {
 /// Sends one prompt and prints the turn as it streams. Ctrl-C meanwhile
 /// interrupts it through a [`Controller`](claude_proto_tokio::Controller)
 /// held by a task of its own, while this one keeps reading the turn.
-async fn run_turn(claude: &mut Claude, prompt: &str) -> Result<(), String> {
+async fn run_turn(claude: &mut Claude, prompt: &str, session_cost: &mut f64) -> Result<(), String> {
     let controller = claude.controller();
     let interrupter = tokio::spawn(async move {
         while tokio::signal::ctrl_c().await.is_ok() {
@@ -190,12 +191,19 @@ async fn run_turn(claude: &mut Claude, prompt: &str) -> Result<(), String> {
             }
         }
     });
-    let result = print_turn(claude, prompt).await;
+    let result = print_turn(claude, prompt, session_cost).await;
     interrupter.abort();
     result
 }
 
-async fn print_turn(claude: &mut Claude, prompt: &str) -> Result<(), String> {
+/// `session_cost` is the session's running cost before this turn: the
+/// CLI's `result` reports the running total, so the turn's own cost is the
+/// difference.
+async fn print_turn(
+    claude: &mut Claude,
+    prompt: &str,
+    session_cost: &mut f64,
+) -> Result<(), String> {
     let mut turn = claude.query(prompt).await.map_err(|e| e.to_string())?;
     let mut streamed_text = false;
     while let Some(event) = turn.next().await {
@@ -259,12 +267,15 @@ async fn print_turn(claude: &mut Claude, prompt: &str) -> Result<(), String> {
                 if let Some(error) = result.error_message().filter(|_| result.is_error) {
                     println!("\n[turn failed: {error}]");
                 }
+                let turn_cost = result.cost_usd() - *session_cost;
+                *session_cost = result.cost_usd();
                 println!(
-                    "\n── {} · {} turns · {:.1}s · ${:.4} · {} in / {} out tokens",
+                    "\n── {} · {} turns · {:.1}s · ${:.4} (session ${:.4}) · {} in / {} out tokens",
                     result.subtype,
                     result.num_turns,
                     Duration::from_millis(result.duration_ms).as_secs_f64(),
-                    result.cost_usd(),
+                    turn_cost,
+                    *session_cost,
                     result.usage.input_tokens,
                     result.usage.output_tokens,
                 );
