@@ -125,8 +125,10 @@ impl<R: Runtime> Controller<R> {
     }
 
     /// Sends any control request and waits for its answer, or until
-    /// `timeout` (else the config's request timeout, 60 s by default)
-    /// counted from this call: time spent queued counts.
+    /// `timeout` (else the config's request timeout, 60 s by default, or
+    /// the CLI's own deadline for the request's work where that is longer:
+    /// `mcp_call` waits its `timeout_ms`, 2 min by default) counted from
+    /// this call: time spent queued counts.
     ///
     /// Not cancel-safe in effect: once polled the request is sent, and
     /// dropping the future only discards the answer.

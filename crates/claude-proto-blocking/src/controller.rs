@@ -120,7 +120,9 @@ impl Controller {
     /// Sends any control request and waits for its answer.
     ///
     /// Returns by the deadline, `timeout` (default: the config's request
-    /// timeout) counted from this call, whatever the CLI or the driver
+    /// timeout, or the CLI's own deadline for the request's work where that
+    /// is longer: `mcp_call` waits its `timeout_ms`, 2 min by default)
+    /// counted from this call, whatever the CLI or the driver
     /// thread do: with the answer, the CLI's error, the session's end, or
     /// [`Error::TimedOut`] (naming the byte budget that kept the answer
     /// unread, if one did). After a timeout the request may still reach
@@ -132,6 +134,8 @@ impl Controller {
     ) -> Result<ControlSuccess, Error> {
         let issued_at = Instant::now();
         let subtype = request.subtype().to_owned();
+        let timeout =
+            Some(timeout.unwrap_or_else(|| request.default_timeout(self.request_timeout)));
         let (waiter, reply) = sync_channel(1);
         self.command(Command::Call {
             request: Box::new(request),

@@ -817,7 +817,7 @@ impl<W> Host<W> {
         now: Instant,
     ) {
         let timeout = timeout
-            .unwrap_or(self.session.config().request_timeout)
+            .unwrap_or_else(|| self.session.default_timeout(request))
             .min(MAX_DURATION);
         let subtype = request.subtype();
         let elapsed = now.saturating_duration_since(issued_at);

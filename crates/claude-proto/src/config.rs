@@ -17,7 +17,11 @@ pub struct Config {
     /// Default 64 MiB: tool results can carry base64 images and files.
     pub max_line_bytes: usize,
     /// How long a control request we send may wait for its answer when the
-    /// call does not give its own timeout. Default 60 s.
+    /// call does not give its own timeout. Default 60 s. A request whose
+    /// work the CLI itself allows longer waits that long instead, so no
+    /// default deadline of ours is shorter than the CLI's own: `mcp_call`
+    /// waits its `timeout_ms` (the CLI's default 2 min) plus 5 s (see
+    /// [`ControlRequest::cli_deadline`](crate::model::control::ControlRequest::cli_deadline)).
     pub request_timeout: Duration,
     /// How many bytes of an offending line a
     /// [`ProtocolError`](crate::ProtocolError) keeps. Default 256.

@@ -39,8 +39,19 @@ use crate::model::common::string_enum;
 use crate::model::initialize::{AgentDefinition, InitializeRequest, SystemPrompt};
 use crate::model::permission::PermissionMode;
 
-/// Value of `CLAUDE_CODE_ENTRYPOINT` when [`Options::entrypoint`] is not changed.
-pub const DEFAULT_ENTRYPOINT: &str = "sdk-rust";
+/// Value of `CLAUDE_CODE_ENTRYPOINT` when [`Options::entrypoint`] is not
+/// changed: `sdk-cli`, one of the three values (with the official SDKs'
+/// `sdk-ts` and `sdk-py`) for which CLI 2.1.330 runs a session as an SDK
+/// session, and the one it picks itself for a non-interactive run. Any
+/// other value gets a session the SDKs' users do not get (an extra
+/// `claude-code-guide` agent in the `initialize` answer, among other
+/// entrypoint-keyed differences).
+pub const DEFAULT_ENTRYPOINT: &str = "sdk-cli";
+
+/// Value of `CLAUDE_AGENT_SDK_CLIENT_APP` when [`Options::client_app`] is
+/// not changed: this library and its version. The CLI adds it to the
+/// `User-Agent` of its requests (`client-app/claude-proto/<version>`).
+pub const DEFAULT_CLIENT_APP: &str = concat!("claude-proto/", env!("CARGO_PKG_VERSION"));
 
 /// The arguments every stream-json session starts with, in order
 /// (`--output-format stream-json --verbose --input-format stream-json`).
@@ -54,6 +65,9 @@ pub const BASE_ARGS: [&str; 5] = [
 
 /// Environment variable naming the caller of the CLI.
 pub const ENV_ENTRYPOINT: &str = "CLAUDE_CODE_ENTRYPOINT";
+/// Environment variable naming the program that drives the CLI, for the
+/// `User-Agent` of the CLI's requests.
+pub const ENV_CLIENT_APP: &str = "CLAUDE_AGENT_SDK_CLIENT_APP";
 /// Environment variable that makes the CLI emit `system/session_state_changed` frames.
 pub const ENV_READS_SESSION_STATE: &str = "CLAUDE_CODE_SDK_READS_SESSION_STATE";
 /// Environment variable that turns on file checkpointing for `rewind_files`.
@@ -185,7 +199,8 @@ impl fmt::Debug for Settings {
 /// Build it with [`Options::new`] (or `Default`) and the consuming setters,
 /// or assign the public fields directly; then call [`Options::command`].
 /// The defaults start a plain session: no flags beyond the stream-json ones,
-/// the caller's environment inherited, `CLAUDE_CODE_ENTRYPOINT=sdk-rust`, and
+/// the caller's environment inherited, `CLAUDE_CODE_ENTRYPOINT=sdk-cli`,
+/// `CLAUDE_AGENT_SDK_CLIENT_APP=claude-proto/<version>`, and
 /// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`.
 ///
 /// `Debug` output never shows the values of secret-looking environment
@@ -300,8 +315,14 @@ pub struct Options {
     /// Start from the caller's environment (`true`, the default) or from an
     /// empty one (`false`: then `env` must provide `PATH`, `HOME`, API keys...).
     pub inherit_env: bool,
-    /// Value of `CLAUDE_CODE_ENTRYPOINT` (default `sdk-rust`).
+    /// Value of `CLAUDE_CODE_ENTRYPOINT` (default [`DEFAULT_ENTRYPOINT`],
+    /// `sdk-cli`). Values other than `sdk-cli`, `sdk-ts` and `sdk-py` make
+    /// CLI 2.1.330 run the session as something other than an SDK session.
     pub entrypoint: String,
+    /// Value of `CLAUDE_AGENT_SDK_CLIENT_APP`, the name the CLI puts in the
+    /// `User-Agent` of its requests (default [`DEFAULT_CLIENT_APP`]); name
+    /// your application here.
+    pub client_app: String,
     /// Set `CLAUDE_CODE_SDK_READS_SESSION_STATE=1` (default `true`), which
     /// makes the CLI report `system/session_state_changed` frames; the `idle`
     /// one is the reliable signal that a run is over.
@@ -359,6 +380,7 @@ impl Default for Options {
             env_remove: Vec::new(),
             inherit_env: true,
             entrypoint: DEFAULT_ENTRYPOINT.to_owned(),
+            client_app: DEFAULT_CLIENT_APP.to_owned(),
             reads_session_state: true,
             enable_file_checkpointing: false,
             cli_path: None,
@@ -832,6 +854,13 @@ impl Options {
         self
     }
 
+    /// Sets `client_app`: the name of your application, which the CLI puts
+    /// in the `User-Agent` of its requests.
+    pub fn client_app(mut self, name: impl Into<String>) -> Self {
+        self.client_app = name.into();
+        self
+    }
+
     /// Sets `reads_session_state`.
     pub fn reads_session_state(mut self, on: bool) -> Self {
         self.reads_session_state = on;
@@ -1145,10 +1174,15 @@ impl Options {
                 });
             }
         }
-        if has_nul(OsStr::new(&self.entrypoint)) {
-            return Err(OptionsError::ContainsNul {
-                what: "entrypoint".to_owned(),
-            });
+        for (what, value) in [
+            ("entrypoint", &self.entrypoint),
+            ("client_app", &self.client_app),
+        ] {
+            if has_nul(OsStr::new(value)) {
+                return Err(OptionsError::ContainsNul {
+                    what: what.to_owned(),
+                });
+            }
         }
 
         let mentioned = |name: &str| {
@@ -1177,6 +1211,12 @@ impl Options {
             out.push(EnvChange::Set(
                 ENV_ENTRYPOINT.into(),
                 self.entrypoint.clone().into(),
+            ));
+        }
+        if !self.client_app.is_empty() && !mentioned(ENV_CLIENT_APP) {
+            out.push(EnvChange::Set(
+                ENV_CLIENT_APP.into(),
+                self.client_app.clone().into(),
             ));
         }
         if self.reads_session_state && !mentioned(ENV_READS_SESSION_STATE) {
@@ -1235,6 +1275,7 @@ impl fmt::Debug for Options {
             env_remove,
             inherit_env,
             entrypoint,
+            client_app,
             reads_session_state,
             enable_file_checkpointing,
             cli_path,
@@ -1293,6 +1334,7 @@ impl fmt::Debug for Options {
             .field("env_remove", env_remove)
             .field("inherit_env", inherit_env)
             .field("entrypoint", entrypoint)
+            .field("client_app", client_app)
             .field("reads_session_state", reads_session_state)
             .field("enable_file_checkpointing", enable_file_checkpointing)
             .field("cli_path", cli_path)
@@ -1482,7 +1524,8 @@ mod tests {
             [
                 rm("NODE_OPTIONS"),
                 rm("DEBUG"),
-                set("CLAUDE_CODE_ENTRYPOINT", "sdk-rust"),
+                set("CLAUDE_CODE_ENTRYPOINT", "sdk-cli"),
+                set("CLAUDE_AGENT_SDK_CLIENT_APP", DEFAULT_CLIENT_APP),
                 set("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1"),
             ]
         );
@@ -1535,6 +1578,7 @@ mod tests {
             .env("FOO", "bar")
             .env_remove("HTTP_PROXY")
             .entrypoint("my-app")
+            .client_app("my-app/1.2")
             .enable_file_checkpointing(true)
             .cli_path("/opt/claude")
     }
@@ -1596,6 +1640,7 @@ mod tests {
                 set("ANTHROPIC_API_KEY", "sk-secret"),
                 set("FOO", "bar"),
                 set("CLAUDE_CODE_ENTRYPOINT", "my-app"),
+                set("CLAUDE_AGENT_SDK_CLIENT_APP", "my-app/1.2"),
                 set("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1"),
                 set("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING", "true"),
             ]
@@ -1892,6 +1937,7 @@ mod tests {
             .env("CLAUDE_CODE_ENTRYPOINT", "mine")
             .env("NODE_OPTIONS", "--max-old-space-size=4096")
             .env_remove("CLAUDE_CODE_SDK_READS_SESSION_STATE")
+            .env_remove("CLAUDE_AGENT_SDK_CLIENT_APP")
             .reads_session_state(true)
             .command()
             .unwrap();
@@ -1900,6 +1946,7 @@ mod tests {
             [
                 rm("DEBUG"),
                 rm("CLAUDE_CODE_SDK_READS_SESSION_STATE"),
+                rm("CLAUDE_AGENT_SDK_CLIENT_APP"),
                 set("CLAUDE_CODE_ENTRYPOINT", "mine"),
                 set("NODE_OPTIONS", "--max-old-space-size=4096"),
             ]
@@ -1918,7 +1965,8 @@ mod tests {
             cmd.env,
             [
                 set("PATH", "/bin"),
-                set("CLAUDE_CODE_ENTRYPOINT", "sdk-rust")
+                set("CLAUDE_CODE_ENTRYPOINT", "sdk-cli"),
+                set("CLAUDE_AGENT_SDK_CLIENT_APP", DEFAULT_CLIENT_APP),
             ]
         );
         assert_eq!(

@@ -233,9 +233,18 @@ impl Session {
         self.write_json(value)
     }
 
+    /// The deadline a request gets when its call gives none: the
+    /// [`Config::request_timeout`], or longer when the CLI's own deadline
+    /// for the request's work is longer
+    /// ([`ControlRequest::cli_deadline`]: `mcp_call` waits up to its
+    /// `timeout_ms`, 2 min by default).
+    pub fn default_timeout(&self, request: &ControlRequest) -> Duration {
+        request.default_timeout(self.config.request_timeout)
+    }
+
     /// Sends a control request and starts its deadline (`timeout`, or
-    /// [`Config::request_timeout`] when `None`; a deadline too far to
-    /// represent means none).
+    /// [`default_timeout`](Self::default_timeout) when `None`; a deadline
+    /// too far to represent means none).
     ///
     /// The returned id comes back in exactly one [`Event::Response`].
     pub fn send_control(
@@ -244,12 +253,19 @@ impl Session {
         timeout: Option<Duration>,
         now: Instant,
     ) -> Result<RequestId, SendError> {
-        self.send_request_body(request.subtype(), request, timeout, now)
+        let timeout = timeout.unwrap_or_else(|| self.default_timeout(request));
+        self.send_request_body(request.subtype(), request, Some(timeout), now)
     }
 
     /// Sends a typed control call: the same line as
     /// [`send_control`](Self::send_control) with `ControlRequest::from(call)`,
     /// without building the enum.
+    ///
+    /// With no `timeout`, the deadline is the longer of
+    /// [`Config::request_timeout`] and the CLI's own default for the
+    /// subtype's work (`mcp_call`: 2 min); give an `mcp_call` with a longer
+    /// `timeout_ms` a timeout of its own, or send it with `send_control`,
+    /// which reads `timeout_ms`.
     ///
     /// Decode the success answer of the returned id with
     /// [`ControlSuccess::decode_as::<C>`](ControlSuccess::decode_as), which
@@ -260,7 +276,13 @@ impl Session {
         timeout: Option<Duration>,
         now: Instant,
     ) -> Result<RequestId, SendError> {
-        self.send_request_body(C::SUBTYPE, &Tagged::new(call), timeout, now)
+        let timeout = timeout.unwrap_or_else(|| {
+            let cli = crate::model::control::cli_default_deadline(C::SUBTYPE);
+            cli.map_or(self.config.request_timeout, |cli| {
+                cli.max(self.config.request_timeout)
+            })
+        });
+        self.send_request_body(C::SUBTYPE, &Tagged::new(call), Some(timeout), now)
     }
 
     /// Withdraws a request we sent: the CLI is told to stop

@@ -235,6 +235,56 @@ fn default_timeout_comes_from_config() {
     assert_eq!(h.events().len(), 2);
 }
 
+/// No default deadline of ours is shorter than the CLI's own for the same
+/// work: `mcp_call` waits up to its `timeout_ms` (2 min by default, clamped
+/// to 1 s .. 10 min), so its default deadline is that plus 5 s, even with
+/// a shorter `request_timeout`; an explicit timeout still wins.
+#[test]
+fn mcp_call_default_deadline_is_at_least_the_clis() {
+    use claude_proto::model::control::McpCallRequest;
+    let call = |timeout_ms: Option<u64>| {
+        ControlRequest::from(McpCallRequest {
+            tool: "mcp__gh__search".into(),
+            timeout_ms,
+            ..McpCallRequest::default()
+        })
+    };
+    let mut h = Harness::new();
+    for (timeout_ms, expected) in [
+        (None, 125),
+        (Some(300_000), 305),
+        (Some(50), 60),
+        (Some(3_600_000), 605),
+    ] {
+        let (id, _) = h.send(&call(timeout_ms), None);
+        assert_eq!(
+            h.session.poll_timeout(),
+            Some(h.now + Duration::from_secs(expected)),
+            "timeout_ms {timeout_ms:?}"
+        );
+        assert!(h.session.cancel_request(id));
+        h.events();
+        h.written();
+    }
+    // The typed path uses the CLI's default for the subtype.
+    let id = h
+        .session
+        .send_call(&McpCallRequest::default(), None, h.now)
+        .unwrap();
+    assert_eq!(
+        h.session.poll_timeout(),
+        Some(h.now + Duration::from_secs(125))
+    );
+    assert!(h.session.cancel_request(id));
+    h.events();
+    h.written();
+    let (_, _) = h.send(&call(None), Some(Duration::from_secs(1)));
+    assert_eq!(
+        h.session.poll_timeout(),
+        Some(h.now + Duration::from_secs(1))
+    );
+}
+
 #[test]
 fn user_cancel_ends_the_request_and_notifies_the_cli() {
     let mut h = Harness::new();

@@ -582,6 +582,52 @@ pub fn single_turn<H: RealHarness>() {
     assert_eq!(out[1]["type"], "user");
 }
 
+/// The CLI runs our session as an SDK session: the `initialize` answer lists
+/// the same agents and commands as under the Python SDK's entrypoint (no
+/// `claude-code-guide` agent, which other entrypoints get), and the model
+/// requests name the library in their `User-Agent`.
+pub fn sdk_entrypoint<H: RealHarness>() {
+    let Some(peer) = Peer::new(|_| Reply::text("Hi.")) else {
+        return;
+    };
+    let names = |init: &claude_proto::model::initialize::InitializeResponse| {
+        let agents: Vec<String> = init.agents.iter().map(|a| a.name.clone()).collect();
+        let commands: Vec<String> = init.commands.iter().map(|c| c.name.clone()).collect();
+        (agents, commands)
+    };
+    let mut spec = peer.spec();
+    spec.transcript = None;
+    let mut ours = start::<H>(spec);
+    let (agents, commands) = names(&must("initialize", ours.initialization()));
+    let t = query(&mut *ours, "Say hi");
+    assert_eq!(t.text, "Hi.");
+    must("close", ours.close());
+
+    let mut spec = peer.spec();
+    spec.transcript = None;
+    spec.options = spec.options.entrypoint("sdk-py");
+    let mut python = start::<H>(spec);
+    let (py_agents, py_commands) = names(&must("initialize", python.initialization()));
+    must("close", python.close());
+
+    assert!(
+        !agents.iter().any(|a| a == "claude-code-guide"),
+        "{agents:?}"
+    );
+    assert_eq!(agents, py_agents);
+    assert_eq!(commands, py_commands);
+    let requests = peer.server.messages_requests();
+    let agent = requests[0].header("user-agent").unwrap_or_default();
+    assert!(agent.contains("sdk-cli"), "{agent}");
+    assert!(
+        agent.contains(&format!(
+            "client-app/{}",
+            claude_proto::options::DEFAULT_CLIENT_APP
+        )),
+        "{agent}"
+    );
+}
+
 /// The adapter's own spawn path (no tee): a turn and a clean exit report.
 pub fn single_turn_spawned<H: RealHarness>() {
     let Some(peer) = Peer::new(|_| Reply::text("Spawned fine.")) else {
@@ -1175,7 +1221,7 @@ pub fn resume_session<H: RealHarness>() {
 macro_rules! real_cli_suite {
     ($harness:ty) => {
         $crate::real_cli_suite!(@tests $harness;
-            single_turn, single_turn_spawned, multi_turn_with_set_model,
+            single_turn, single_turn_spawned, sdk_entrypoint, multi_turn_with_set_model,
             permission_deny_bash, permission_allow_write_updated_input,
             pre_tool_use_hook_blocks, post_tool_use_hook_sees_response, mcp_tool,
             mcp_tool_added_while_running,

@@ -8,6 +8,7 @@
 //! of the CLI's `control_response`.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -699,7 +700,58 @@ macro_rules! control_calls {
             },
         }
 
-        impl ControlRequest {
+        /// The CLI's own default for `mcp_call`'s `timeout_ms` (2 min).
+pub const MCP_CALL_DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+/// The range the CLI clamps `mcp_call`'s `timeout_ms` to (1 s to 10 min).
+pub const MCP_CALL_TIMEOUT_RANGE: (Duration, Duration) =
+    (Duration::from_secs(1), Duration::from_secs(600));
+/// Time allowed for the CLI's answer to come back after its own deadline
+/// for the work has passed.
+const ANSWER_MARGIN: Duration = Duration::from_secs(5);
+
+/// The CLI's own deadline for the work of a request of this subtype when
+/// the request does not set one, plus the margin for its answer: what
+/// [`ControlRequest::cli_deadline`] gives for such a request.
+pub fn cli_default_deadline(subtype: &str) -> Option<Duration> {
+    (subtype == McpCallRequest::SUBTYPE).then_some(MCP_CALL_DEFAULT_TIMEOUT + ANSWER_MARGIN)
+}
+
+impl ControlRequest {
+    /// The shortest deadline that lets the CLI finish this request's work
+    /// by its own limits: `None` when the CLI sets none that could exceed
+    /// an ordinary request timeout. A default deadline on our side must
+    /// never be shorter, or a call the CLI would have completed is given
+    /// up; [`Session::send_control`](crate::Session::send_control) uses the
+    /// longer of this and [`Config::request_timeout`](crate::Config).
+    ///
+    /// `mcp_call`: its `timeout_ms` as the CLI clamps it (default 2 min),
+    /// plus a few seconds for the answer.
+    pub fn cli_deadline(&self) -> Option<Duration> {
+        self.work_deadline()
+    }
+
+    /// The deadline for this request when its call gives none: the
+    /// longer of `request_timeout` (normally [`Config::request_timeout`](crate::Config))
+    /// and [`cli_deadline`](Self::cli_deadline).
+    pub fn default_timeout(&self, request_timeout: Duration) -> Duration {
+        self.cli_deadline()
+            .map_or(request_timeout, |cli| cli.max(request_timeout))
+    }
+
+    fn work_deadline(&self) -> Option<Duration> {
+        match self {
+            Self::McpCall(call) => {
+                let (shortest, longest) = MCP_CALL_TIMEOUT_RANGE;
+                let work = call
+                    .timeout_ms
+                    .map_or(MCP_CALL_DEFAULT_TIMEOUT, Duration::from_millis)
+                    .clamp(shortest, longest);
+                Some(work + ANSWER_MARGIN)
+            }
+            _ => None,
+        }
+    }
+
             /// Every subtype with its own variant, in declaration order.
             pub const SUBTYPES: &'static [&'static str] = &[$($subtype),+];
 
