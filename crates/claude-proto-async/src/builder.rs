@@ -286,7 +286,7 @@ impl<R: Runtime> ClaudeBuilder<R> {
     pub async fn spawn(self) -> Result<Claude<R>, SpawnError> {
         let runtime = self.resolve_runtime()?;
         let host = self.host(&runtime, Transport::Process)?;
-        let spawned = claude_proto_process::spawn(&self.settings.options)?;
+        let spawned = claude_proto_process::spawn(&self.settings.spawn_options())?;
         // From here a failure drops `spawned.process`, which kills and
         // reaps the child.
         let pid = spawned.process.id();

@@ -245,7 +245,7 @@ impl ClaudeBuilder {
     pub fn spawn(self) -> Result<Claude, SpawnError> {
         let now = Instant::now();
         let host = self.host(Transport::Process, now)?;
-        let spawned = claude_proto_process::spawn(&self.settings.options)?;
+        let spawned = claude_proto_process::spawn(&self.settings.spawn_options())?;
         // From here on, returning early drops the process handle, which
         // kills the CLI and reaps it.
         let stop = Stop::new()?;

@@ -140,6 +140,19 @@ impl<H> Settings<H> {
         request
     }
 
+    /// The options the CLI is started with: [`options`](Self::options),
+    /// with `--await-initialize` added when the `initialize` request
+    /// carries a field the CLI reads only at launch
+    /// ([`InitializeRequest::launch_fields`]), so that none is silently
+    /// ignored.
+    pub fn spawn_options(&self) -> Options {
+        let mut options = self.options.clone();
+        if !self.initialize_request().launch_fields().is_empty() {
+            options.await_initialize = true;
+        }
+        options
+    }
+
     /// The host for a session with these settings and `capabilities`: a
     /// core session (its request ids seeded at random unless the config
     /// fixes a seed) that has queued `initialize`. Fails on limits that

@@ -270,6 +270,12 @@ pub struct Options {
     pub include_partial_messages: bool,
     /// Emit hook lifecycle `system` messages (`--include-hook-events`).
     pub include_hook_events: bool,
+    /// Make the CLI read the `initialize` request before its startup work
+    /// (`--await-initialize`). Needed for the fields of `initialize` that
+    /// the CLI reads only at launch (plugins, MCP servers, settings; see
+    /// [`InitializeRequest::launch_fields`]); the adapters turn it on
+    /// whenever the request they send carries one, so none is ignored.
+    pub await_initialize: bool,
     /// Extra directories the tools may access (`--add-dir`, one per entry).
     pub add_dirs: Vec<PathBuf>,
     /// Local plugin directories (`--plugin-dir` / `--plugin-dir-no-mcp`, one per entry).
@@ -362,6 +368,7 @@ impl Default for Options {
             strict_mcp_config: false,
             include_partial_messages: false,
             include_hook_events: false,
+            await_initialize: false,
             add_dirs: Vec::new(),
             plugin_dirs: Vec::new(),
             no_session_persistence: false,
@@ -716,6 +723,12 @@ impl Options {
     /// Sets `include_partial_messages`.
     pub fn include_partial_messages(mut self, on: bool) -> Self {
         self.include_partial_messages = on;
+        self
+    }
+
+    /// Sets `await_initialize`.
+    pub fn await_initialize(mut self, on: bool) -> Self {
+        self.await_initialize = on;
         self
     }
 
@@ -1100,6 +1113,9 @@ impl Options {
         if self.include_hook_events {
             a.flag("include-hook-events");
         }
+        if self.await_initialize {
+            a.flag("await-initialize");
+        }
         if self.include_partial_messages {
             a.flag("include-partial-messages");
         }
@@ -1257,6 +1273,7 @@ impl fmt::Debug for Options {
             strict_mcp_config,
             include_partial_messages,
             include_hook_events,
+            await_initialize,
             add_dirs,
             plugin_dirs,
             no_session_persistence,
@@ -1316,6 +1333,7 @@ impl fmt::Debug for Options {
             .field("strict_mcp_config", strict_mcp_config)
             .field("include_partial_messages", include_partial_messages)
             .field("include_hook_events", include_hook_events)
+            .field("await_initialize", await_initialize)
             .field("add_dirs", add_dirs)
             .field("plugin_dirs", plugin_dirs)
             .field("no_session_persistence", no_session_persistence)
@@ -1928,6 +1946,14 @@ mod tests {
             Options::new().model("a\0b").command(),
             Err(OptionsError::ContainsNul { .. })
         ));
+    }
+
+    #[test]
+    fn await_initialize_is_a_flag() {
+        let cmd = Options::new().await_initialize(true).command().unwrap();
+        assert_eq!(argv(&cmd).last().map(String::as_str), Some("--await-initialize"));
+        let cmd = Options::new().command().unwrap();
+        assert!(!argv(&cmd).iter().any(|a| a == "--await-initialize"));
     }
 
     #[test]

@@ -556,7 +556,30 @@ impl InitializeRequest {
             })
         })
     }
+
+    /// The fields present here that CLI 2.1.330 reads only at launch, and
+    /// only when started with `--await-initialize` (`plugins`,
+    /// `mcpServers`, `settings`, `managedSettings`, `disallowedTools`),
+    /// by their wire names. Without the flag the CLI ignores them silently.
+    pub fn launch_fields(&self) -> Vec<&'static str> {
+        let mut fields = Vec::new();
+        if self.plugins.is_some() {
+            fields.push("plugins");
+        }
+        if self.mcp_servers.is_some() {
+            fields.push("mcpServers");
+        }
+        for name in LAUNCH_EXTRA_FIELDS {
+            if self.extra.contains_key(name) {
+                fields.push(name);
+            }
+        }
+        fields
+    }
 }
+
+/// Launch-only `initialize` fields this crate keeps in `extra`.
+const LAUNCH_EXTRA_FIELDS: [&str; 3] = ["settings", "managedSettings", "disallowedTools"];
 
 /// A slash command the session offers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -847,6 +870,24 @@ mod tests {
         );
         round_trip::<InitializeRequest>(json!({}));
         round_trip::<InitializeRequest>(json!({"jsonSchema":null}));
+    }
+
+    #[test]
+    fn launch_fields_are_named() {
+        assert!(InitializeRequest::new().launch_fields().is_empty());
+        let plain = InitializeRequest::new()
+            .with_title("t")
+            .with_system_prompt("s");
+        assert!(plain.launch_fields().is_empty());
+        let mut launch = InitializeRequest::new()
+            .with_plugin(SdkPluginConfig::local("/p"))
+            .with_mcp_server("ext", McpServerConfig::stdio("x", Vec::new()));
+        launch.extra.insert("settings".into(), json!({}));
+        launch.extra.insert("disallowedTools".into(), json!(["Bash"]));
+        assert_eq!(
+            launch.launch_fields(),
+            ["plugins", "mcpServers", "settings", "disallowedTools"]
+        );
     }
 
     #[test]
