@@ -1951,7 +1951,10 @@ mod tests {
     #[test]
     fn await_initialize_is_a_flag() {
         let cmd = Options::new().await_initialize(true).command().unwrap();
-        assert_eq!(argv(&cmd).last().map(String::as_str), Some("--await-initialize"));
+        assert_eq!(
+            argv(&cmd).last().map(String::as_str),
+            Some("--await-initialize")
+        );
         let cmd = Options::new().command().unwrap();
         assert!(!argv(&cmd).iter().any(|a| a == "--await-initialize"));
     }

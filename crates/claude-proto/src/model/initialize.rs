@@ -883,7 +883,9 @@ mod tests {
             .with_plugin(SdkPluginConfig::local("/p"))
             .with_mcp_server("ext", McpServerConfig::stdio("x", Vec::new()));
         launch.extra.insert("settings".into(), json!({}));
-        launch.extra.insert("disallowedTools".into(), json!(["Bash"]));
+        launch
+            .extra
+            .insert("disallowedTools".into(), json!(["Bash"]));
         assert_eq!(
             launch.launch_fields(),
             ["plugins", "mcpServers", "settings", "disallowedTools"]

@@ -42,4 +42,5 @@ pub mod result;
 pub mod stdout;
 pub mod stream;
 pub mod system;
+pub mod tools;
 pub mod user;
