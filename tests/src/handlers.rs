@@ -13,8 +13,8 @@ use claude_proto::model::hooks::{
 };
 use claude_proto::model::incoming::CanUseTool;
 use claude_proto::model::permission::PermissionResult;
-pub use claude_proto_async::HookOptions;
 use claude_proto_async::{BoxFuture, HandlerError, McpServer};
+pub use claude_proto_async::{Configure, HookOptions};
 
 use crate::conformance::{DropFlag, Hook, HookBehaviour, Permission, Spec, TypedAdd, TypedGuard};
 use crate::real_cli::Calls;
@@ -171,7 +171,8 @@ macro_rules! register_spec_handlers {
             builder = builder.mcp_server($crate::handlers::typed_calc_server());
         }
         if let Some(callback) = spec.on_stderr.clone() {
-            builder = builder.on_stderr(move |line| (callback.0)(line));
+            builder =
+                $crate::handlers::Configure::on_stderr(builder, move |line| (callback.0)(line));
         }
         builder
     }};

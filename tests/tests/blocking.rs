@@ -18,7 +18,7 @@ use claude_proto::model::hooks::{
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto_blocking::{
-    CancelToken, Claude, ClaudeBuilder, Event, HookOptions, McpServer, Tool,
+    CancelToken, Claude, ClaudeBuilder, Configure, Event, HookOptions, McpServer, Tool,
 };
 use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
 use claude_proto_tests::conformance::{

@@ -11,7 +11,7 @@ use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
 use claude_proto_tests::conformance::{Driver, Harness, Observed, Spec, ToolChange};
-use claude_proto_tokio::{Claude, ClaudeBuilder, Event, Tool};
+use claude_proto_tokio::{Claude, ClaudeBuilder, Configure, Event, Tool};
 use tokio::runtime::Runtime;
 
 const FAKE: &str = env!("CARGO_BIN_EXE_fake-claude");

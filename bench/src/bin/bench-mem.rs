@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use claude_proto_bench::{rss, transcript};
 use claude_proto_tokio::claude_proto::Session;
 use claude_proto_tokio::claude_proto::model::initialize::InitializeRequest;
-use claude_proto_tokio::{Claude, Config, Event, Options};
+use claude_proto_tokio::{Claude, Config, Configure, Event, Options};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 fn main() {

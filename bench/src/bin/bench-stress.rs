@@ -235,7 +235,7 @@ fn answer_len(id_bytes: u64) -> u64 {
 }
 
 fn tokio_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) -> Pause) -> Tally {
-    use claude_proto_tokio::Claude;
+    use claude_proto_tokio::{Claude, Configure};
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -256,7 +256,7 @@ fn tokio_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) -> Pa
 }
 
 fn blocking_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) -> Pause) -> Tally {
-    use claude_proto_blocking::{Claude, Event};
+    use claude_proto_blocking::{Claude, Configure, Event};
     let mut claude = Claude::builder(options)
         .limits(limits)
         .spawn()
@@ -278,7 +278,7 @@ fn blocking_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) ->
 }
 
 fn async_std_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) -> Pause) -> Tally {
-    use claude_proto_async_std::{Claude, Runtime};
+    use claude_proto_async_std::{Claude, Configure, Runtime};
     async_std::task::block_on(async {
         let mut claude = Claude::builder(options)
             .limits(limits)
@@ -297,7 +297,7 @@ fn async_std_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) -
 
 /// smol on an executor the main thread runs (driver and consumer share it).
 fn smol_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) -> Pause) -> Tally {
-    use claude_proto_async_std::{Claude, Runtime};
+    use claude_proto_async_std::{Claude, Configure, Runtime};
     let executor = std::sync::Arc::new(smol::Executor::new());
     let spawner = executor.clone();
     let runtime = Runtime::custom(move |task| spawner.spawn(task).detach());

@@ -3,17 +3,14 @@
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 
-use claude_proto::Config;
 use claude_proto::dispatch::IntoHandlerResult;
 use claude_proto::model::hooks::{Hook, HookEvent, HookInput, HookOutput, IntoHookOutput};
 use claude_proto::model::incoming::CanUseTool;
-use claude_proto::model::initialize::InitializeRequest;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
-use claude_proto_host::{Host, Limits, SpawnError, Transport};
-use claude_proto_process::{HookOptions, Settings, ShutdownPolicy, StderrLines, log};
+use claude_proto_host::{Host, SpawnError, Transport};
+use claude_proto_process::{Configure, HookOptions, Settings, StderrLines, log};
 
 use crate::client::Claude;
 use crate::driver::{Driver, Pipes};
@@ -25,6 +22,26 @@ use crate::shared::{Shared, Waiter};
 /// Configures a session: the CLI's options, the limits, the handlers that
 /// answer the CLI's requests, and the runtime. Finish with
 /// [`spawn`](Self::spawn) or [`connect`](Self::connect).
+///
+/// The limits, the close sequence, the stderr callback and the extra
+/// fields of `initialize` are set with the methods of [`Configure`], the
+/// same on every adapter; bring it into scope (it is in the prelude of
+/// each runtime's crate):
+///
+/// ```no_run
+/// # fn demo<R: claude_proto_async::Runtime>() {
+/// use claude_proto_async::{ClaudeBuilder, Configure, Options};
+///
+/// let builder = ClaudeBuilder::<R>::new(Options::default())
+///     .read_ahead_bytes(16 << 20)
+///     .max_concurrent_handlers(4);
+/// # }
+/// ```
+///
+/// Handlers run as tasks of their own on the runtime. The stderr callback
+/// ([`Configure::on_stderr`]) runs in the session's driver task, which
+/// also routes the CLI's output: a slow one holds the session up, so keep
+/// it quick.
 ///
 /// Values that cannot work (a zero or huge budget, a grace period too long
 /// to add to a clock reading) are refused by `spawn` and `connect` with
@@ -44,6 +61,14 @@ impl<R: Runtime> fmt::Debug for ClaudeBuilder<R> {
     }
 }
 
+impl<R: Runtime> Configure for ClaudeBuilder<R> {
+    type Handlers = AsyncHandlers;
+
+    fn settings_mut(&mut self) -> &mut Settings<AsyncHandlers> {
+        &mut self.settings
+    }
+}
+
 impl<R: Runtime> ClaudeBuilder<R> {
     /// A builder with these CLI options and default limits, on the runtime
     /// the caller runs on (if any; else give one with
@@ -58,42 +83,6 @@ impl<R: Runtime> ClaudeBuilder<R> {
     /// The runtime the session runs on.
     pub fn runtime(mut self, runtime: R) -> Self {
         self.runtime = Some(runtime);
-        self
-    }
-
-    /// Protocol limits of the core: line length, request timeout, pending
-    /// requests.
-    pub fn config(mut self, config: Config) -> Self {
-        self.settings.config = config;
-        self
-    }
-
-    /// Every byte budget, handler bound and grace period at once (the
-    /// setters below change one field each).
-    pub fn limits(mut self, limits: Limits) -> Self {
-        self.settings.limits = limits;
-        self
-    }
-
-    /// Low-level escape hatch: extra fields of the `initialize` request
-    /// that have no [`Options`] equivalent (title, skills, tool aliases,
-    /// plan mode instructions, prompt suggestions, agent progress
-    /// summaries, supported dialog kinds, plugins or MCP servers read at
-    /// launch, ...).
-    ///
-    /// Set the system prompt, appended system prompt, agents and JSON
-    /// schema on [`Options`] instead: those written there replace the same
-    /// fields here. Hooks and in-process MCP servers registered on this
-    /// builder are added to the request.
-    pub fn initialize_request(mut self, request: InitializeRequest) -> Self {
-        self.settings.initialize = request;
-        self
-    }
-
-    /// How long to wait for the answer to `initialize` (default: the
-    /// config's request timeout).
-    pub fn initialize_timeout(mut self, timeout: Duration) -> Self {
-        self.settings.limits.initialize_timeout = Some(timeout);
         self
     }
 
@@ -235,42 +224,6 @@ impl<R: Runtime> ClaudeBuilder<R> {
     /// Hosts an in-process MCP server whose tools the model can call.
     pub fn mcp_server(mut self, server: McpServer) -> Self {
         self.settings.handlers.add_mcp_server(server);
-        self
-    }
-
-    /// How [`Claude::close`] and dropping the handle end the process.
-    pub fn shutdown_policy(mut self, policy: ShutdownPolicy) -> Self {
-        self.settings.set_shutdown(policy);
-        self
-    }
-
-    /// Bytes of events the session reads ahead of you (default 4 MiB):
-    /// below it the CLI's output is read as fast as it comes, so control
-    /// answers never wait for you; past it reading pauses until you catch
-    /// up (one line may overshoot it).
-    pub fn read_ahead_bytes(mut self, bytes: usize) -> Self {
-        self.settings.limits.read_ahead_bytes = bytes;
-        self
-    }
-
-    /// How many handlers may run at once (default 16); further requests
-    /// wait their turn, counted in the read-ahead budget.
-    pub fn max_concurrent_handlers(mut self, limit: usize) -> Self {
-        self.settings.limits.max_concurrent_handlers = limit;
-        self
-    }
-
-    /// Called with each line the CLI writes to stderr. stderr is always
-    /// drained, and its last bytes kept for error reports, callback or not.
-    /// A callback that panics is not called again; the session goes on.
-    pub fn on_stderr(mut self, callback: impl Fn(&str) + Send + Sync + 'static) -> Self {
-        self.settings.stderr_callback = Some(Arc::new(callback));
-        self
-    }
-
-    /// How many bytes of stderr to keep for error reports (default 8 KiB).
-    pub fn stderr_tail(mut self, bytes: usize) -> Self {
-        self.settings.limits.stderr_tail_bytes = bytes;
         self
     }
 

@@ -31,7 +31,7 @@ use crate::turn::TurnStream;
 /// stream, or a turn at a time with [`query`](Self::query) (a
 /// [`TurnStream`]) and [`ask`](Self::ask) (a whole [`Turn`]). The CLI's
 /// output is read ahead of you up to a byte budget
-/// ([`ClaudeBuilder::read_ahead_bytes`]); control traffic (permission
+/// ([`read_ahead_bytes`](crate::Configure::read_ahead_bytes)); control traffic (permission
 /// prompts, hooks, MCP calls, answers to your control calls) never waits
 /// on you reading.
 ///

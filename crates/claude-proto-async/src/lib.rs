@@ -25,7 +25,7 @@
 //! # Guarantees
 //!
 //! - **Control traffic never waits on you reading.** The CLI's output is
-//!   read ahead of you up to [`ClaudeBuilder::read_ahead_bytes`]; answers
+//!   read ahead of you up to [`Configure::read_ahead_bytes`]; answers
 //!   and the CLI's requests are routed as soon as they are read. Past the
 //!   budget reading pauses, and a call then waiting fails naming the
 //!   budget ([`Stall`]).
@@ -37,7 +37,7 @@
 //!   typed model cannot read.
 //! - **Deadlines run from the call**, including time spent queued.
 //! - **Handlers never block reading.** Each runs in its own task (at most
-//!   [`ClaudeBuilder::max_concurrent_handlers`] at once); one the CLI
+//!   [`Configure::max_concurrent_handlers`] at once); one the CLI
 //!   cancels is dropped; one that fails or panics produces an error
 //!   answer. A panicking stderr callback is contained too.
 //! - **No orphans.** [`Claude::close`] closes stdin, then sends SIGTERM,
@@ -77,4 +77,4 @@ pub use claude_proto_host::{
     EndReason, Error, Event, ExitReport, Limits, LimitsError, SessionEnded, SpawnError, Stall,
     Turn, TurnId,
 };
-pub use claude_proto_process::{HookOptions, ShutdownPolicy};
+pub use claude_proto_process::{Configure, HookOptions, ShutdownPolicy};

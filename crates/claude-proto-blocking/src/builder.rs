@@ -5,18 +5,16 @@ use std::process::ChildStderr;
 use std::sync::Arc;
 use std::sync::mpsc::sync_channel;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use claude_proto::Config;
 use claude_proto::dispatch::IntoHandlerResult;
 use claude_proto::model::hooks::{Hook, HookEvent, HookInput, HookOutput, IntoHookOutput};
 use claude_proto::model::incoming::CanUseTool;
-use claude_proto::model::initialize::InitializeRequest;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
-use claude_proto_host::{EndReason, Error, Host, Limits, SessionEnded, SpawnError, Transport};
+use claude_proto_host::{EndReason, Error, Host, SessionEnded, SpawnError, Transport};
 use claude_proto_process::{
-    HookOptions, ProcessHandle, Settings, ShutdownPolicy, StderrLines, Stop, StoppableRead,
+    Configure, HookOptions, ProcessHandle, Settings, StderrLines, Stop, StoppableRead,
 };
 
 use crate::client::{Claude, Parts};
@@ -30,6 +28,31 @@ use crate::shared::Shared;
 /// and the handlers that answer the CLI's requests. Finish with
 /// [`spawn`](Self::spawn) or [`connect`](Self::connect), which check every
 /// value before starting anything.
+///
+/// The limits, the close sequence, the stderr callback and the extra
+/// fields of `initialize` are set with the methods of [`Configure`], the
+/// same on every adapter; bring it into scope (it is in the
+/// [`prelude`](crate::prelude)):
+///
+/// ```no_run
+/// use claude_proto_blocking::{ClaudeBuilder, Configure, Options};
+///
+/// let builder = ClaudeBuilder::new(Options::default())
+///     .read_ahead_bytes(16 << 20)
+///     .max_concurrent_handlers(4);
+/// ```
+///
+/// On this adapter:
+///
+/// - Besides the [`read_ahead_bytes`](Configure::read_ahead_bytes) the
+///   session holds, at most 256 KiB of events (two batches, each of
+///   128 KiB or one larger event) are on their way to you.
+/// - Each handler runs on a thread of its own, at most
+///   [`max_concurrent_handlers`](Configure::max_concurrent_handlers) at
+///   once.
+/// - The [`on_stderr`](Configure::on_stderr) callback runs on the thread
+///   that reads stderr: a slow callback holds up only that thread, and,
+///   once the pipe is full, the CLI.
 #[derive(Debug)]
 #[must_use = "a builder does nothing until `spawn` or `connect`"]
 pub struct ClaudeBuilder {
@@ -43,52 +66,20 @@ struct Child {
     stop: Stop,
 }
 
+impl Configure for ClaudeBuilder {
+    type Handlers = SyncHandlers;
+
+    fn settings_mut(&mut self) -> &mut Settings<SyncHandlers> {
+        &mut self.settings
+    }
+}
+
 impl ClaudeBuilder {
     /// A builder with these CLI options and default limits.
     pub fn new(options: Options) -> Self {
         Self {
             settings: Settings::new(options),
         }
-    }
-
-    /// Protocol limits of the core: line length, request timeout, pending
-    /// requests.
-    pub fn config(mut self, config: Config) -> Self {
-        self.settings.config = config;
-        self
-    }
-
-    /// Every byte budget, handler bound and grace period at once
-    /// ([`Limits`]). It replaces what [`read_ahead_bytes`](Self::read_ahead_bytes),
-    /// [`max_concurrent_handlers`](Self::max_concurrent_handlers),
-    /// [`stderr_tail`](Self::stderr_tail),
-    /// [`initialize_timeout`](Self::initialize_timeout) and
-    /// [`shutdown_policy`](Self::shutdown_policy) set before it.
-    pub fn limits(mut self, limits: Limits) -> Self {
-        self.settings.limits = limits;
-        self
-    }
-
-    /// Low-level escape hatch: extra fields of the `initialize` request
-    /// that have no [`Options`] equivalent (title, skills, tool aliases,
-    /// plan mode instructions, prompt suggestions, agent progress
-    /// summaries, supported dialog kinds, plugins or MCP servers read at
-    /// launch, ...).
-    ///
-    /// Set the system prompt, appended system prompt, agents and JSON
-    /// schema on [`Options`] instead: those written there replace the same
-    /// fields here. Hooks and in-process MCP servers registered on this
-    /// builder are added to the request.
-    pub fn initialize_request(mut self, request: InitializeRequest) -> Self {
-        self.settings.initialize = request;
-        self
-    }
-
-    /// How long to wait for the answer to `initialize` (default: the
-    /// config's request timeout).
-    pub fn initialize_timeout(mut self, timeout: Duration) -> Self {
-        self.settings.limits.initialize_timeout = Some(timeout);
-        self
     }
 
     /// Answers the CLI's permission prompts (`can_use_tool`), each on a
@@ -193,48 +184,6 @@ impl ClaudeBuilder {
     /// Hosts an in-process MCP server whose tools the model can call.
     pub fn mcp_server(mut self, server: McpServer) -> Self {
         self.settings.handlers.add_mcp_server(server);
-        self
-    }
-
-    /// How [`Claude::close`] and dropping the handle end the process.
-    pub fn shutdown_policy(mut self, policy: ShutdownPolicy) -> Self {
-        self.settings.set_shutdown(policy);
-        self
-    }
-
-    /// Bytes of events the session holds for you before it stops reading
-    /// the CLI's output ([`Limits::read_ahead_bytes`], default 4 MiB).
-    /// Below it the CLI's output is read as fast as it comes, so answers
-    /// to your control calls and the CLI's requests never wait behind
-    /// events you have not read. Besides, at most 256 KiB of events (two
-    /// batches, each of 128 KiB or one larger event) are on their way to
-    /// you.
-    pub fn read_ahead_bytes(mut self, bytes: usize) -> Self {
-        self.settings.limits.read_ahead_bytes = bytes;
-        self
-    }
-
-    /// How many handlers may run at once (default 16), each on its own
-    /// thread; further requests wait their turn, counted in
-    /// [`read_ahead_bytes`](Self::read_ahead_bytes).
-    pub fn max_concurrent_handlers(mut self, limit: usize) -> Self {
-        self.settings.limits.max_concurrent_handlers = limit;
-        self
-    }
-
-    /// Called with each line the CLI writes to stderr, on the thread that
-    /// reads stderr (a slow callback holds up only that thread, and, once
-    /// the pipe is full, the CLI). A panic in it is contained: it is not
-    /// called again and the session goes on. stderr is always drained, and
-    /// its last bytes kept for error reports, callback or not.
-    pub fn on_stderr(mut self, callback: impl Fn(&str) + Send + Sync + 'static) -> Self {
-        self.settings.stderr_callback = Some(Arc::new(callback));
-        self
-    }
-
-    /// How many bytes of stderr to keep for error reports (default 8 KiB).
-    pub fn stderr_tail(mut self, bytes: usize) -> Self {
-        self.settings.limits.stderr_tail_bytes = bytes;
         self
     }
 

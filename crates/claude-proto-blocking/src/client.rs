@@ -32,7 +32,8 @@ use crate::turn::TurnStream;
 /// Read events with [`next_event`](Self::next_event), the [`Events`]
 /// iterator, or a turn at a time with [`query`](Self::query) (a
 /// [`TurnStream`]) and [`ask`](Self::ask) (a whole [`Turn`]). The CLI's
-/// output is read ahead of you up to [`ClaudeBuilder::read_ahead_bytes`];
+/// output is read ahead of you up to
+/// [`read_ahead_bytes`](crate::Configure::read_ahead_bytes);
 /// beyond that reading pauses, so a slow reader slows the CLI down instead
 /// of growing memory. Control traffic (permission prompts, hooks, MCP
 /// calls, answers to your control calls) is handled as soon as it is read,

@@ -85,7 +85,7 @@ thread_local! {
 /// Each handler runs on a thread of its own. A handler that never returns
 /// keeps that thread; until the CLI withdraws its request it also keeps
 /// one of the
-/// [`max_concurrent_handlers`](crate::ClaudeBuilder::max_concurrent_handlers)
+/// [`max_concurrent_handlers`](crate::Configure::max_concurrent_handlers)
 /// slots. A withdrawn handler that is still running no longer counts
 /// against them.
 #[derive(Clone, Default)]

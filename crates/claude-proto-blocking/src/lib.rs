@@ -55,13 +55,13 @@
 //!   waits for the driver to give a buffer back, which it does only while
 //!   the host wants more output: that is the backpressure.
 //! - **stderr reader**: reads stderr as fast as it comes, calls your
-//!   [`on_stderr`](ClaudeBuilder::on_stderr) callback, and hands the
+//!   [`on_stderr`](Configure::on_stderr) callback, and hands the
 //!   bytes to the driver for the exit report's tail.
 //! - **stdin writer**: writes what the driver orders, one order at a time;
 //!   a CLI that stops reading blocks only this thread.
 //! - **exit watcher**: waits for the child to exit and reaps it.
 //! - **handlers**: one thread per request the CLI makes of your closures,
-//!   at most [`max_concurrent_handlers`](ClaudeBuilder::max_concurrent_handlers)
+//!   at most [`max_concurrent_handlers`](Configure::max_concurrent_handlers)
 //!   at once (the host starts no more; one whose request the CLI withdrew
 //!   no longer counts while it finishes); a panic is caught and answered
 //!   as a failure.
@@ -71,7 +71,7 @@
 //! # Guarantees
 //!
 //! - **Bounded memory.** Events the host holds are bounded by
-//!   [`read_ahead_bytes`](ClaudeBuilder::read_ahead_bytes); on their way to
+//!   [`read_ahead_bytes`](Configure::read_ahead_bytes); on their way to
 //!   you there are at most two batches of 128 KiB (each may instead be
 //!   one larger event); besides, at most two 64 KiB stdout chunks and one
 //!   stdin chunk are in flight. Unwritten stdin is bounded by
@@ -132,7 +132,7 @@ pub use claude_proto::{Config, Message};
 pub use claude_proto_host::{
     EndReason, Error, Event, ExitReport, Limits, SessionEnded, SpawnError, Stall, Turn, TurnId,
 };
-pub use claude_proto_process::{HookOptions, ShutdownPolicy};
+pub use claude_proto_process::{Configure, HookOptions, ShutdownPolicy};
 
 /// What a typical program needs, in one import:
 /// `use claude_proto_blocking::prelude::*;`.
@@ -147,8 +147,8 @@ pub use claude_proto_process::{HookOptions, ShutdownPolicy};
 /// keep the name free; call it by its path.
 pub mod prelude {
     pub use crate::{
-        CancelToken, Claude, ClaudeBuilder, Controller, Error, Event, HandlerError, HookOptions,
-        McpServer, Message, Options, SpawnError, ToolOutput, Turn, TurnStream,
+        CancelToken, Claude, ClaudeBuilder, Configure, Controller, Error, Event, HandlerError,
+        HookOptions, McpServer, Message, Options, SpawnError, ToolOutput, Turn, TurnStream,
     };
     pub use crate::{Tool, with_state};
     pub use claude_proto::model::hooks::HookEvent;

@@ -4,13 +4,15 @@
 //! runtime: finding the `claude` executable and building its command from
 //! [`Options`], starting it with piped streams and watching it until it is
 //! reaped ([`spawn`]), signals, the user's stderr callback with its panics
-//! contained, and the settings every builder collects. The decisions
+//! contained, and the settings every builder collects, with the options
+//! every builder takes written once ([`Configure`]). The decisions
 //! (when to read, write, signal, what to answer) are the sans-IO host's,
 //! in [`claude_proto_host`].
 #![deny(missing_docs)]
 
 mod child;
 mod command;
+mod configure;
 pub mod handlers;
 pub mod log;
 mod pipe;
@@ -21,6 +23,7 @@ mod stderr;
 mod unwind;
 
 pub use command::{SystemLookup, build_command, locate_cli};
+pub use configure::Configure;
 pub use pipe::{PipeFd, Stop, StoppableRead, StoppableWrite, is_stopped};
 pub use settings::{HookOptions, Settings, ShutdownPolicy};
 pub use signal::{process_exit, terminate};

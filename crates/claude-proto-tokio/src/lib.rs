@@ -46,7 +46,7 @@
 //! # Guarantees
 //!
 //! - **Control traffic never waits on you reading.** The CLI's output is
-//!   read ahead of you up to [`ClaudeBuilder::read_ahead_bytes`] (4 MiB by
+//!   read ahead of you up to [`Configure::read_ahead_bytes`] (4 MiB by
 //!   default); past it reading pauses (backpressure), and a call then
 //!   waiting fails naming the budget.
 //! - **Turns cannot shift**: [`Claude::query`] streams its own prompt's
@@ -54,11 +54,11 @@
 //!   streams.
 //! - **Handlers never block reading.** Each request from the CLI runs its
 //!   handler in its own task (at most
-//!   [`ClaudeBuilder::max_concurrent_handlers`] at once). When the CLI
+//!   [`Configure::max_concurrent_handlers`] at once). When the CLI
 //!   cancels a request, the handler's future is dropped and no answer is
 //!   sent. A handler that fails or panics produces an error answer.
 //! - **stderr is always drained**, its tail kept for errors and offered to
-//!   [`ClaudeBuilder::on_stderr`] (a panicking callback is contained).
+//!   [`Configure::on_stderr`] (a panicking callback is contained).
 //! - **No orphans.** [`Claude::close`] closes stdin, then sends SIGTERM,
 //!   then SIGKILL after the [`ShutdownPolicy`] grace periods; dropping the
 //!   handle does the same in the background, and the child is killed and
@@ -81,9 +81,9 @@ pub type Claude = claude_proto_async::Claude<TokioRuntime>;
 pub type ClaudeBuilder = claude_proto_async::ClaudeBuilder<TokioRuntime>;
 
 pub use claude_proto_async::{
-    BoxFuture, Config, EndReason, Error, Event, Events, ExitReport, HandlerError, HookOptions,
-    Limits, McpServer, Message, Options, SessionEnded, ShutdownPolicy, SpawnError, Stall, Tool,
-    ToolOutput, Turn, TurnId, TurnStream, claude_proto, with_state,
+    BoxFuture, Config, Configure, EndReason, Error, Event, Events, ExitReport, HandlerError,
+    HookOptions, Limits, McpServer, Message, Options, SessionEnded, ShutdownPolicy, SpawnError,
+    Stall, Tool, ToolOutput, Turn, TurnId, TurnStream, claude_proto, with_state,
 };
 
 /// The control side of a [`Claude`] session, cloneable and usable from
@@ -124,8 +124,8 @@ pub mod prelude {
     pub use crate::claude_proto::model::hooks::HookEvent;
     pub use crate::claude_proto::model::permission::{PermissionMode, PermissionResult};
     pub use crate::{
-        Claude, ClaudeBuilder, Controller, Error, Event, HandlerError, HookOptions, McpServer,
-        Message, Options, SpawnError, ToolOutput, Turn, TurnStream,
+        Claude, ClaudeBuilder, Configure, Controller, Error, Event, HandlerError, HookOptions,
+        McpServer, Message, Options, SpawnError, ToolOutput, Turn, TurnStream,
     };
     pub use crate::{Tool, with_state};
 }

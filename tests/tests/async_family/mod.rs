@@ -13,7 +13,7 @@ use std::time::Duration;
 use claude_proto::ControlSuccess;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
-use claude_proto_async_std::{Claude, ClaudeBuilder, Runtime, Tool};
+use claude_proto_async_std::{Claude, ClaudeBuilder, Configure, Runtime, Tool};
 use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
 use claude_proto_tests::conformance::{Driver, Harness, Observed, Spec, ToolChange};
 
