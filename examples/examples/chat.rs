@@ -84,7 +84,11 @@ async fn run() -> Result<(), String> {
     let args = parse_args()?;
     let offline = want_offline(args.offline);
 
-    let mut options = base_options(args.cli.clone()).include_partial_messages(true);
+    // An interactive coding assistant: Claude Code's own system prompt (the
+    // library's default, as the official SDKs', is an empty one).
+    let mut options = base_options(args.cli.clone())
+        .include_partial_messages(true)
+        .claude_code_system_prompt();
     if let Some(model) = &args.model {
         options = options.model(model);
     }

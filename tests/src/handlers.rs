@@ -64,14 +64,26 @@ pub fn permission(permission: Permission) -> PermissionFn {
     })
 }
 
-/// The registration of `hook`: its event, options and function, which
-/// records each call in `calls` (the real-CLI suite reads them; the
-/// conformance suite passes a sink).
-pub fn hook(hook: &Hook, calls: Calls) -> (HookEvent, HookOptions, HookFn) {
+/// The options `hook` is registered with: its matcher, and for
+/// [`HookBehaviour::FailClosed`] `on_failure: block`.
+pub fn hook_options(hook: &Hook) -> HookOptions {
     let options = match hook.matcher {
         Some(m) => HookOptions::matching(m),
         None => HookOptions::default(),
     };
+    match hook.behaviour {
+        HookBehaviour::FailClosed => {
+            options.with_on_failure(claude_proto::model::hooks::HookFailureMode::Block)
+        }
+        _ => options,
+    }
+}
+
+/// The registration of `hook`: its event, options and function, which
+/// records each call in `calls` (the real-CLI suite reads them; the
+/// conformance suite passes a sink).
+pub fn hook(hook: &Hook, calls: Calls) -> (HookEvent, HookOptions, HookFn) {
+    let options = hook_options(hook);
     let behaviour = hook.behaviour.clone();
     let event = hook.event;
     let run: HookFn = Arc::new(move |input: HookInput, _id| {
@@ -80,6 +92,7 @@ pub fn hook(hook: &Hook, calls: Calls) -> (HookEvent, HookOptions, HookFn) {
         let behaviour = behaviour.clone();
         Box::pin(async move {
             Ok(match behaviour {
+                HookBehaviour::FailClosed => return Err("failing closed on purpose".into()),
                 HookBehaviour::NoOpinion => HookOutput::default(),
                 HookBehaviour::Deny(reason) => HookOutput::pre_tool_use_deny(reason),
                 HookBehaviour::Context(text) => {

@@ -18,7 +18,7 @@ use claude_proto::model::hooks::{
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto_blocking::{
-    CancelToken, Claude, ClaudeBuilder, Configure, Event, HookOptions, McpServer, Tool,
+    CancelToken, Claude, ClaudeBuilder, Configure, Event, McpServer, Tool,
 };
 use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
 use claude_proto_tests::conformance::{
@@ -85,10 +85,7 @@ fn builder(spec: &Spec) -> ClaudeBuilder {
         });
     }
     for hook in &spec.hooks {
-        let options = match hook.matcher {
-            Some(m) => HookOptions::matching(m),
-            None => HookOptions::default(),
-        };
+        let options = claude_proto_tests::handlers::hook_options(hook);
         if let HookBehaviour::TypedGuard = hook.behaviour {
             // A typed hook: a plain fn taking the event's own input.
             builder = builder.hook(PreToolUse, options, typed_guard);
@@ -97,6 +94,7 @@ fn builder(spec: &Spec) -> ClaudeBuilder {
         let behaviour = hook.behaviour.clone();
         builder = builder.hook_untyped(HookEvent::from(hook.event), options, move |_input, _id| {
             Ok(match &behaviour {
+                HookBehaviour::FailClosed => return Err("failing closed on purpose".into()),
                 HookBehaviour::NoOpinion => HookOutput::default(),
                 HookBehaviour::Deny(reason) => HookOutput::pre_tool_use_deny(reason.clone()),
                 HookBehaviour::Context(text) => {

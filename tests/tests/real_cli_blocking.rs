@@ -12,7 +12,7 @@ use claude_proto::model::control::ControlRequest;
 use claude_proto::model::hooks::{HookEvent, HookInput, HookOutput, HookSpecificOutput};
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionResult;
-use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, HookOptions, McpServer, Tool};
+use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, McpServer, Tool};
 use claude_proto_host::{Error, ExitReport, SpawnError};
 use claude_proto_tests::conformance::{
     Driver, DropFlag, HookBehaviour, Observed, Spec, ToolChange, TypedGuard,
@@ -54,16 +54,14 @@ fn builder(spec: &RealSpec) -> ClaudeBuilder {
         });
     }
     for hook in &spec.hooks {
-        let options = match hook.matcher {
-            Some(m) => HookOptions::matching(m),
-            None => HookOptions::default(),
-        };
+        let options = claude_proto_tests::handlers::hook_options(hook);
         let behaviour = hook.behaviour.clone();
         let calls = spec.calls.clone();
         let event = hook.event;
         builder = builder.hook_untyped(HookEvent::from(event), options, move |input, _id| {
             calls.record(event, serde_json::to_value(&input).unwrap());
             Ok(match &behaviour {
+                HookBehaviour::FailClosed => return Err("failing closed on purpose".into()),
                 HookBehaviour::NoOpinion => HookOutput::default(),
                 HookBehaviour::Deny(reason) => HookOutput::pre_tool_use_deny(reason.clone()),
                 HookBehaviour::Context(text) => {

@@ -502,7 +502,16 @@ impl FakeCli {
                         .map(str::to_owned)
                         .collect();
                 }
-                let payload = wire::initialize(self.script.pid, &self.model, &self.mode);
+                let mut payload = wire::initialize(self.script.pid, &self.model, &self.mode);
+                if let Some(fields) = payload.as_object_mut() {
+                    for (name, value) in &self.script.initialize_fields {
+                        if value.is_null() {
+                            fields.remove(name);
+                        } else {
+                            fields.insert(name.clone(), value.clone());
+                        }
+                    }
+                }
                 let mut line = wire::success(id, Some(payload));
                 if let Some(response) = line.get_mut("response").and_then(Value::as_object_mut) {
                     response.insert("pending_permission_requests".into(), json!([]));

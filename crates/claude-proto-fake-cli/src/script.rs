@@ -155,6 +155,9 @@ pub struct Script {
     pub fatal_bad_stdin: bool,
     /// stderr lines written at start (a newline is added to each).
     pub stderr_lines: Vec<String>,
+    /// Fields of the `initialize` answer replaced (`null`: removed), to play
+    /// a CLI of another version.
+    pub initialize_fields: Vec<(String, serde_json::Value)>,
 }
 
 impl Default for Script {
@@ -178,11 +181,18 @@ impl Default for Script {
             exit_on_stdin_end: true,
             fatal_bad_stdin: true,
             stderr_lines: Vec::new(),
+            initialize_fields: Vec::new(),
         }
     }
 }
 
 impl Script {
+    /// Replaces a field of the `initialize` answer (`null` removes it).
+    pub fn with_initialize_field(mut self, name: &str, value: serde_json::Value) -> Self {
+        self.initialize_fields.push((name.to_owned(), value));
+        self
+    }
+
     /// The policy for `subtype`.
     pub fn policy_for(&self, subtype: &str) -> Policy {
         self.policies.get(subtype).cloned().unwrap_or_default()

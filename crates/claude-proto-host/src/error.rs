@@ -69,6 +69,14 @@ pub enum EndReason {
     /// [`Limits::stdin_stall_timeout`](crate::Limits::stdin_stall_timeout)
     /// with more than the unwritten budget waiting, so the session closed it.
     StdinStalled,
+    /// Hooks meant to fail closed were registered and the CLI's answer to
+    /// `initialize` showed it cannot honour them (or the answer failed), so
+    /// the session was closed before any prompt reached it (see
+    /// [`Error::HooksNotHonoured`]).
+    HooksNotHonoured,
+    /// The CLI reported a version known to be incompatible, so the session
+    /// was closed at its `initialize` answer (see [`Error::IncompatibleCli`]).
+    IncompatibleCli,
 }
 
 /// A session has ended: every later call fails with this, and it says how.
@@ -109,6 +117,28 @@ impl fmt::Display for SessionEnded {
                 write!(
                     f,
                     "the session was closed because the CLI stopped reading its stdin"
+                )?;
+                match report {
+                    Some(report) => write!(f, "; {report}"),
+                    None => Ok(()),
+                }
+            }
+            (report, EndReason::HooksNotHonoured) => {
+                write!(
+                    f,
+                    "the session was closed before any prompt was sent: the CLI did not \
+                     confirm that it honours the hooks registered to block on failure"
+                )?;
+                match report {
+                    Some(report) => write!(f, "; {report}"),
+                    None => Ok(()),
+                }
+            }
+            (report, EndReason::IncompatibleCli) => {
+                write!(
+                    f,
+                    "the session was closed: the CLI's version is incompatible with this \
+                     library (see the initialize error for what to install)"
                 )?;
                 match report {
                     Some(report) => write!(f, "; {report}"),
@@ -214,6 +244,25 @@ pub enum Error {
     /// An answer did not have the expected shape.
     #[error(transparent)]
     Decode(Arc<DecodeError>),
+    /// Hooks were registered to block on failure (`on_failure` other than
+    /// continue) and the CLI's answer to `initialize` shows it cannot
+    /// honour them: a guard meant to fail closed would fail open. The
+    /// session is closed before any prompt reaches the CLI, as the
+    /// official SDKs refuse such a session.
+    #[error("the session was refused: {reason}")]
+    HooksNotHonoured {
+        /// What the CLI's answer showed, and what to do.
+        reason: String,
+    },
+    /// The CLI reported a version known to be incompatible with this
+    /// library; the message says which and what to install. The session
+    /// is closed at once (prompts sent before the answer are dropped unless
+    /// already written).
+    #[error("the session was refused: {reason}")]
+    IncompatibleCli {
+        /// The version found, the versions supported, what to install.
+        reason: String,
+    },
     /// No in-process MCP server of that name was registered on this
     /// session, so its tools cannot be changed.
     #[error(

@@ -38,6 +38,11 @@ pub enum Event {
         /// The error or panic message.
         message: String,
     },
+    /// The CLI's version is older than this library supports, or it did
+    /// not report one: the session runs, but some features may not work.
+    /// Given once, right after the `initialize` answer (see
+    /// [`Limits::check_cli_version`](crate::Limits::check_cli_version)).
+    CliVersion(claude_proto::version::VersionCheck),
 }
 
 impl Event {
@@ -90,6 +95,7 @@ impl Event {
                 Event::ProtocolError(error) => error.line_prefix.len(),
                 Event::RequestRefused { request_id, .. } => request_id.len(),
                 Event::HandlerFailed { subtype, message } => subtype.len() + message.len(),
+                Event::CliVersion(_) => 0,
             }
     }
 }

@@ -9,6 +9,7 @@ use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::{InitializeRequest, InitializeResponse};
 use claude_proto::model::mcp::JsonRpcMessage;
 use claude_proto::model::user::UserMessage;
+use claude_proto::version::VersionCheck;
 use claude_proto::{
     Config, ControlError, ControlOutcome, ControlSuccess, Event as CoreEvent, IncomingId,
     RequestId, SendError, Session,
@@ -19,6 +20,29 @@ use crate::event::{Delivery, Event, EventQueue, TurnId};
 use crate::jobs::{Answer, Capabilities, Completion, DirectAnswer, Job, Jobs, Route, route};
 use crate::limits::{Limits, MAX_DURATION, check_count, check_duration, deadline};
 use crate::stderr::StderrTail;
+
+/// Why the CLI's `initialize` answer shows it cannot honour hooks meant to
+/// fail closed (`on_failure` other than continue), as the official SDKs
+/// check it: `None` if it can.
+fn hooks_refusal(init: &InitializeResponse) -> Option<Error> {
+    if init.hook_on_failure_supported != Some(true) {
+        return Some(Error::HooksNotHonoured {
+            reason: "the CLI does not honour `on_failure` on hook matchers, so a hook that \
+                     fails would not block; update Claude Code, or register the hooks without \
+                     a blocking `on_failure`"
+                .into(),
+        });
+    }
+    if init.hooks_applied == Some(false) {
+        return Some(Error::HooksNotHonoured {
+            reason: "the CLI did not register the hooks (the session was already running), so \
+                     a hook meant to block would never run; start a new session, or register \
+                     the hooks without a blocking `on_failure`"
+                .into(),
+        });
+    }
+    None
+}
 
 /// The MCP notification that tells the CLI a server's tools changed.
 const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
@@ -317,6 +341,16 @@ pub struct Host<W> {
     /// write progress).
     stdin_stall_at: Option<Instant>,
     stdin_stalled: bool,
+    /// Blocking hooks are registered and `initialize` is not answered:
+    /// how many more bytes may be written (the rest of the `initialize`
+    /// line). What follows waits, so no prompt reaches a CLI that may not
+    /// honour the hooks (see [`Error::HooksNotHonoured`]).
+    hold_after: Option<usize>,
+    /// Why the session was refused after the `initialize` answer, if it was.
+    refused: Option<EndReason>,
+    /// The latest time an input carried, for what an input without one
+    /// sets in motion (the close after a hooks refusal).
+    last_now: Instant,
     ended: Option<SessionEnded>,
 }
 
@@ -376,8 +410,17 @@ impl<W> Host<W> {
             drain_at: None,
             stdin_stall_at: None,
             stdin_stalled: false,
+            hold_after: None,
+            refused: None,
+            last_now: now,
             ended: None,
         };
+        // `initialize` is the first line: with hooks meant to fail closed,
+        // only it goes out until the CLI says it honours them.
+        if initialize.has_blocking_hooks() && matches!(host.init, Init::Pending(_)) {
+            host.pump();
+            host.hold_after = Some(host.out.len() - host.out_pos);
+        }
         host.pump();
         Ok(host)
     }
@@ -432,6 +475,7 @@ impl<W> Host<W> {
     /// until there is room again, so each budget is exceeded by one line at
     /// most.
     pub fn handle_stdout(&mut self, bytes: &[u8], now: Instant) {
+        self.last_now = self.last_now.max(now);
         if self.state == State::Ended {
             return;
         }
@@ -449,6 +493,7 @@ impl<W> Host<W> {
     /// runs can no longer talk to us, so the close sequence starts; over a
     /// byte stream the session ends.
     pub fn handle_stdout_end(&mut self, now: Instant) {
+        self.last_now = self.last_now.max(now);
         self.stdout_open = false;
         if self.process == Process::Running {
             self.begin_close(now);
@@ -471,10 +516,18 @@ impl<W> Host<W> {
     /// `n` bytes of [`StdinStep::Write`] were written; 0 means the pipe is
     /// closed (as [`handle_stdin_failed`](Self::handle_stdin_failed)).
     pub fn handle_written(&mut self, n: usize, now: Instant) {
+        self.last_now = self.last_now.max(now);
         if n == 0 {
             return self.handle_stdin_failed();
         }
         self.out_pos = (self.out_pos + n).min(self.out.len());
+        if let Some(left) = &mut self.hold_after {
+            *left = left.saturating_sub(n);
+            if *left == 0 {
+                // The `initialize` line must not wait in a buffer.
+                self.needs_flush = true;
+            }
+        }
         if self.out_pos == self.out.len() {
             self.out.clear();
             self.out_pos = 0;
@@ -513,6 +566,7 @@ impl<W> Host<W> {
     /// as gone). What is left in its pipes is read until they close or
     /// [`Limits::drain_after_exit`] passes.
     pub fn handle_exit(&mut self, exit: Option<ProcessExit>, now: Instant) {
+        self.last_now = self.last_now.max(now);
         if self.process != Process::Running {
             return;
         }
@@ -529,6 +583,7 @@ impl<W> Host<W> {
     /// A command from the user. Every command resolves exactly once
     /// through [`Output::Resolve`] (at once if it cannot be carried out).
     pub fn handle_command(&mut self, command: Command<W>, now: Instant) {
+        self.last_now = self.last_now.max(now);
         match command {
             Command::Send { message, waiter } => {
                 let result = self.send(&message);
@@ -594,6 +649,7 @@ impl<W> Host<W> {
     /// held open after the exit are given up, and the close sequence moves
     /// on. Safe to call at any time, early or late.
     pub fn handle_timeout(&mut self, now: Instant) {
+        self.last_now = self.last_now.max(now);
         self.session.handle_timeout(now);
         self.pump();
         if self.drain_at.is_some_and(|at| now >= at) {
@@ -631,13 +687,17 @@ impl<W> Host<W> {
 
     /// What to do with stdin next.
     pub fn poll_stdin(&self) -> StdinStep<'_> {
+        let end = match self.hold_after {
+            Some(left) => (self.out_pos + left).min(self.out.len()),
+            None => self.out.len(),
+        };
         if self.stdin != Stdin::Open {
             StdinStep::Idle
-        } else if self.out_pos < self.out.len() {
-            StdinStep::Write(&self.out[self.out_pos..])
+        } else if self.out_pos < end {
+            StdinStep::Write(&self.out[self.out_pos..end])
         } else if self.needs_flush {
             StdinStep::Flush
-        } else if self.session.is_input_closed() {
+        } else if self.session.is_input_closed() && end == self.out.len() {
             StdinStep::Close
         } else {
             StdinStep::Idle
@@ -866,6 +926,19 @@ impl<W> Host<W> {
         self.call(&request, None, issued_at, waiter, now);
     }
 
+    /// The session cannot go on (the CLI cannot honour hooks meant to fail
+    /// closed, or its version is incompatible): what waited to be written
+    /// is dropped unwritten and the session closes, ending for `reason`.
+    fn refuse(&mut self, reason: EndReason) {
+        self.refused = Some(reason);
+        let written_or_writable = self.out_pos.min(self.out.len());
+        self.out.truncate(written_or_writable);
+        // The core still holds what was queued after this moment's pump.
+        let mut dropped = Vec::new();
+        self.session.poll_transmit(&mut dropped);
+        self.begin_close(self.last_now);
+    }
+
     fn emit(&mut self, event: Event) {
         let turn = self.results_read;
         self.events.push(Delivery { turn, event });
@@ -965,13 +1038,37 @@ impl<W> Host<W> {
             if self.state == State::Starting {
                 self.state = State::Running;
             }
-            let result = match outcome.result {
+            let mut result = match outcome.result {
                 Ok(success) => success
                     .decode::<InitializeResponse>()
                     .map(Arc::new)
                     .map_err(Error::from),
                 Err(error) => Err(self.control_error(error, None)),
             };
+            if self.limits.check_cli_version {
+                if let Ok(init) = &result {
+                    let check = VersionCheck::of(init.claude_code_version.as_deref());
+                    if let Some(reason) = check.refusal() {
+                        result = Err(Error::IncompatibleCli { reason });
+                        self.hold_after = None;
+                        self.refuse(EndReason::IncompatibleCli);
+                    } else if check.warning().is_some() {
+                        self.emit(Event::CliVersion(check));
+                    }
+                }
+            }
+            if self.hold_after.take().is_some() {
+                // Fail closed: without an answer that confirms the hooks,
+                // no prompt goes out.
+                match result.as_ref().map(|init| hooks_refusal(init)) {
+                    Ok(None) => {}
+                    Ok(Some(refusal)) => {
+                        result = Err(refusal);
+                        self.refuse(EndReason::HooksNotHonoured);
+                    }
+                    Err(_) => self.refuse(EndReason::HooksNotHonoured),
+                }
+            }
             self.outputs.push_back(Output::Initialized(result));
             return;
         }
@@ -1058,6 +1155,8 @@ impl<W> Host<W> {
         };
         let reason = if self.stdin_stalled {
             EndReason::StdinStalled
+        } else if let Some(reason) = self.refused {
+            reason
         } else if self.closed_by_user {
             EndReason::Closed
         } else if self.transport == Transport::Stream {

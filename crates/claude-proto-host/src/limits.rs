@@ -52,6 +52,14 @@ pub struct Limits {
     /// reading has paused to bound memory, so a CLI that neither reads nor
     /// is read from would otherwise wait forever. Default 60 s.
     pub stdin_stall_timeout: Duration,
+    /// Check the version the CLI reports in its `initialize` answer
+    /// ([`claude_proto::version::VersionCheck`]): a CLI older than the
+    /// supported minimum, or one that reports no version, gets an
+    /// [`Event::CliVersion`](crate::Event::CliVersion) warning; one known to
+    /// be incompatible is refused ([`Error::IncompatibleCli`](crate::Error::IncompatibleCli)).
+    /// Default `true`; the adapters turn it off when
+    /// `CLAUDE_AGENT_SDK_SKIP_VERSION_CHECK` is set.
+    pub check_cli_version: bool,
 }
 
 impl Default for Limits {
@@ -66,6 +74,7 @@ impl Default for Limits {
             drain_after_exit: Duration::from_millis(200),
             stderr_tail_bytes: 8 * 1024,
             stdin_stall_timeout: Duration::from_secs(60),
+            check_cli_version: true,
         }
     }
 }

@@ -685,3 +685,177 @@ fn changing_the_tools_of_an_unknown_server_fails_and_tells_the_cli_nothing() {
     assert_eq!(name, "calc");
     assert!(pair.cli.control_requests_received("mcp_message").is_empty());
 }
+
+// ----- hooks meant to fail closed ------------------------------------------------
+
+fn blocking_hook() -> Capabilities {
+    let mut capabilities = Capabilities::default();
+    capabilities.hooks.register(
+        HookEvent::PreToolUse,
+        Some("Bash".into()),
+        None,
+        Some(claude_proto::model::hooks::HookFailureMode::Block),
+    );
+    capabilities
+}
+
+#[test]
+fn blocking_hooks_hold_prompts_until_the_cli_confirms_them() {
+    let script = Script::default().with_policy("initialize", Policy::Delay(Duration::from_secs(1)));
+    let mut pair = Pair::with(
+        script,
+        Limits::default(),
+        blocking_hook(),
+        Transport::Process,
+    );
+    let sent = pair.send("hello");
+    pair.run();
+    assert!(
+        pair.initialized.is_empty(),
+        "initialize is still unanswered"
+    );
+    assert!(pair.cli.user_messages().is_empty(), "the prompt was held");
+    assert_eq!(
+        pair.cli.control_requests_received("initialize").len(),
+        1,
+        "initialize went out"
+    );
+    pair.advance_by(Duration::from_secs(1));
+    pair.run();
+    assert!(matches!(pair.initialized.as_slice(), [Ok(_)]));
+    assert_eq!(pair.cli.user_messages().len(), 1);
+    let turn = pair.collect(pair.turn_of(sent));
+    assert_eq!(text(&turn), "echo: hello");
+}
+
+#[test]
+fn blocking_hooks_the_cli_cannot_honour_refuse_the_session() {
+    for (field, value, says) in [
+        (
+            "hook_on_failure_supported",
+            serde_json::Value::Null,
+            "does not honour `on_failure`",
+        ),
+        (
+            "hook_on_failure_supported",
+            json!(false),
+            "does not honour `on_failure`",
+        ),
+        ("hooks_applied", json!(false), "did not register the hooks"),
+    ] {
+        let script = Script::default().with_initialize_field(field, value);
+        let mut pair = Pair::with(
+            script,
+            Limits::default(),
+            blocking_hook(),
+            Transport::Process,
+        );
+        let sent = pair.send("hello");
+        pair.run_until(Pair::is_ended);
+        let [Err(Error::HooksNotHonoured { reason })] = pair.initialized.as_slice() else {
+            panic!(
+                "{field}: expected HooksNotHonoured, got {:?}",
+                pair.initialized
+            )
+        };
+        assert!(reason.contains(says), "{field}: {reason}");
+        assert!(
+            pair.cli.user_messages().is_empty(),
+            "{field}: a prompt went out"
+        );
+        assert!(matches!(
+            pair.outcome(sent),
+            Some(Ok(CallReply::Sent { .. }))
+        ));
+        assert_eq!(pair.ended[0].reason(), EndReason::HooksNotHonoured);
+    }
+}
+
+#[test]
+fn hooks_that_continue_on_failure_hold_nothing() {
+    let mut capabilities = Capabilities::default();
+    capabilities
+        .hooks
+        .register(HookEvent::PreToolUse, None, None, None);
+    let script = Script::default()
+        .with_policy("initialize", Policy::Delay(Duration::from_secs(1)))
+        .with_initialize_field("hook_on_failure_supported", serde_json::Value::Null);
+    let mut pair = Pair::with(script, Limits::default(), capabilities, Transport::Process);
+    pair.send("hello");
+    pair.run();
+    assert!(pair.initialized.is_empty());
+    assert_eq!(pair.cli.user_messages().len(), 1, "nothing to hold for");
+}
+
+// ----- the CLI's version --------------------------------------------------------
+
+fn cli_versions(pair: &Pair) -> Vec<claude_proto::version::VersionCheck> {
+    pair.events
+        .iter()
+        .filter_map(|d| match &d.event {
+            Event::CliVersion(check) => Some(check.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn an_old_or_silent_cli_gets_one_version_warning() {
+    use claude_proto::version::VersionCheck;
+    for (value, expect_older) in [(json!("2.0.50"), true), (serde_json::Value::Null, false)] {
+        let script = Script::default().with_initialize_field("claude_code_version", value);
+        let mut pair = Pair::new(script);
+        started(&mut pair);
+        let sent = pair.send("hello");
+        pair.run();
+        let checks = cli_versions(&pair);
+        assert_eq!(checks.len(), 1, "{checks:?}");
+        match &checks[0] {
+            VersionCheck::Older(version) => {
+                assert!(expect_older);
+                assert_eq!(version.to_string(), "2.0.50");
+            }
+            VersionCheck::Unreported(None) => assert!(!expect_older),
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(checks[0].warning().is_some());
+        // The session runs.
+        let turn = pair.collect(pair.turn_of(sent));
+        assert_eq!(text(&turn), "echo: hello");
+    }
+}
+
+#[test]
+fn the_tested_cli_gets_no_warning_and_the_check_can_be_off() {
+    let mut pair = Pair::new(Script::default());
+    started(&mut pair);
+    pair.send("hello");
+    pair.run();
+    assert!(cli_versions(&pair).is_empty());
+
+    let script = Script::default().with_initialize_field("claude_code_version", json!("1.0.1"));
+    let mut pair = Pair::with(
+        script,
+        limits(|l| l.check_cli_version = false),
+        Capabilities::default(),
+        Transport::Process,
+    );
+    started(&mut pair);
+    assert!(cli_versions(&pair).is_empty());
+}
+
+#[test]
+fn an_incompatible_cli_is_refused_with_what_to_install() {
+    let script = Script::default().with_initialize_field("claude_code_version", json!("1.0.128"));
+    let mut pair = Pair::new(script);
+    pair.run_until(Pair::is_ended);
+    let [Err(Error::IncompatibleCli { reason })] = pair.initialized.as_slice() else {
+        panic!("expected IncompatibleCli, got {:?}", pair.initialized)
+    };
+    assert!(reason.contains("1.0.128"), "{reason}");
+    assert!(
+        reason.contains(claude_proto::version::INSTALL_TESTED_CLI),
+        "{reason}"
+    );
+    assert_eq!(pair.ended[0].reason(), EndReason::IncompatibleCli);
+}

@@ -22,12 +22,18 @@ pub fn debug(_: std::fmt::Arguments<'_>) {}
 #[cfg(not(feature = "tracing"))]
 pub fn warn(_: std::fmt::Arguments<'_>) {}
 
-/// Logs the events worth a warning (protocol errors, failed handlers).
+/// Logs the events worth a warning (protocol errors, failed handlers, an
+/// old CLI).
 pub fn event(event: &claude_proto_host::Event) {
     match event {
         claude_proto_host::Event::ProtocolError(error) => warn(format_args!("{error}")),
         claude_proto_host::Event::HandlerFailed { subtype, message } => {
             warn(format_args!("{subtype} handler failed: {message}"));
+        }
+        claude_proto_host::Event::CliVersion(check) => {
+            if let Some(warning) = check.warning() {
+                warn(format_args!("{warning}"));
+            }
         }
         _ => {}
     }

@@ -12,6 +12,12 @@ use claude_proto_host::{Capabilities, Host, Limits, SpawnError, Transport};
 
 use crate::stderr::StderrCallback;
 
+/// `CLAUDE_AGENT_SDK_SKIP_VERSION_CHECK` is set to a non-empty value: the
+/// CLI's version is not checked, whatever the limits say.
+fn skip_version_check() -> bool {
+    std::env::var_os(claude_proto::version::ENV_SKIP_VERSION_CHECK).is_some_and(|v| !v.is_empty())
+}
+
 /// Options for one hook registration beyond its event.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
@@ -155,7 +161,9 @@ impl<H> Settings<H> {
 
     /// The host for a session with these settings and `capabilities`: a
     /// core session (its request ids seeded at random unless the config
-    /// fixes a seed) that has queued `initialize`. Fails on limits that
+    /// fixes a seed) that has queued `initialize`. The CLI's version is not
+    /// checked if `CLAUDE_AGENT_SDK_SKIP_VERSION_CHECK` is set to a
+    /// non-empty value in this process's environment. Fails on limits that
     /// cannot work; call it before spawning anything.
     pub fn host<W>(
         &self,
@@ -167,9 +175,13 @@ impl<H> Settings<H> {
         if config.request_id_seed == 0 {
             config.request_id_seed = RandomState::new().hash_one(now);
         }
+        let mut limits = self.limits.clone();
+        if skip_version_check() {
+            limits.check_cli_version = false;
+        }
         Ok(Host::new(
             config,
-            self.limits.clone(),
+            limits,
             Arc::new(capabilities),
             self.initialize_request(),
             transport,

@@ -191,6 +191,27 @@ impl fmt::Debug for Settings {
     }
 }
 
+/// Which system prompt a session runs with ([`Options::system_prompt`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum SystemPromptChoice {
+    /// An empty system prompt, the official SDKs' default: the model gets
+    /// the tools and the conversation, not Claude Code's instructions
+    /// (sent as `initialize.systemPrompt: [""]`, as the TypeScript SDK
+    /// does).
+    #[default]
+    Empty,
+    /// Claude Code's own system prompt (the SDKs' `claude_code` preset):
+    /// no `systemPrompt` is sent, so the CLI uses its own;
+    /// [`Options::append_system_prompt`] adds to it.
+    ClaudeCode,
+    /// A system prompt of your own, replacing Claude Code's (sent in
+    /// `initialize.systemPrompt`).
+    Custom(SystemPrompt),
+    /// The system prompt in this file (`--system-prompt-file`).
+    File(PathBuf),
+}
+
 /// Everything a user chooses about a session: what reaches the CLI as a flag
 /// or an environment variable ([`Options::command`]) and what it reads from
 /// the `initialize` request ([`Options::initialize_request`]: system prompt,
@@ -286,11 +307,14 @@ pub struct Options {
     /// as `--json-schema` and as `initialize.jsonSchema`, as the TypeScript
     /// SDK does; must be a JSON object.
     pub json_schema: Option<serde_json::Value>,
-    /// A custom system prompt replacing Claude Code's own (sent in
-    /// `initialize.systemPrompt`). `None` keeps Claude Code's prompt.
-    pub system_prompt: Option<SystemPrompt>,
+    /// Which system prompt the session runs with. The default, as in the
+    /// official SDKs, is an empty one ([`SystemPromptChoice::Empty`]): Claude
+    /// Code's own prompt is used only when asked for
+    /// ([`claude_code_system_prompt`](Self::claude_code_system_prompt)).
+    pub system_prompt: SystemPromptChoice,
     /// Text appended to the system prompt (sent in
-    /// `initialize.appendSystemPrompt`).
+    /// `initialize.appendSystemPrompt`); with the Claude Code preset, this
+    /// is how to add to Claude Code's own prompt.
     pub append_system_prompt: Option<String>,
     /// Custom subagents the model can delegate to, by name (sent in
     /// `initialize.agents`). Unlike `agent`, which picks the agent the main
@@ -373,7 +397,7 @@ impl Default for Options {
             plugin_dirs: Vec::new(),
             no_session_persistence: false,
             json_schema: None,
-            system_prompt: None,
+            system_prompt: SystemPromptChoice::Empty,
             append_system_prompt: None,
             agents: BTreeMap::new(),
             betas: Vec::new(),
@@ -774,9 +798,24 @@ impl Options {
         self
     }
 
-    /// Sets `system_prompt`: a string (one block) or a list of blocks.
+    /// A custom system prompt: a string (one block) or a list of blocks
+    /// ([`SystemPromptChoice::Custom`]).
     pub fn system_prompt(mut self, prompt: impl Into<SystemPrompt>) -> Self {
-        self.system_prompt = Some(prompt.into());
+        self.system_prompt = SystemPromptChoice::Custom(prompt.into());
+        self
+    }
+
+    /// Claude Code's own system prompt (the `claude_code` preset of the
+    /// official SDKs), with [`append_system_prompt`](Self::append_system_prompt)
+    /// added to it if set.
+    pub fn claude_code_system_prompt(mut self) -> Self {
+        self.system_prompt = SystemPromptChoice::ClaudeCode;
+        self
+    }
+
+    /// The system prompt read from a file (`--system-prompt-file`).
+    pub fn system_prompt_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.system_prompt = SystemPromptChoice::File(path.into());
         self
     }
 
@@ -921,8 +960,14 @@ impl Options {
     /// replaces the request's, an agent defined here replaces the request's
     /// agent of the same name, and fields unset here are left alone.
     pub fn fill_initialize(&self, request: &mut InitializeRequest) {
-        if let Some(prompt) = &self.system_prompt {
-            request.system_prompt = Some(prompt.clone());
+        match &self.system_prompt {
+            SystemPromptChoice::Empty => {
+                request.system_prompt = Some(SystemPrompt::Blocks(vec![String::new()]));
+            }
+            SystemPromptChoice::Custom(prompt) => request.system_prompt = Some(prompt.clone()),
+            SystemPromptChoice::ClaudeCode | SystemPromptChoice::File(_) => {
+                request.system_prompt = None;
+            }
         }
         if let Some(text) = &self.append_system_prompt {
             request.append_system_prompt = Some(text.clone());
@@ -1063,6 +1108,9 @@ impl Options {
         }
         if let Some(schema) = &self.json_schema {
             a.value("json-schema", schema.to_string());
+        }
+        if let SystemPromptChoice::File(path) = &self.system_prompt {
+            a.value("system-prompt-file", path);
         }
         if let Some(path) = &self.debug_file {
             a.value("debug-file", path);
@@ -1785,11 +1833,36 @@ mod tests {
                 }}
             })
         );
-        // Nothing set, nothing sent.
+        // By default, as in the official SDKs, an empty system prompt and
+        // nothing else.
         assert_eq!(
-            Options::new().initialize_request(),
-            InitializeRequest::default()
+            serde_json::to_value(Options::new().initialize_request()).unwrap(),
+            json!({"systemPrompt": [""]})
         );
+    }
+
+    #[test]
+    fn system_prompt_choices() {
+        let init = |options: Options| serde_json::to_value(options.initialize_request()).unwrap();
+        // Claude Code's own prompt: nothing sent (so the CLI uses it), with
+        // an addition if asked.
+        assert_eq!(init(Options::new().claude_code_system_prompt()), json!({}));
+        assert_eq!(
+            init(
+                Options::new()
+                    .claude_code_system_prompt()
+                    .append_system_prompt("Be brief.")
+            ),
+            json!({"appendSystemPrompt": "Be brief."})
+        );
+        // A file: a flag, nothing in initialize.
+        let options = Options::new().system_prompt_file("/etc/prompt.md");
+        assert_eq!(init(options.clone()), json!({}));
+        assert!(argv(&options.command().unwrap()).contains(&"--system-prompt-file=/etc/prompt.md".to_owned()));
+        // The escape hatch's prompt is replaced by the choice made here.
+        let mut request = InitializeRequest::new().with_system_prompt("hatch");
+        Options::new().claude_code_system_prompt().fill_initialize(&mut request);
+        assert_eq!(request.system_prompt, None);
     }
 
     #[test]

@@ -80,6 +80,9 @@ pub enum HookBehaviour {
     Context(String),
     /// Panic.
     Panic,
+    /// Fail (an error answer), registered with `on_failure: block`: the CLI
+    /// must then block what the hook guards.
+    FailClosed,
     /// A typed `PreToolUse` hook (an `async fn` for the async adapters, a
     /// plain `fn` for blocking) that reads the event's own input and
     /// denies with [`TypedGuard::reason`] of it.
@@ -673,6 +676,43 @@ pub fn tools_change_while_running<H: Harness>(fake: PathBuf) {
         Err(Error::UnknownMcpServer { name }) => assert_eq!(name, "nope"),
         other => panic!("expected UnknownMcpServer, got {other:?}"),
     }
+    must("close", s.close());
+}
+
+/// Hooks registered to block on failure, and a CLI whose `initialize`
+/// answer does not say it honours `on_failure`: the session is refused
+/// before the prompt sent meanwhile reaches the CLI, and says why.
+pub fn blocking_hooks_refused<H: Harness>(fake: PathBuf) {
+    let mut spec =
+        Spec::new(fake, "hooks").env("FAKE_CLAUDE_INIT_DROP", "hook_on_failure_supported");
+    spec.hooks = vec![Hook {
+        event: "PreToolUse",
+        matcher: Some("Bash"),
+        behaviour: HookBehaviour::FailClosed,
+    }];
+    let mut s = must("start", H::start(spec));
+    // Sent before the answer: held, then dropped.
+    must("send", s.send_text("go"));
+    match s.initialization() {
+        Err(Error::HooksNotHonoured { reason }) => {
+            assert!(reason.contains("on_failure"), "{reason}");
+        }
+        other => panic!("expected HooksNotHonoured, got {other:?}"),
+    }
+    while let Some(event) = s.next_event() {
+        if let Observed::Message(m) = event {
+            assert!(
+                *m.message_type() != MessageType::Result,
+                "the held prompt reached the CLI and was answered"
+            );
+        }
+    }
+    let error = s.send_text("again").expect_err("the session has ended");
+    let ended = error.ended().expect("an end");
+    assert_eq!(
+        ended.reason(),
+        claude_proto_host::EndReason::HooksNotHonoured
+    );
     must("close", s.close());
 }
 
@@ -1442,7 +1482,7 @@ macro_rules! conformance_suite {
             single_turn, multi_turn, prompt_before_initialize, permission_allow,
             permission_updated_input, permission_deny, permission_deny_interrupt,
             permission_handler_failure, hook_routing, hook_failure, mcp_round_trip,
-            typed_hook_denies_bash, typed_tool_round_trip, tools_change_while_running,
+            typed_hook_denies_bash, typed_tool_round_trip, tools_change_while_running, blocking_hooks_refused,
             interrupt_mid_turn, cancel_stops_handler, control_request_timeout,
             exit_mid_turn, exit_before_initialize, garbage_lines,
             flood_with_slow_consumer, stderr_flood, many_concurrent_sessions,

@@ -470,6 +470,12 @@ impl Cli {
                 "current_permission_mode".into(),
                 json!(self.permission_mode.clone()),
             );
+            // Plays an older CLI: these answer fields are left out.
+            if let Ok(names) = std::env::var("FAKE_CLAUDE_INIT_DROP") {
+                for name in names.split(',') {
+                    map.remove(name);
+                }
+            }
         }
         let line = json!({
             "type": "control_response",

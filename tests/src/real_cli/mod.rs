@@ -582,7 +582,8 @@ pub fn single_turn<H: RealHarness>() {
     assert_eq!(out[1]["type"], "user");
 }
 
-/// The CLI runs our session as an SDK session: the `initialize` answer lists
+/// The CLI runs our session as an SDK session, and its version is the one
+/// this release is tested with (no version warning): the `initialize` answer lists
 /// the same agents and commands as under the Python SDK's entrypoint (no
 /// `claude-code-guide` agent, which other entrypoints get), and the model
 /// requests name the library in their `User-Agent`.
@@ -598,9 +599,21 @@ pub fn sdk_entrypoint<H: RealHarness>() {
     let mut spec = peer.spec();
     spec.transcript = None;
     let mut ours = start::<H>(spec);
-    let (agents, commands) = names(&must("initialize", ours.initialization()));
+    let init = must("initialize", ours.initialization());
+    let (agents, commands) = names(&init);
+    // The pinned CLI is the version this release is tested with: no
+    // version warning.
+    assert_eq!(
+        init.claude_code_version.as_deref(),
+        Some(claude_proto::version::TESTED_CLI_VERSION)
+    );
     let t = query(&mut *ours, "Say hi");
     assert_eq!(t.text, "Hi.");
+    assert!(
+        !t.other.iter().any(|o| format!("{o:?}").contains("CliVersion")),
+        "{:?}",
+        t.other
+    );
     must("close", ours.close());
 
     let mut spec = peer.spec();
@@ -626,6 +639,35 @@ pub fn sdk_entrypoint<H: RealHarness>() {
         )),
         "{agent}"
     );
+}
+
+/// The system prompt is empty by default, as in the official SDKs; Claude
+/// Code's own prompt comes only when asked for, with an addition if given.
+pub fn system_prompt_default_is_empty<H: RealHarness>() {
+    let Some(peer) = Peer::new(|_| Reply::text("ok")) else {
+        return;
+    };
+    let system_of = |options: Options| {
+        let mut spec = peer.spec();
+        spec.transcript = None;
+        spec.options = options;
+        let mut s = start::<H>(spec);
+        assert_eq!(query(&mut *s, "hi").text, "ok");
+        must("close", s.close());
+        let requests = peer.server.messages_requests();
+        requests[requests.len() - 1].body["system"].to_string()
+    };
+    let empty = system_of(peer.spec().options);
+    let preset = system_of(
+        peer.spec()
+            .options
+            .claude_code_system_prompt()
+            .append_system_prompt("Appended-by-the-test."),
+    );
+    assert!(!empty.contains("Claude Code"), "{empty}");
+    assert!(preset.contains("Claude Code"), "the preset has Claude Code's prompt");
+    assert!(preset.contains("Appended-by-the-test."));
+    assert!(preset.len() > empty.len() + 1000, "{} vs {}", preset.len(), empty.len());
 }
 
 /// The adapter's own spawn path (no tee): a turn and a clean exit report.
@@ -917,6 +959,39 @@ pub fn mcp_tool_added_while_running<H: RealHarness>() {
     assert_eq!(tool_result_text(&block), "6", "{block}");
     assert_ne!(block["is_error"], true, "{block}");
     must("close", s.close());
+}
+
+/// A `PreToolUse` hook registered to block on failure: the session starts
+/// (CLI 2.1.330 confirms it honours `on_failure`, so the held prompt goes
+/// out), the hook fails, and the CLI blocks the tool instead of running it.
+pub fn blocking_hook_fails_closed<H: RealHarness>() {
+    let Some(peer) = Peer::new(tool_then_text(
+        "Bash",
+        json!({"command": "echo ran > ran.txt", "description": "write a file"}),
+        "Done.",
+    )) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.options = spec.options.allowed_tools(["Bash"]);
+    spec.hooks = vec![HookRule {
+        event: "PreToolUse",
+        matcher: Some("Bash"),
+        behaviour: crate::conformance::HookBehaviour::FailClosed,
+    }];
+    let calls = spec.calls.clone();
+    let transcript = spec.transcript.clone();
+    let mut s = start::<H>(spec);
+    let init = must("initialize", s.initialization());
+    assert_eq!(init.hook_on_failure_supported, Some(true));
+    let t = query(&mut *s, "Write the file");
+    assert_eq!(t.text, "Done.");
+    assert_eq!(calls.of("PreToolUse").len(), 1, "the hook ran once");
+    let requests = peer.server.messages_requests();
+    let block = last_tool_result(&requests[requests.len() - 1]);
+    assert_eq!(block["is_error"], true, "the tool was not blocked: {block}");
+    assert!(!peer.cwd().join("ran.txt").exists(), "Bash ran");
+    peer.finish(s, transcript, "e2e_blocking_hook");
 }
 
 /// An interrupt while the answer streams slowly ends the turn with
@@ -1221,10 +1296,11 @@ pub fn resume_session<H: RealHarness>() {
 macro_rules! real_cli_suite {
     ($harness:ty) => {
         $crate::real_cli_suite!(@tests $harness;
-            single_turn, single_turn_spawned, sdk_entrypoint, multi_turn_with_set_model,
+            single_turn, single_turn_spawned, sdk_entrypoint, system_prompt_default_is_empty,
+            multi_turn_with_set_model,
             permission_deny_bash, permission_allow_write_updated_input,
             pre_tool_use_hook_blocks, post_tool_use_hook_sees_response, mcp_tool,
-            mcp_tool_added_while_running,
+            mcp_tool_added_while_running, blocking_hook_fails_closed,
             interrupt_slow_stream, interrupt_pending_permission, partial_messages,
             api_error, killed_mid_turn, resume_session);
     };
