@@ -323,8 +323,12 @@ pub struct Host<W> {
     stdin: Stdin,
     stdout_open: bool,
     /// Bytes read from stdout but not yet given to the core because a
-    /// budget was spent mid-read: at most one read's worth.
+    /// budget was spent mid-read: at most one read's worth. The first
+    /// `held_pos` of them have been given since: they are dropped once all
+    /// are, not after each line (moving the rest down a line at a time
+    /// copied most of a read once per line).
     held_input: Vec<u8>,
+    held_pos: usize,
     stderr_open: bool,
     stderr_tail: StderrTail,
     events: EventQueue,
@@ -399,6 +403,7 @@ impl<W> Host<W> {
             stdin: Stdin::Open,
             stdout_open: true,
             held_input: Vec::new(),
+            held_pos: 0,
             stderr_open: transport == Transport::Process,
             events: EventQueue::default(),
             outputs,
@@ -479,10 +484,14 @@ impl<W> Host<W> {
         if self.state == State::Ended {
             return;
         }
-        if self.held_input.is_empty() {
+        if self.held().is_empty() {
             let fed = self.feed(bytes);
+            self.held_input.clear();
+            self.held_pos = 0;
             self.held_input.extend_from_slice(&bytes[fed..]);
         } else {
+            self.held_input.drain(..self.held_pos);
+            self.held_pos = 0;
             self.held_input.extend_from_slice(bytes);
             self.feed_held();
         }
@@ -740,7 +749,7 @@ impl<W> Host<W> {
     /// and unwritten budgets have room (after the exit, what is left in
     /// the pipe is read regardless, up to twice the budget).
     pub fn wants_stdout(&self) -> bool {
-        self.stdout_open && self.held_input.is_empty() && self.may_read()
+        self.stdout_open && self.held().is_empty() && self.may_read()
     }
 
     /// `true` while stderr should be read (always while it is open: a full
@@ -767,16 +776,21 @@ impl<W> Host<W> {
     }
 
     /// Gives `bytes` to the core a line at a time while the budgets allow;
-    /// returns how many bytes it took.
+    /// returns how many bytes it took. The core finds where each line
+    /// ends, so every byte is searched for a newline once.
     fn feed(&mut self, bytes: &[u8]) -> usize {
         let mut rest = bytes;
         while !rest.is_empty() && self.may_read() {
-            let end = claude_proto::find_newline(rest).map_or(rest.len(), |at| at + 1);
-            self.session.handle_input(&rest[..end]);
+            let taken = self.session.handle_input_line(rest);
             self.pump();
-            rest = &rest[end..];
+            rest = &rest[taken..];
         }
         bytes.len() - rest.len()
+    }
+
+    /// The held stdout bytes not yet given to the core.
+    fn held(&self) -> &[u8] {
+        &self.held_input[self.held_pos..]
     }
 
     /// Starts (or stops) watching for a CLI that reads nothing while the
@@ -794,13 +808,17 @@ impl<W> Host<W> {
 
     /// Feeds held stdout bytes if the budgets now allow.
     fn feed_held(&mut self) {
-        if self.held_input.is_empty() || !self.may_read() {
+        if self.held().is_empty() || !self.may_read() {
             return;
         }
         let held = std::mem::take(&mut self.held_input);
-        let fed = self.feed(&held);
+        let fed = self.feed(&held[self.held_pos..]);
         self.held_input = held;
-        self.held_input.drain(..fed);
+        self.held_pos += fed;
+        if self.held_pos == self.held_input.len() {
+            self.held_input.clear();
+            self.held_pos = 0;
+        }
     }
 
     /// The budget that keeps stdout from being read, if one does: what a
@@ -1172,7 +1190,8 @@ impl<W> Host<W> {
         // What was read but held back is the CLI's last word: it goes to the
         // user whatever the budget (it is one read at most).
         let held = std::mem::take(&mut self.held_input);
-        self.session.handle_input(&held);
+        self.session.handle_input(&held[self.held_pos..]);
+        self.held_pos = 0;
         self.session.handle_eof();
         self.pump();
         for id in self.jobs.drain() {

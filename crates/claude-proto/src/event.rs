@@ -88,6 +88,13 @@ pub enum RefusalReason {
 /// the typed view on demand, so a program that only forwards or filters
 /// lines never pays for a full parse; [`Message::as_bytes`] is the line
 /// exactly as the CLI wrote it.
+///
+/// The line is a slice of a 64 KiB buffer that the session fills with the
+/// message lines it reads one after another (a line longer than that gets
+/// a buffer of its own): an allocation per line cost the adapters more
+/// than anything else above the decoding. The buffer lives as long as any
+/// message in it, so to keep a few messages for long, keep
+/// [`detached`](Message::detached) copies of them.
 #[derive(Clone)]
 pub struct Message {
     pub(crate) line: Bytes,
@@ -133,6 +140,40 @@ impl Message {
                 source,
             }
         })
+    }
+
+    /// The line's top-level `session_id` string, if it has one, read
+    /// without decoding the rest of the line (as [`parse`](Self::parse)
+    /// does: much slower for a large `system/init`). A line this cannot
+    /// read that way (a duplicate key, an escaped lone surrogate) is
+    /// parsed whole instead.
+    pub fn session_id(&self) -> Option<String> {
+        #[derive(serde::Deserialize)]
+        struct Only {
+            session_id: Option<serde_json::Value>,
+        }
+        match serde_json::from_slice::<Only>(&self.line) {
+            Ok(Only {
+                session_id: Some(id),
+            }) => match id {
+                serde_json::Value::String(id) => Some(id),
+                _ => None,
+            },
+            Ok(_) => None,
+            Err(_) => Some(self.parse().ok()?.session_id()?.to_owned()),
+        }
+    }
+
+    /// This message with a buffer of its own: keep this instead of the
+    /// message itself when you keep a few messages for long, so they do
+    /// not keep the session's shared line buffers (up to 64 KiB each)
+    /// alive.
+    #[must_use]
+    pub fn detached(&self) -> Message {
+        Message {
+            line: Bytes::copy_from_slice(&self.line),
+            ..self.clone()
+        }
     }
 
     /// Deserializes the line into any type of yours.

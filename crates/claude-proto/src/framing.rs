@@ -50,44 +50,51 @@ impl LineSplitter {
     /// Feeds bytes; calls `sink` for each complete line or over-long line.
     pub(crate) fn push(&mut self, mut input: &[u8], sink: &mut impl FnMut(Frame<'_>)) {
         while !input.is_empty() {
-            let newline = find_newline(input);
-            if self.discarding {
-                match newline {
-                    Some(pos) => {
-                        self.discarding = false;
-                        input = &input[pos + 1..];
-                    }
-                    None => return,
-                }
-                continue;
-            }
-            match newline {
+            let taken = self.push_line(input, sink);
+            input = &input[taken..];
+        }
+    }
+
+    /// Feeds `input` up to and including its first newline (all of it if
+    /// it has none) and returns how many bytes that is: at least one unless
+    /// `input` is empty. Calls `sink` at most once, for the line (or the
+    /// over-long line) that newline ends. For callers that stop between
+    /// lines, so each byte is still searched for a newline only once.
+    pub(crate) fn push_line(&mut self, input: &[u8], sink: &mut impl FnMut(Frame<'_>)) -> usize {
+        let newline = find_newline(input);
+        if self.discarding {
+            return match newline {
                 Some(pos) => {
-                    let (head, rest) = (&input[..pos], &input[pos + 1..]);
-                    input = rest;
-                    if self.partial.len() + head.len() > self.max_line {
-                        // Crossed the limit in this chunk; its newline is
-                        // here too, so there is nothing left to skip.
-                        self.report_too_long(head, sink);
-                        self.discarding = false;
-                        continue;
-                    }
-                    if self.partial.is_empty() {
-                        emit_line(head, sink);
-                    } else {
-                        self.partial.extend_from_slice(head);
-                        emit_line(&self.partial, sink);
-                        self.reset_partial();
-                    }
+                    self.discarding = false;
+                    pos + 1
                 }
-                None => {
-                    if self.partial.len() + input.len() > self.max_line {
-                        self.report_too_long(input, sink);
-                    } else {
-                        self.partial.extend_from_slice(input);
-                    }
-                    return;
+                None => input.len(),
+            };
+        }
+        match newline {
+            Some(pos) => {
+                let head = &input[..pos];
+                if self.partial.len() + head.len() > self.max_line {
+                    // Crossed the limit in this chunk; its newline is
+                    // here too, so there is nothing left to skip.
+                    self.report_too_long(head, sink);
+                    self.discarding = false;
+                } else if self.partial.is_empty() {
+                    emit_line(head, sink);
+                } else {
+                    self.partial.extend_from_slice(head);
+                    emit_line(&self.partial, sink);
+                    self.reset_partial();
                 }
+                pos + 1
+            }
+            None => {
+                if self.partial.len() + input.len() > self.max_line {
+                    self.report_too_long(input, sink);
+                } else {
+                    self.partial.extend_from_slice(input);
+                }
+                input.len()
             }
         }
     }
@@ -132,9 +139,10 @@ fn emit_line(line: &[u8], sink: &mut impl FnMut(Frame<'_>)) {
     sink(Frame::Line(line));
 }
 
-/// Position of the first `\n` in `haystack`, eight bytes at a time: for
-/// callers that feed [`Session::handle_input`](crate::Session::handle_input)
-/// a line at a time (to stop between lines when a budget is spent).
+/// Position of the first `\n` in `haystack`, eight bytes at a time. (To
+/// feed a session a line at a time, use
+/// [`Session::handle_input_line`](crate::Session::handle_input_line): it
+/// finds the line's end itself, so the bytes are searched once.)
 ///
 /// A word-at-a-time scan instead of a per-byte loop: lines of tool output
 /// are long, and this runs over every byte the CLI writes.
@@ -210,6 +218,40 @@ mod tests {
                 assert_eq!(out, whole, "split at {i},{j}");
                 assert!(rest.is_empty());
             }
+        }
+    }
+
+    #[test]
+    fn a_line_at_a_time_gives_the_same_frames() {
+        let data: &[u8] = b"ok\n0123456789\r\n\n  \nnext\r\n012345678\nz";
+        for split in 0..=data.len() {
+            let (whole, whole_rest) = run(5, &[&data[..split], &data[split..]]);
+            let mut s = LineSplitter::new(5, 4);
+            let mut out = Vec::new();
+            for chunk in [&data[..split], &data[split..]] {
+                let mut rest = chunk;
+                while !rest.is_empty() {
+                    let mut frames = 0;
+                    let taken = s.push_line(rest, &mut |f| {
+                        frames += 1;
+                        out.push(match f {
+                            Frame::Line(l) => Out::Line(l.to_vec()),
+                            Frame::TooLong { prefix } => Out::TooLong(prefix.to_vec()),
+                        });
+                    });
+                    assert!(taken > 0 && frames <= 1);
+                    // Only the bytes up to the first newline are taken.
+                    assert_eq!(find_newline(&rest[..taken - 1]), None);
+                    rest = &rest[taken..];
+                }
+            }
+            let mut rest = Vec::new();
+            s.finish(&mut |f| {
+                if let Frame::Line(l) = f {
+                    rest = l.to_vec();
+                }
+            });
+            assert_eq!((out, rest), (whole, whole_rest), "split at {split}");
         }
     }
 

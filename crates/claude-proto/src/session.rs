@@ -3,7 +3,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use serde::Serialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
@@ -53,6 +53,7 @@ use crate::reply::Reply;
 pub struct Session {
     config: Config,
     splitter: LineSplitter,
+    message_lines: LineArena,
     events: VecDeque<Event>,
     transmit: Vec<u8>,
     outgoing: HashMap<u64, Outgoing>,
@@ -102,6 +103,35 @@ fn parse_cli_request(body: &str) -> Result<CliRequest, serde_json::Error> {
     }
 }
 
+/// Bytes per buffer of [`LineArena`].
+const ARENA_BYTES: usize = 64 * 1024;
+
+/// Where message lines are copied: one buffer for many lines, each line a
+/// [`Bytes`] slice of it, instead of one allocation per line. Freeing
+/// those one by one, long after (behind the adapters' read-ahead) and
+/// often on another thread, was the allocator's large share of the
+/// end-to-end profile. Only message lines go in, in order, so a buffer is
+/// all message bytes: what holds messages holds at most one buffer more
+/// than their bytes at either end of them. A buffer is freed once the
+/// last message in it is; one message kept alone keeps its whole buffer
+/// (at most [`ARENA_BYTES`], or its own line if longer).
+#[derive(Debug, Default)]
+struct LineArena {
+    /// The unused rest of the current buffer.
+    free: BytesMut,
+}
+
+impl LineArena {
+    fn copy(&mut self, line: &[u8]) -> Bytes {
+        if self.free.capacity() < line.len() {
+            // A new buffer; the old one goes with the last message in it.
+            self.free = BytesMut::with_capacity(line.len().max(ARENA_BYTES));
+        }
+        self.free.extend_from_slice(line);
+        self.free.split().freeze()
+    }
+}
+
 impl Session {
     /// A new session with the given limits. Nothing is written until a
     /// command is given; call [`initialize`](Self::initialize) first to
@@ -111,6 +141,7 @@ impl Session {
         Self {
             config,
             splitter,
+            message_lines: LineArena::default(),
             events: VecDeque::new(),
             transmit: Vec::new(),
             outgoing: HashMap::new(),
@@ -145,6 +176,25 @@ impl Session {
         let mut splitter = std::mem::replace(&mut self.splitter, LineSplitter::new(0, 0));
         splitter.push(bytes, &mut |frame| self.handle_frame(frame, false));
         self.splitter = splitter;
+    }
+
+    /// [`handle_input`](Self::handle_input) for the bytes of `bytes` up to
+    /// and including its first newline (all of them if it has none);
+    /// returns how many that is, at least one unless `bytes` is empty.
+    ///
+    /// For callers that stop between lines (to check a budget after each
+    /// one): calling this until the bytes are used up gives the same
+    /// events as one `handle_input`, and searches each byte for a newline
+    /// once, where finding the line first with
+    /// [`find_newline`](crate::find_newline) searches it twice.
+    pub fn handle_input_line(&mut self, bytes: &[u8]) -> usize {
+        if self.output_ended {
+            return bytes.len();
+        }
+        let mut splitter = std::mem::replace(&mut self.splitter, LineSplitter::new(0, 0));
+        let taken = splitter.push_line(bytes, &mut |frame| self.handle_frame(frame, false));
+        self.splitter = splitter;
+        taken
     }
 
     /// The CLI's stdout is closed (the process exited or the stream ended).
@@ -659,7 +709,7 @@ impl Session {
             MessageType::ControlResponse => self.handle_control_response(&envelope, line),
             MessageType::ControlCancelRequest => self.handle_cancel(&envelope, line),
             _ => self.events.push_back(Event::Message(Message {
-                line: Bytes::copy_from_slice(line),
+                line: self.message_lines.copy(line),
                 message_type,
                 subtype: envelope.subtype.map(|s| s.into_owned().into_boxed_str()),
             })),

@@ -1,0 +1,109 @@
+//! Feeding a line at a time (`Session::handle_input_line`) gives what one
+//! `handle_input` gives, and `Message::session_id` (which reads only that
+//! field) agrees with the full parse.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail loudly by design
+
+use claude_proto::model::MessageType;
+use claude_proto::{Config, Event, Message, Session};
+
+fn messages(session: &mut Session) -> Vec<Message> {
+    std::iter::from_fn(|| session.poll_event())
+        .filter_map(|event| match event {
+            Event::Message(message) => Some(message),
+            _ => None,
+        })
+        .collect()
+}
+
+fn fixtures() -> Vec<u8> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+    let mut all = Vec::new();
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "ndjson"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        all.extend(std::fs::read(path).unwrap());
+    }
+    all
+}
+
+#[test]
+fn a_line_at_a_time_gives_the_same_messages() {
+    let mut input = fixtures();
+    // Lines longer than the arena's buffers, and one cut by the end.
+    let big = format!(
+        "{{\"type\":\"user\",\"text\":\"{}\"}}\n",
+        "x".repeat(200_000)
+    );
+    input.extend(big.as_bytes());
+    input.extend(b"{\"type\":\"assistant\",\"n\":1}\n\n{\"type\":\"user\"");
+    let mut whole = Session::new(Config::default());
+    whole.handle_input(&input);
+    let expected = messages(&mut whole);
+    for chunk in [1, 7, 4096, 64 * 1024] {
+        let mut session = Session::new(Config::default());
+        let mut got = Vec::new();
+        for read in input.chunks(chunk) {
+            let mut rest = read;
+            while !rest.is_empty() {
+                let taken = session.handle_input_line(rest);
+                assert!(taken > 0);
+                rest = &rest[taken..];
+                got.extend(messages(&mut session));
+            }
+        }
+        assert_eq!(got.len(), expected.len(), "chunk {chunk}");
+        for (got, expected) in got.iter().zip(&expected) {
+            assert_eq!(got.as_bytes(), expected.as_bytes(), "chunk {chunk}");
+        }
+    }
+}
+
+#[test]
+fn session_id_agrees_with_the_full_parse() {
+    let mut input = fixtures();
+    for line in [
+        r#"{"type":"result","subtype":"success","session_id":7}"#,
+        r#"{"type":"result","subtype":"success","session_id":"a","session_id":"b"}"#,
+        r#"{"type":"system","subtype":"init","session_id":"s\ud800x"}"#,
+        r#"{"type":"system","subtype":"init"}"#,
+        r#"{"type":"result","session_id":null}"#,
+        r#"{"type":"user","session_id":"u"}"#,
+    ] {
+        input.extend(line.as_bytes());
+        input.push(b'\n');
+    }
+    let mut session = Session::new(Config::default());
+    session.handle_input(&input);
+    let all = messages(&mut session);
+    assert!(all.len() > 100);
+    for message in all {
+        if *message.message_type() == MessageType::KeepAlive {
+            continue; // typed without its id
+        }
+        let parsed = message.parse().unwrap();
+        assert_eq!(
+            message.session_id().as_deref(),
+            parsed.session_id(),
+            "{}",
+            String::from_utf8_lossy(message.as_bytes())
+        );
+    }
+}
+
+/// A detached message has the same bytes and type, in a buffer of its own.
+#[test]
+fn a_detached_message_is_the_same_message() {
+    let mut session = Session::new(Config::default());
+    session.handle_input(b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s1\"}\n{\"type\":\"result\",\"session_id\":\"s1\"}\n");
+    for message in messages(&mut session) {
+        let detached = message.detached();
+        assert_eq!(detached.as_bytes(), message.as_bytes());
+        assert_eq!(detached.message_type(), message.message_type());
+        assert_ne!(detached.as_bytes().as_ptr(), message.as_bytes().as_ptr());
+        assert_eq!(detached.session_id().as_deref(), Some("s1"));
+    }
+}
