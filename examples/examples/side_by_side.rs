@@ -30,10 +30,8 @@ use claude_proto_tests::model_server::ApiRequest;
 // side-by-side: begin
 use std::io::Write;
 
-use claude_proto_tokio::claude_proto::dispatch::ToolArgs;
-use claude_proto_tokio::claude_proto::model::hooks::{PreToolUse, PreToolUseOutput};
 use claude_proto_tokio::prelude::*;
-use serde_json::{Value, json};
+use serde_json::json;
 
 #[derive(serde::Deserialize)]
 struct Add {
@@ -42,7 +40,7 @@ struct Add {
 }
 
 impl ToolArgs for Add {
-    fn schema() -> Value {
+    fn schema() -> Json {
         json!({"type": "object", "required": ["a", "b"],
             "properties": {"a": {"type": "number"}, "b": {"type": "number"}}})
     }

@@ -172,19 +172,17 @@ pub async fn query(prompt: impl Into<String>, options: Options) -> Result<Turn, 
 /// What a typical program needs, in one import: `use claude_proto_async_std::prelude::*;`.
 ///
 /// The session ([`Claude`], [`Controller`], [`ClaudeBuilder`],
-/// [`TurnStream`], [`Turn`]), what it reads ([`Event`], [`Message`]), how
-/// it is configured ([`Options`], [`PermissionMode`](prelude::PermissionMode)),
-/// what handlers take and return ([`PermissionResult`](prelude::PermissionResult),
-/// [`HookEvent`](prelude::HookEvent), [`HookOptions`], [`McpServer`],
-/// [`ToolOutput`], [`HandlerError`]) and the errors ([`Error`],
-/// [`SpawnError`]). The one-shot [`query`] is left out, to keep the name
-/// free; call it by its path.
+/// [`TurnStream`]), in-process tools ([`McpServer`], [`Tool`]),
+/// and the part every adapter shares
+/// ([`claude_proto_async::prelude`]): configuration (`Options`,
+/// `PermissionMode`, `Configure`, `HookOptions`), what handlers take and
+/// return (`PermissionResult`, `ToolArgs`, `ToolOutput`, `ToolInput`,
+/// `HandlerError`, `with_state`, the `PreToolUse`/`PostToolUse` hook types,
+/// `Json`), what a session hands over (`Event`, `Message`, `Turn`) and the
+/// errors (`Error`, `SpawnError`). The one-shot [`query`] is left out, to
+/// keep the name free; call it by its path.
 pub mod prelude {
-    pub use crate::claude_proto::model::hooks::HookEvent;
-    pub use crate::claude_proto::model::permission::{PermissionMode, PermissionResult};
-    pub use crate::{
-        Claude, ClaudeBuilder, Configure, Controller, Error, Event, HandlerError, HookOptions,
-        McpServer, Message, Options, SpawnError, ToolOutput, Turn, TurnStream,
-    };
-    pub use crate::{Tool, with_state};
+    pub use claude_proto_async::prelude::*;
+
+    pub use crate::{Claude, ClaudeBuilder, Controller, McpServer, Tool, TurnStream};
 }

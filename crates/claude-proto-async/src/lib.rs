@@ -78,3 +78,13 @@ pub use claude_proto_host::{
     Turn, TurnId,
 };
 pub use claude_proto_process::{Configure, HookOptions, ShutdownPolicy};
+
+/// What a typical program needs, in one import, for a runtime of your own:
+/// `use claude_proto_async::prelude::*;`. The adapters' preludes
+/// (`claude_proto_tokio::prelude`, ...) are this with their runtime filled
+/// in.
+pub mod prelude {
+    pub use claude_proto_process::prelude::*;
+
+    pub use crate::{Claude, ClaudeBuilder, Controller, McpServer, Tool, TurnStream};
+}

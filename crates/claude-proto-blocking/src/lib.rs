@@ -135,24 +135,21 @@ pub use claude_proto_host::{
 pub use claude_proto_process::{Configure, HookOptions, ShutdownPolicy};
 
 /// What a typical program needs, in one import:
-/// `use claude_proto_blocking::prelude::*;`.
 ///
 /// The session ([`Claude`], [`Controller`], [`ClaudeBuilder`],
-/// [`TurnStream`], [`Turn`]), what it reads ([`Event`], [`Message`]), how
-/// it is configured ([`Options`], [`PermissionMode`](prelude::PermissionMode)),
-/// what handlers take and return ([`PermissionResult`](prelude::PermissionResult),
-/// [`HookEvent`](prelude::HookEvent), [`HookOptions`], [`McpServer`],
-/// [`ToolOutput`], [`HandlerError`], [`CancelToken`]) and the errors
-/// ([`Error`], [`SpawnError`]). The one-shot [`query`] is left out, to
+/// [`TurnStream`]), [`CancelToken`], in-process tools ([`McpServer`], [`Tool`]),
+/// and the part every adapter shares
+/// ([`claude_proto_process::prelude`]): configuration (`Options`,
+/// `PermissionMode`, `Configure`, `HookOptions`), what handlers take and
+/// return (`PermissionResult`, `ToolArgs`, `ToolOutput`, `ToolInput`,
+/// `HandlerError`, `with_state`, the `PreToolUse`/`PostToolUse` hook types,
+/// `Json`), what a session hands over (`Event`, `Message`, `Turn`) and the
+/// errors (`Error`, `SpawnError`). The one-shot [`query`] is left out, to
 /// keep the name free; call it by its path.
 pub mod prelude {
-    pub use crate::{
-        CancelToken, Claude, ClaudeBuilder, Configure, Controller, Error, Event, HandlerError,
-        HookOptions, McpServer, Message, Options, SpawnError, ToolOutput, Turn, TurnStream,
-    };
-    pub use crate::{Tool, with_state};
-    pub use claude_proto::model::hooks::HookEvent;
-    pub use claude_proto::model::permission::{PermissionMode, PermissionResult};
+    pub use claude_proto_process::prelude::*;
+
+    pub use crate::{CancelToken, Claude, ClaudeBuilder, Controller, McpServer, Tool, TurnStream};
 }
 pub use claude_proto::dispatch::{IntoHandlerResult, IntoToolResult, ToolArgs};
 pub use claude_proto::model::hooks::{Hook, IntoHookOutput};

@@ -22,6 +22,8 @@ mod spawn;
 mod stderr;
 mod unwind;
 
+pub mod prelude;
+
 pub use command::{SystemLookup, build_command, locate_cli};
 pub use configure::Configure;
 pub use pipe::{PipeFd, Stop, StoppableRead, StoppableWrite, is_stopped};

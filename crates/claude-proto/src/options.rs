@@ -1858,10 +1858,15 @@ mod tests {
         // A file: a flag, nothing in initialize.
         let options = Options::new().system_prompt_file("/etc/prompt.md");
         assert_eq!(init(options.clone()), json!({}));
-        assert!(argv(&options.command().unwrap()).contains(&"--system-prompt-file=/etc/prompt.md".to_owned()));
+        assert!(
+            argv(&options.command().unwrap())
+                .contains(&"--system-prompt-file=/etc/prompt.md".to_owned())
+        );
         // The escape hatch's prompt is replaced by the choice made here.
         let mut request = InitializeRequest::new().with_system_prompt("hatch");
-        Options::new().claude_code_system_prompt().fill_initialize(&mut request);
+        Options::new()
+            .claude_code_system_prompt()
+            .fill_initialize(&mut request);
         assert_eq!(request.system_prompt, None);
     }
 

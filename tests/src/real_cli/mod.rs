@@ -610,7 +610,9 @@ pub fn sdk_entrypoint<H: RealHarness>() {
     let t = query(&mut *ours, "Say hi");
     assert_eq!(t.text, "Hi.");
     assert!(
-        !t.other.iter().any(|o| format!("{o:?}").contains("CliVersion")),
+        !t.other
+            .iter()
+            .any(|o| format!("{o:?}").contains("CliVersion")),
         "{:?}",
         t.other
     );
@@ -665,9 +667,17 @@ pub fn system_prompt_default_is_empty<H: RealHarness>() {
             .append_system_prompt("Appended-by-the-test."),
     );
     assert!(!empty.contains("Claude Code"), "{empty}");
-    assert!(preset.contains("Claude Code"), "the preset has Claude Code's prompt");
+    assert!(
+        preset.contains("Claude Code"),
+        "the preset has Claude Code's prompt"
+    );
     assert!(preset.contains("Appended-by-the-test."));
-    assert!(preset.len() > empty.len() + 1000, "{} vs {}", preset.len(), empty.len());
+    assert!(
+        preset.len() > empty.len() + 1000,
+        "{} vs {}",
+        preset.len(),
+        empty.len()
+    );
 }
 
 /// The adapter's own spawn path (no tee): a turn and a clean exit report.
