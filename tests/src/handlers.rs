@@ -183,6 +183,12 @@ macro_rules! register_spec_handlers {
         if spec.mcp_typed {
             builder = builder.mcp_server($crate::handlers::typed_calc_server());
         }
+        if spec.dialogs {
+            use $crate::conformance::Dialogs;
+            builder = builder
+                .on_elicitation(async |request| Dialogs::elicit(&request))
+                .on_user_dialog(Dialogs::KINDS, async |request| Dialogs::show(&request));
+        }
         if let Some(callback) = spec.on_stderr.clone() {
             builder =
                 $crate::handlers::Configure::on_stderr(builder, move |line| (callback.0)(line));

@@ -108,6 +108,12 @@ fn builder(spec: &Spec) -> ClaudeBuilder {
     if let Some(callback) = spec.on_stderr.clone() {
         builder = builder.on_stderr(move |line| (callback.0)(line));
     }
+    if spec.dialogs {
+        use claude_proto_tests::conformance::Dialogs;
+        builder = builder
+            .on_elicitation(|request| Dialogs::elicit(&request))
+            .on_user_dialog(Dialogs::KINDS, |request| Dialogs::show(&request));
+    }
     if spec.mcp_typed {
         builder = builder.mcp_server(McpServer::new("calc", "1.0.0").tool(
             "add",

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use claude_proto::dispatch::IntoHandlerResult;
 use claude_proto::model::hooks::{Hook, HookEvent, HookInput, HookOutput, IntoHookOutput};
-use claude_proto::model::incoming::CanUseTool;
+use claude_proto::model::incoming::{
+    CanUseTool, ElicitationRequest, ElicitationResult, UserDialogRequest, UserDialogResult,
+};
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
 use claude_proto_host::{Host, SpawnError, Transport};
@@ -218,6 +220,46 @@ impl<R: Runtime> ClaudeBuilder<R> {
         self.settings
             .handlers
             .add_hook_untyped(event, options, handler);
+        self
+    }
+
+    /// Answers elicitations: an MCP server (of the CLI's, or yours) asking
+    /// the user for input, in a form (`requested_schema`) or at a URL.
+    /// `handler` answers with an
+    /// [`ElicitationResult`](claude_proto::model::incoming::ElicitationResult)
+    /// (`accept(content)`, `decline()`, `cancel()`). Without one, every
+    /// elicitation is declined; if the handler fails or panics, it is
+    /// declined too. The future runs as a task of its own, as
+    /// [`on_permission`](Self::on_permission)'s does.
+    pub fn on_elicitation<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitationRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoHandlerResult<ElicitationResult>,
+    {
+        self.settings.handlers.set_elicitation(handler);
+        self
+    }
+
+    /// Shows the CLI's dialogs of these `kinds` (such as
+    /// `refusal_fallback_prompt`), which `initialize` then advertises
+    /// (`supportedDialogKinds`; nothing is advertised without a handler).
+    /// `handler` answers with a
+    /// [`UserDialogResult`](claude_proto::model::incoming::UserDialogResult)
+    /// (`completed(result)` or `cancelled()`); if it fails or panics, the
+    /// dialog is cancelled.
+    pub fn on_user_dialog<F, Fut>(
+        mut self,
+        kinds: impl IntoIterator<Item = impl Into<String>>,
+        handler: F,
+    ) -> Self
+    where
+        F: Fn(UserDialogRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoHandlerResult<UserDialogResult>,
+    {
+        let kinds = kinds.into_iter().map(Into::into).collect();
+        self.settings.handlers.set_user_dialog(kinds, handler);
         self
     }
 

@@ -58,6 +58,14 @@ fn call(handlers: &AsyncHandlers, job: &Job) -> Option<BoxFuture<Result<Outcome,
             let future = hook(input.clone(), tool_use_id.clone());
             Box::pin(async move { future.await.map(Outcome::Hook) }) as BoxFuture<_>
         }),
+        JobKind::Elicitation(request) => handlers.elicitation().map(|handler| {
+            let future = handler(request.clone());
+            Box::pin(async move { future.await.map(Outcome::Elicitation) }) as BoxFuture<_>
+        }),
+        JobKind::UserDialog(request) => handlers.user_dialog().map(|handler| {
+            let future = handler(request.clone());
+            Box::pin(async move { future.await.map(Outcome::UserDialog) }) as BoxFuture<_>
+        }),
         JobKind::Tool {
             server,
             tool,

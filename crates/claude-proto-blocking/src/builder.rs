@@ -9,7 +9,9 @@ use std::time::Instant;
 
 use claude_proto::dispatch::IntoHandlerResult;
 use claude_proto::model::hooks::{Hook, HookEvent, HookInput, HookOutput, IntoHookOutput};
-use claude_proto::model::incoming::CanUseTool;
+use claude_proto::model::incoming::{
+    CanUseTool, ElicitationRequest, ElicitationResult, UserDialogRequest, UserDialogResult,
+};
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
 use claude_proto_host::{EndReason, Error, Host, SessionEnded, SpawnError, Transport};
@@ -178,6 +180,43 @@ impl ClaudeBuilder {
         self.settings
             .handlers
             .add_hook_untyped(event, options, handler);
+        self
+    }
+
+    /// Answers elicitations (on a handler thread): an MCP server asking the
+    /// user for input, in a form (`requested_schema`) or at a URL.
+    /// `handler` answers with an
+    /// [`ElicitationResult`](claude_proto::model::incoming::ElicitationResult)
+    /// (`accept(content)`, `decline()`, `cancel()`). Without one, every
+    /// elicitation is declined; if the handler fails or panics, it is
+    /// declined too.
+    pub fn on_elicitation<F, R>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitationRequest) -> R + Send + Sync + 'static,
+        R: IntoHandlerResult<ElicitationResult>,
+    {
+        self.settings.handlers.set_elicitation(handler);
+        self
+    }
+
+    /// Shows the CLI's dialogs of these `kinds` (such as
+    /// `refusal_fallback_prompt`; on a handler thread), which `initialize`
+    /// then advertises (`supportedDialogKinds`; nothing is advertised
+    /// without a handler). `handler` answers with a
+    /// [`UserDialogResult`](claude_proto::model::incoming::UserDialogResult)
+    /// (`completed(result)` or `cancelled()`); if it fails or panics, the
+    /// dialog is cancelled.
+    pub fn on_user_dialog<F, R>(
+        mut self,
+        kinds: impl IntoIterator<Item = impl Into<String>>,
+        handler: F,
+    ) -> Self
+    where
+        F: Fn(UserDialogRequest) -> R + Send + Sync + 'static,
+        R: IntoHandlerResult<UserDialogResult>,
+    {
+        let kinds = kinds.into_iter().map(Into::into).collect();
+        self.settings.handlers.set_user_dialog(kinds, handler);
         self
     }
 

@@ -44,6 +44,12 @@ pub(crate) fn run(
                 input,
                 tool_use_id,
             } => (handlers.hook(*key)?)(input.clone(), tool_use_id.clone()).map(Outcome::Hook),
+            JobKind::Elicitation(request) => {
+                (handlers.elicitation()?)(request.clone()).map(Outcome::Elicitation)
+            }
+            JobKind::UserDialog(request) => {
+                (handlers.user_dialog()?)(request.clone()).map(Outcome::UserDialog)
+            }
             JobKind::Tool {
                 server,
                 tool,

@@ -634,6 +634,7 @@ impl<W> Host<W> {
             Answer::Permission(result) => self.session.respond_permission(id, result),
             Answer::Hook(output) => self.session.respond_hook(id, &output),
             Answer::Mcp(response) => self.session.respond_mcp(id, &response),
+            Answer::Reply(reply) => self.session.respond(id, reply),
             Answer::Failed { reply, message } => {
                 self.emit(Event::HandlerFailed {
                     subtype: completion.subtype,

@@ -11,7 +11,10 @@ use claude_proto::dispatch::{
 };
 use claude_proto::model::Json;
 use claude_proto::model::hooks::{HookInput, HookOutput};
-use claude_proto::model::incoming::{CanUseTool, CliRequest, McpMessageResponse};
+use claude_proto::model::incoming::{
+    CanUseTool, CliRequest, ElicitationRequest, ElicitationResult, McpMessageResponse,
+    UserDialogRequest, UserDialogResult,
+};
 use claude_proto::model::initialize::InitializeRequest;
 use claude_proto::model::mcp::JsonRpcId;
 use claude_proto::model::permission::PermissionResult;
@@ -27,6 +30,13 @@ pub struct Capabilities {
     pub hooks: HookRegistry,
     /// The in-process MCP servers.
     pub mcp_servers: Vec<McpServerSpec>,
+    /// An elicitation handler is registered (MCP servers asking the user
+    /// for input); without one, elicitations are declined.
+    pub elicitation: bool,
+    /// A user-dialog handler is registered for these dialog kinds, which
+    /// `initialize` advertises (`supportedDialogKinds`); without one, no
+    /// kind is advertised and dialogs are cancelled.
+    pub user_dialog_kinds: Option<Vec<String>>,
 }
 
 impl Capabilities {
@@ -35,6 +45,9 @@ impl Capabilities {
         let hooks = self.hooks.matchers();
         if !hooks.is_empty() {
             request.hooks = Some(hooks);
+        }
+        if let Some(kinds) = &self.user_dialog_kinds {
+            request.supported_dialog_kinds = Some(kinds.clone());
         }
         if !self.mcp_servers.is_empty() {
             let names = request.sdk_mcp_servers.get_or_insert_with(Vec::new);
@@ -77,6 +90,10 @@ pub enum JobKind {
         /// The tool use it is about, if any.
         tool_use_id: Option<String>,
     },
+    /// The elicitation handler: an MCP server asks the user for input.
+    Elicitation(ElicitationRequest),
+    /// The user-dialog handler: the CLI asks the host to show a dialog.
+    UserDialog(UserDialogRequest),
     /// An in-process MCP tool.
     Tool {
         /// The server's name. Names, not positions, because the tools may
@@ -102,6 +119,10 @@ pub enum Outcome {
     Hook(HookOutput),
     /// A tool's output.
     Tool(ToolOutput),
+    /// The elicitation handler's answer.
+    Elicitation(ElicitationResult),
+    /// The user-dialog handler's answer.
+    UserDialog(UserDialogResult),
 }
 
 /// A finished [`Job`], ready for
@@ -125,7 +146,12 @@ pub(crate) enum Answer {
     Permission(PermissionResult),
     Hook(HookOutput),
     Mcp(McpMessageResponse),
-    Failed { reply: Reply, message: String },
+    /// A success answer with this payload.
+    Reply(Reply),
+    Failed {
+        reply: Reply,
+        message: String,
+    },
 }
 
 impl Job {
@@ -144,11 +170,25 @@ impl Job {
             reply: reply_for_failure(&request, &message),
             message,
         };
+
         let answer = match (result, kind) {
             (Ok(Outcome::Permission(r)), JobKind::Permission(_)) => Answer::Permission(r),
             (Ok(Outcome::Hook(o)), JobKind::Hook { .. }) => Answer::Hook(o),
             (Ok(Outcome::Tool(output)), JobKind::Tool { rpc_id, .. }) => {
                 Answer::Mcp(tool_call_response(rpc_id, output))
+            }
+            // An answer that cannot be encoded fails like a handler error.
+            (Ok(Outcome::Elicitation(result)), JobKind::Elicitation(_)) => {
+                match Reply::success(&result) {
+                    Ok(reply) => Answer::Reply(reply),
+                    Err(error) => failed(format!("the answer could not be encoded: {error}")),
+                }
+            }
+            (Ok(Outcome::UserDialog(result)), JobKind::UserDialog(_)) => {
+                match Reply::success(&result) {
+                    Ok(reply) => Answer::Reply(reply),
+                    Err(error) => failed(format!("the answer could not be encoded: {error}")),
+                }
             }
             (Ok(_), _) => failed("the handler returned an answer of the wrong kind".into()),
             (Err(message), _) => failed(message),
@@ -198,6 +238,12 @@ pub(crate) fn route(
                     input: call.input.clone(),
                     tool_use_id: call.tool_use_id.clone(),
                 })
+        }
+        CliRequest::Elicitation(request) if caps.elicitation => {
+            Some(JobKind::Elicitation(request.clone()))
+        }
+        CliRequest::RequestUserDialog(request) if caps.user_dialog_kinds.is_some() => {
+            Some(JobKind::UserDialog(request.clone()))
         }
         CliRequest::McpMessage(message) => match route_mcp(&caps.mcp_servers, message) {
             McpRoute::Respond(response) => return Route::Answer(DirectAnswer::Mcp(response)),

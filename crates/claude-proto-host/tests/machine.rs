@@ -859,3 +859,105 @@ fn an_incompatible_cli_is_refused_with_what_to_install() {
     );
     assert_eq!(pair.ended[0].reason(), EndReason::IncompatibleCli);
 }
+
+// ----- elicitations and user dialogs ---------------------------------------------
+
+#[test]
+fn elicitations_and_dialogs_go_to_their_handlers_and_kinds_are_advertised() {
+    use claude_proto::model::incoming::{ElicitationResult, UserDialogResult};
+    let mut capabilities = Capabilities::default();
+    capabilities.elicitation = true;
+    capabilities.user_dialog_kinds = Some(vec!["refusal_fallback_prompt".into()]);
+    let mut pair = Pair::with(
+        Script::default(),
+        Limits::default(),
+        capabilities,
+        Transport::Process,
+    );
+    started(&mut pair);
+    let sent = pair.cli.initialize_request().unwrap();
+    assert_eq!(
+        sent["supportedDialogKinds"],
+        json!(["refusal_fallback_prompt"])
+    );
+    pair.jobs = Jobs::Hold;
+    let asked = pair
+        .cli
+        .request(json!({"subtype": "elicitation", "mcp_server_name": "gh",
+        "message": "Which repo?", "mode": "form", "requested_schema": {"type": "object"}}));
+    let shown = pair.cli.request(json!({"subtype": "request_user_dialog",
+        "dialog_kind": "refusal_fallback_prompt", "payload": {"x": 1}}));
+    pair.run();
+    assert_eq!(pair.held.len(), 2);
+    let claude_proto_host::JobKind::Elicitation(request) = &pair.held[0].kind else {
+        panic!("{:?}", pair.held[0].kind)
+    };
+    assert_eq!(request.message, "Which repo?");
+    pair.complete_held(
+        0,
+        Ok(Outcome::Elicitation(ElicitationResult::accept(
+            json!({"repo": "a/b"}),
+        ))),
+    );
+    pair.complete_held(
+        0,
+        Ok(Outcome::UserDialog(UserDialogResult::completed(json!(
+            "retry"
+        )))),
+    );
+    pair.run();
+    let answer = &pair.cli.answer(&asked).unwrap()["response"];
+    assert_eq!(answer["action"], "accept");
+    assert_eq!(answer["content"], json!({"repo": "a/b"}));
+    let answer = &pair.cli.answer(&shown).unwrap()["response"];
+    assert_eq!(answer, &json!({"behavior": "completed", "result": "retry"}));
+}
+
+#[test]
+fn without_handlers_elicitations_are_declined_and_no_dialog_kind_is_advertised() {
+    let mut pair = Pair::new(Script::default());
+    started(&mut pair);
+    let sent = pair.cli.initialize_request().unwrap();
+    assert!(sent.get("supportedDialogKinds").is_none(), "{sent}");
+    let asked = pair
+        .cli
+        .request(json!({"subtype": "elicitation", "mcp_server_name": "gh",
+        "message": "?"}));
+    let shown = pair.cli.request(json!({"subtype": "request_user_dialog",
+        "dialog_kind": "k", "payload": {}}));
+    pair.run();
+    assert_eq!(pair.started, 0);
+    assert_eq!(
+        pair.cli.answer(&asked).unwrap()["response"]["action"],
+        "decline"
+    );
+    assert_eq!(
+        pair.cli.answer(&shown).unwrap()["response"]["behavior"],
+        "cancelled"
+    );
+}
+
+#[test]
+fn a_failing_elicitation_handler_declines() {
+    let mut capabilities = Capabilities::default();
+    capabilities.elicitation = true;
+    let mut pair = Pair::with(
+        Script::default(),
+        Limits::default(),
+        capabilities,
+        Transport::Process,
+    );
+    started(&mut pair);
+    pair.jobs = Jobs::Hold;
+    let asked = pair
+        .cli
+        .request(json!({"subtype": "elicitation", "mcp_server_name": "gh",
+        "message": "?"}));
+    pair.run();
+    pair.complete_held(0, Err("no one is here".into()));
+    pair.run();
+    assert_eq!(
+        pair.cli.answer(&asked).unwrap()["response"]["action"],
+        "decline"
+    );
+}

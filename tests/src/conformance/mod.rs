@@ -146,6 +146,40 @@ pub struct Spec {
     pub cwd: Option<PathBuf>,
     /// A custom system prompt, set on the options.
     pub system_prompt: Option<String>,
+    /// Register the elicitation and user-dialog handlers of [`Dialogs`].
+    pub dialogs: bool,
+}
+
+/// The elicitation and user-dialog handlers of [`Spec::dialogs`], written
+/// once for every adapter.
+#[derive(Debug, Clone, Copy)]
+pub struct Dialogs;
+
+impl Dialogs {
+    /// The dialog kinds the handler shows.
+    pub const KINDS: [&'static str; 1] = ["refusal_fallback_prompt"];
+
+    /// Accepts "Which repo?" with `{"repo": "a/b"}`; declines anything else.
+    pub fn elicit(
+        request: &claude_proto::model::incoming::ElicitationRequest,
+    ) -> claude_proto::model::incoming::ElicitationResult {
+        use claude_proto::model::incoming::ElicitationResult;
+        if request.message == "Which repo?" {
+            ElicitationResult::accept(json!({"repo": "a/b"}))
+        } else {
+            ElicitationResult::decline()
+        }
+    }
+
+    /// Completes the dialog with `"retry"`.
+    pub fn show(
+        request: &claude_proto::model::incoming::UserDialogRequest,
+    ) -> claude_proto::model::incoming::UserDialogResult {
+        claude_proto::model::incoming::UserDialogResult::completed(json!({
+            "kind": request.dialog_kind,
+            "choice": "retry",
+        }))
+    }
 }
 
 /// A stderr callback for a [`Spec`].
@@ -174,6 +208,7 @@ impl Spec {
             on_stderr: None,
             cwd: None,
             system_prompt: None,
+            dialogs: false,
         }
     }
 
@@ -714,6 +749,37 @@ pub fn blocking_hooks_refused<H: Harness>(fake: PathBuf) {
         claude_proto_host::EndReason::HooksNotHonoured
     );
     must("close", s.close());
+}
+
+/// Elicitations and user dialogs reach their handlers, and the dialog kinds
+/// are advertised in `initialize`; without handlers, elicitations are
+/// declined, dialogs cancelled, and no kind is advertised.
+pub fn dialogs_answered<H: Harness>(fake: PathBuf) {
+    let report = |dialogs: bool| -> Value {
+        let mut spec = Spec::new(fake.clone(), "dialogs");
+        spec.dialogs = dialogs;
+        let mut s = must("start", H::start(spec));
+        must("send", s.send_text("go"));
+        let t = must("turn", turn(&mut *s));
+        must("close", s.close());
+        must(
+            "dialogs report",
+            serde_json::from_str(t.text.trim_start_matches("dialogs ")),
+        )
+    };
+    let with = report(true);
+    assert_eq!(with["kinds"], json!(Dialogs::KINDS), "{with}");
+    assert_eq!(with["elicitation"]["action"], "accept", "{with}");
+    assert_eq!(with["elicitation"]["content"], json!({"repo": "a/b"}));
+    assert_eq!(
+        with["dialog"],
+        json!({"behavior": "completed",
+               "result": {"kind": "refusal_fallback_prompt", "choice": "retry"}})
+    );
+    let without = report(false);
+    assert_eq!(without["kinds"], Value::Null, "{without}");
+    assert_eq!(without["elicitation"]["action"], "decline", "{without}");
+    assert_eq!(without["dialog"]["behavior"], "cancelled", "{without}");
 }
 
 /// The arguments of the typed `add` tool.
@@ -1482,7 +1548,7 @@ macro_rules! conformance_suite {
             single_turn, multi_turn, prompt_before_initialize, permission_allow,
             permission_updated_input, permission_deny, permission_deny_interrupt,
             permission_handler_failure, hook_routing, hook_failure, mcp_round_trip,
-            typed_hook_denies_bash, typed_tool_round_trip, tools_change_while_running, blocking_hooks_refused,
+            typed_hook_denies_bash, typed_tool_round_trip, tools_change_while_running, blocking_hooks_refused, dialogs_answered,
             interrupt_mid_turn, cancel_stops_handler, control_request_timeout,
             exit_mid_turn, exit_before_initialize, garbage_lines,
             flood_with_slow_consumer, stderr_flood, many_concurrent_sessions,

@@ -30,6 +30,7 @@ pub(crate) enum Kind {
     BigLines,
     Grandchild,
     InitializeEcho,
+    Dialogs,
 }
 
 impl Kind {
@@ -54,6 +55,7 @@ impl Kind {
             "big_lines" => Kind::BigLines,
             "grandchild" => Kind::Grandchild,
             "initialize_echo" => Kind::InitializeEcho,
+            "dialogs" => Kind::Dialogs,
             _ => return None,
         })
     }
@@ -127,6 +129,7 @@ impl Scenario {
             }
             Kind::Flood => self.flood(cli),
             Kind::InitializeEcho => initialize_echo(cli),
+            Kind::Dialogs => dialogs(cli),
         }
     }
 
@@ -386,6 +389,37 @@ fn initialize_echo(cli: &mut Cli) -> io::Result<()> {
         .to_string();
     cli.emit_text(&reply)?;
     cli.emit_result(Outcome::success(reply, 1))
+}
+
+/// An elicitation and a user dialog, one after the other; the result text
+/// is `dialogs {"kinds": <supportedDialogKinds>, "elicitation": <answer>,
+/// "dialog": <answer>}` (an error answer as `{"error": ...}`).
+fn dialogs(cli: &mut Cli) -> io::Result<()> {
+    cli.emit_init()?;
+    let kinds = cli
+        .initialize_request
+        .as_ref()
+        .and_then(|r| r.get("supportedDialogKinds"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let mut answers = Vec::new();
+    for request in [
+        json!({"subtype": "elicitation", "mcp_server_name": "gh", "message": "Which repo?",
+               "mode": "form", "requested_schema": {"type": "object",
+               "properties": {"repo": {"type": "string"}}}}),
+        json!({"subtype": "request_user_dialog", "dialog_kind": "refusal_fallback_prompt",
+               "payload": {"reason": "declined"}}),
+    ] {
+        let id = cli.request(request)?;
+        answers.push(match cli.wait(&id)? {
+            Answer::Success(payload) => payload,
+            Answer::Error(e) => json!({ "error": e }),
+            Answer::Closed | Answer::Interrupted => json!({ "error": STREAM_CLOSED }),
+        });
+    }
+    let report = json!({"kinds": kinds, "elicitation": answers[0], "dialog": answers[1]});
+    cli.emit_text("Asked.")?;
+    cli.emit_result(Outcome::success(format!("dialogs {report}"), 1))
 }
 
 /// 1000 stream events, then `can_use_tool`; once it is answered, held

@@ -11,7 +11,9 @@ use claude_proto::dispatch::{
 };
 use claude_proto::model::Json;
 use claude_proto::model::hooks::{Hook, HookEvent, HookInput, HookOutput, IntoHookOutput};
-use claude_proto::model::incoming::CanUseTool;
+use claude_proto::model::incoming::{
+    CanUseTool, ElicitationRequest, ElicitationResult, UserDialogRequest, UserDialogResult,
+};
 use claude_proto::model::permission::PermissionResult;
 
 use super::{Flavor, HandlerError, Handlers, McpServer, Tool};
@@ -32,6 +34,12 @@ impl Flavor for Async {
         + Send
         + Sync;
     type Tool = dyn Fn(Json) -> BoxFuture<Result<ToolOutput, HandlerError>> + Send + Sync;
+    type Elicitation = dyn Fn(ElicitationRequest) -> BoxFuture<Result<ElicitationResult, HandlerError>>
+        + Send
+        + Sync;
+    type UserDialog = dyn Fn(UserDialogRequest) -> BoxFuture<Result<UserDialogResult, HandlerError>>
+        + Send
+        + Sync;
 }
 
 impl Tool<Async> {
@@ -168,6 +176,35 @@ impl Handlers<Async> {
             let future = handler(ask);
             Box::pin(async move { future.await.into_handler_result() })
         }));
+    }
+
+    /// Sets the elicitation handler.
+    pub fn set_elicitation<F, Fut>(&mut self, handler: F)
+    where
+        F: Fn(ElicitationRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoHandlerResult<ElicitationResult>,
+    {
+        self.set_elicitation_fn(Arc::new(move |request| {
+            let future = handler(request);
+            Box::pin(async move { future.await.into_handler_result() })
+        }));
+    }
+
+    /// Sets the user-dialog handler for these dialog kinds.
+    pub fn set_user_dialog<F, Fut>(&mut self, kinds: Vec<String>, handler: F)
+    where
+        F: Fn(UserDialogRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoHandlerResult<UserDialogResult>,
+    {
+        self.set_user_dialog_fn(
+            kinds,
+            Arc::new(move |request| {
+                let future = handler(request);
+                Box::pin(async move { future.await.into_handler_result() })
+            }),
+        );
     }
 
     /// Registers a hook taking the whole [`HookInput`] and the tool use id.

@@ -8,7 +8,9 @@ use claude_proto::dispatch::{
 };
 use claude_proto::model::Json;
 use claude_proto::model::hooks::{Hook, HookEvent, HookInput, HookOutput, IntoHookOutput};
-use claude_proto::model::incoming::CanUseTool;
+use claude_proto::model::incoming::{
+    CanUseTool, ElicitationRequest, ElicitationResult, UserDialogRequest, UserDialogResult,
+};
 use claude_proto::model::permission::PermissionResult;
 
 use super::{Flavor, HandlerError, Handlers, McpServer, Tool};
@@ -23,6 +25,10 @@ impl Flavor for Blocking {
     type Permission = dyn Fn(CanUseTool) -> Result<PermissionResult, HandlerError> + Send + Sync;
     type Hook = dyn Fn(HookInput, Option<String>) -> Result<HookOutput, HandlerError> + Send + Sync;
     type Tool = dyn Fn(Json) -> Result<ToolOutput, HandlerError> + Send + Sync;
+    type Elicitation =
+        dyn Fn(ElicitationRequest) -> Result<ElicitationResult, HandlerError> + Send + Sync;
+    type UserDialog =
+        dyn Fn(UserDialogRequest) -> Result<UserDialogResult, HandlerError> + Send + Sync;
 }
 
 impl Tool<Blocking> {
@@ -146,6 +152,29 @@ impl Handlers<Blocking> {
         R: IntoHandlerResult<PermissionResult>,
     {
         self.set_permission_fn(Arc::new(move |ask| handler(ask).into_handler_result()));
+    }
+
+    /// Sets the elicitation handler.
+    pub fn set_elicitation<F, R>(&mut self, handler: F)
+    where
+        F: Fn(ElicitationRequest) -> R + Send + Sync + 'static,
+        R: IntoHandlerResult<ElicitationResult>,
+    {
+        self.set_elicitation_fn(Arc::new(move |request| {
+            handler(request).into_handler_result()
+        }));
+    }
+
+    /// Sets the user-dialog handler for these dialog kinds.
+    pub fn set_user_dialog<F, R>(&mut self, kinds: Vec<String>, handler: F)
+    where
+        F: Fn(UserDialogRequest) -> R + Send + Sync + 'static,
+        R: IntoHandlerResult<UserDialogResult>,
+    {
+        self.set_user_dialog_fn(
+            kinds,
+            Arc::new(move |request| handler(request).into_handler_result()),
+        );
     }
 
     /// Registers a hook taking the whole [`HookInput`] and the tool use id.

@@ -82,6 +82,10 @@ pub trait Flavor: Sized + 'static {
     type Hook: ?Sized + Send + Sync;
     /// An MCP tool, as stored (it takes the raw JSON arguments).
     type Tool: ?Sized + Send + Sync;
+    /// An elicitation handler, as stored.
+    type Elicitation: ?Sized + Send + Sync;
+    /// A user-dialog handler, as stored.
+    type UserDialog: ?Sized + Send + Sync;
 }
 
 /// One tool of an in-process MCP server: its name, description and
@@ -224,6 +228,8 @@ fn lock<F: Flavor>(servers: &Servers<F>) -> MutexGuard<'_, Vec<McpServer<F>>> {
 /// adapter's driver runs them.
 pub struct Handlers<F: Flavor> {
     permission: Option<Arc<F::Permission>>,
+    elicitation: Option<Arc<F::Elicitation>>,
+    user_dialog: Option<(Vec<String>, Arc<F::UserDialog>)>,
     hooks: Vec<Arc<F::Hook>>,
     hook_registry: HookRegistry,
     servers: Servers<F>,
@@ -233,6 +239,8 @@ impl<F: Flavor> Default for Handlers<F> {
     fn default() -> Self {
         Self {
             permission: None,
+            elicitation: None,
+            user_dialog: None,
             hooks: Vec::new(),
             hook_registry: HookRegistry::default(),
             servers: Arc::default(),
@@ -251,6 +259,14 @@ impl<F: Flavor> std::fmt::Debug for Handlers<F> {
 impl<F: Flavor> Handlers<F> {
     fn set_permission_fn(&mut self, handler: Arc<F::Permission>) {
         self.permission = Some(handler);
+    }
+
+    fn set_elicitation_fn(&mut self, handler: Arc<F::Elicitation>) {
+        self.elicitation = Some(handler);
+    }
+
+    fn set_user_dialog_fn(&mut self, kinds: Vec<String>, handler: Arc<F::UserDialog>) {
+        self.user_dialog = Some((kinds, handler));
     }
 
     fn add_hook_fn(&mut self, event: HookEvent, options: HookOptions, hook: Arc<F::Hook>) {
@@ -278,6 +294,8 @@ impl<F: Flavor> Handlers<F> {
     pub fn capabilities(&self) -> Capabilities {
         let mut capabilities = Capabilities::default();
         capabilities.permission = self.permission.is_some();
+        capabilities.elicitation = self.elicitation.is_some();
+        capabilities.user_dialog_kinds = self.user_dialog.as_ref().map(|(kinds, _)| kinds.clone());
         capabilities.hooks = self.hook_registry.clone();
         capabilities.mcp_servers = lock(&self.servers).iter().map(|s| s.spec.clone()).collect();
         capabilities
@@ -286,6 +304,16 @@ impl<F: Flavor> Handlers<F> {
     /// The permission handler.
     pub fn permission(&self) -> Option<&Arc<F::Permission>> {
         self.permission.as_ref()
+    }
+
+    /// The elicitation handler.
+    pub fn elicitation(&self) -> Option<&Arc<F::Elicitation>> {
+        self.elicitation.as_ref()
+    }
+
+    /// The user-dialog handler.
+    pub fn user_dialog(&self) -> Option<&Arc<F::UserDialog>> {
+        self.user_dialog.as_ref().map(|(_, handler)| handler)
     }
 
     /// The hook registered under `key`.
