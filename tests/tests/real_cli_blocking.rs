@@ -12,7 +12,7 @@ use claude_proto::model::control::ControlRequest;
 use claude_proto::model::hooks::{HookEvent, HookInput, HookOutput, HookSpecificOutput};
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionResult;
-use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, McpServer, Tool};
+use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, Configure, McpServer, Tool};
 use claude_proto_host::{Error, ExitReport, SpawnError};
 use claude_proto_tests::conformance::{
     Driver, DropFlag, HookBehaviour, Observed, Spec, ToolChange, TypedGuard,
@@ -91,6 +91,9 @@ fn builder(spec: &RealSpec) -> ClaudeBuilder {
                 })
             },
         ));
+    }
+    if let Some(request) = spec.initialize.clone() {
+        builder = builder.initialize_request(request);
     }
     builder
 }

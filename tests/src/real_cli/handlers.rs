@@ -64,6 +64,9 @@ macro_rules! register_real_handlers {
         if spec.mcp_calc {
             builder = builder.mcp_server($crate::handlers::calc_server(spec.calls.clone()));
         }
+        if let Some(request) = spec.initialize.clone() {
+            builder = $crate::handlers::Configure::initialize_request(builder, request);
+        }
         builder
     }};
 }

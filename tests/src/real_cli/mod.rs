@@ -189,6 +189,7 @@ impl Peer {
             permission: None,
             hooks: Vec::new(),
             mcp_calc: false,
+            initialize: None,
             calls: Calls::default(),
             transcript: Some(Transcript::default()),
         }
@@ -442,6 +443,9 @@ pub struct RealSpec {
     /// Host the `calc` MCP server with an `add` tool (a + b), see
     /// [`Spec::calc_add`](crate::conformance::Spec::calc_add).
     pub mcp_calc: bool,
+    /// Extra fields of the `initialize` request (the builders' escape
+    /// hatch), if any.
+    pub initialize: Option<claude_proto::model::initialize::InitializeRequest>,
     /// Where handlers record their calls.
     pub calls: Calls,
     /// `Some`: the adapter spawns the CLI from `options` itself and
@@ -1004,6 +1008,33 @@ pub fn blocking_hook_fails_closed<H: RealHarness>() {
     peer.finish(s, transcript, "e2e_blocking_hook");
 }
 
+/// An MCP server given only in `initialize` (a launch-only field) reaches
+/// the CLI: the adapters start it with `--await-initialize`, so it shows up
+/// in `mcp_status` (it fails to start, as its command does not exist).
+pub fn launch_fields_reach_the_cli<H: RealHarness>() {
+    use claude_proto::model::initialize::InitializeRequest;
+    use claude_proto::model::mcp::McpServerConfig;
+    let Some(peer) = Peer::new(|_| Reply::text("ok")) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.transcript = None;
+    spec.initialize = Some(InitializeRequest::new().with_mcp_server(
+        "launch-only",
+        McpServerConfig::stdio("/nonexistent/mcp-server", Vec::new()),
+    ));
+    let mut s = start::<H>(spec);
+    let init = must("initialize", s.initialization());
+    assert_eq!(init.mcp_servers_applied, Some(true));
+    let status = must(
+        "mcp_status",
+        s.control(ControlRequest::mcp_status(), Some(WAIT)),
+    );
+    let status = status.payload().unwrap_or_default().to_owned();
+    assert!(status.contains("launch-only"), "{status}");
+    must("close", s.close());
+}
+
 /// An interrupt while the answer streams slowly ends the turn with
 /// `error_during_execution`; the session then serves another turn.
 pub fn interrupt_slow_stream<H: RealHarness>() {
@@ -1310,7 +1341,7 @@ macro_rules! real_cli_suite {
             multi_turn_with_set_model,
             permission_deny_bash, permission_allow_write_updated_input,
             pre_tool_use_hook_blocks, post_tool_use_hook_sees_response, mcp_tool,
-            mcp_tool_added_while_running, blocking_hook_fails_closed,
+            mcp_tool_added_while_running, blocking_hook_fails_closed, launch_fields_reach_the_cli,
             interrupt_slow_stream, interrupt_pending_permission, partial_messages,
             api_error, killed_mid_turn, resume_session);
     };
