@@ -13,8 +13,9 @@
 //!
 //! Offline, the CLI talks to a stand-in for the Messages API on 127.0.0.1
 //! (from this repository's test package) with an empty temporary HOME: ask
-//! it to "list the files" to see a tool call, or to "write a note" to get a
-//! permission prompt.
+//! it to "list the files" to see a tool call, to "write a note" to get a
+//! permission prompt, or to "ask me" something to get a question (the
+//! model's `AskUserQuestion` tool, answered from the permission callback).
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -25,6 +26,7 @@ use std::time::Duration;
 use claude_proto::model::incoming::CanUseTool;
 use claude_proto::model::permission::{PermissionMode, PermissionResult};
 use claude_proto::model::stdout::StdoutMessage;
+use claude_proto::model::tools::{AskUserQuestionInput, ToolInput};
 use claude_proto_examples::{
     Reply, base_options, last_prompt, last_tool_result, last_user_message, offline_options,
     start_error, want_offline,
@@ -293,6 +295,11 @@ async fn print_turn(
 
 /// Shows the tool call and asks y/n on the terminal.
 async fn ask_permission(ask: CanUseTool, lines: Lines) -> Result<PermissionResult, HandlerError> {
+    // The model asking you questions comes as a permission prompt too: the
+    // answers go back in the tool's input.
+    if let ToolInput::AskUserQuestion(questions) = ask.typed_input() {
+        return Ok(answer_questions(questions, &lines).await);
+    }
     let what = ask.display_name.as_deref().unwrap_or(&ask.tool_name);
     println!("\n[permission] {what} wants to run with {}", ask.input);
     print!("allow? [y/N] ");
@@ -306,6 +313,28 @@ async fn ask_permission(ask: CanUseTool, lines: Lines) -> Result<PermissionResul
 }
 
 /// The offline stand-in's script: lists files when asked, else chats.
+/// Shows each question with its options and reads a number or free text.
+async fn answer_questions(ask: AskUserQuestionInput, lines: &Lines) -> PermissionResult {
+    let mut answers = Vec::new();
+    for question in &ask.questions {
+        println!("\n[question] {}", question.question);
+        for (n, option) in question.options().iter().enumerate() {
+            println!("  {}. {}", n + 1, option.label);
+        }
+        print!("answer (a number or your own words): ");
+        let _ = std::io::stdout().flush();
+        let line = lines.lock().await.recv().await.unwrap_or_default();
+        let line = line.trim();
+        let chosen = line
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| question.options().get(n.checked_sub(1)?));
+        let answer = chosen.map_or_else(|| line.to_owned(), |option| option.label.clone());
+        answers.push((question.question.clone(), answer));
+    }
+    ask.answer(answers)
+}
+
 fn offline_model(request: &ApiRequest) -> Reply {
     if last_user_message(request).is_none() {
         return Reply::text("(offline stand-in) I received no user message.");
@@ -316,7 +345,16 @@ fn offline_model(request: &ApiRequest) -> Reply {
     }
     let prompt = last_prompt(request);
     let lower = prompt.to_lowercase();
-    if lower.contains("note") {
+    if lower.contains("ask me") {
+        Reply::tool_use(
+            "AskUserQuestion",
+            json!({"questions": [{"question": "Which color do you like best?", "header": "Color",
+                   "multiSelect": false, "options": [
+                       {"label": "Red", "description": "Warm"},
+                       {"label": "Blue", "description": "Cool"}]}]}),
+        )
+        .with_text("Let me ask you something.")
+    } else if lower.contains("note") {
         Reply::tool_use(
             "Bash",
             json!({"command": "echo 'hello from the offline stand-in' > offline-note.txt",
@@ -332,7 +370,8 @@ fn offline_model(request: &ApiRequest) -> Reply {
     } else {
         Reply::text(format!(
             "This is the offline stand-in for the model, so I can only echo: \"{}\". \
-             Ask me to list the files (a tool call) or to write a note (a permission prompt).",
+             Ask me to list the files (a tool call), to write a note (a permission prompt), \
+             or to ask me something (a question for you).",
             prompt.trim()
         ))
         .slowly(12, Duration::from_millis(40))

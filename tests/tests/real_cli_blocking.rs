@@ -39,6 +39,9 @@ fn builder(spec: &RealSpec) -> ClaudeBuilder {
                     Ok(PermissionResult::allow().with_updated_input(input.clone()))
                 }
                 PermissionRule::Deny(message) => Ok(PermissionResult::deny(message)),
+                PermissionRule::AnswerQuestions => {
+                    Ok(claude_proto_tests::real_cli::answer_questions(&ask))
+                }
                 // Never answers: blocks until the CLI withdraws the prompt;
                 // the flag goes with the cancellation, and the answer
                 // returned then must be dropped.

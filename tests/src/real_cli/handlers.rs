@@ -28,8 +28,13 @@ pub fn permission(rule: PermissionRule, calls: Calls) -> PermissionFn {
             _ => None,
         };
         let rule = rule.clone();
+        let answered = matches!(rule, PermissionRule::AnswerQuestions)
+            .then(|| crate::real_cli::answer_questions(&ask));
         Box::pin(async move {
             match rule {
+                PermissionRule::AnswerQuestions => {
+                    Ok(answered.unwrap_or_else(PermissionResult::allow))
+                }
                 PermissionRule::Allow => Ok(PermissionResult::allow()),
                 PermissionRule::AllowWithInput(input) => {
                     Ok(PermissionResult::allow().with_updated_input(input))

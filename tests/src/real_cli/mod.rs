@@ -426,6 +426,29 @@ pub enum PermissionRule {
     /// Never answer: the future stays pending until dropped (it holds a
     /// [`DropFlag`](crate::conformance::DropFlag) on the probe).
     Pending(Arc<CancelProbe>),
+    /// Answer `AskUserQuestion` with each question's last option (see
+    /// [`answer_questions`]); allow anything else.
+    AnswerQuestions,
+}
+
+/// The answer of [`PermissionRule::AnswerQuestions`], written once for
+/// every adapter: a question is answered from the permission callback in
+/// a few lines, through the typed tool input.
+pub fn answer_questions(
+    ask: &claude_proto::model::incoming::CanUseTool,
+) -> claude_proto::model::permission::PermissionResult {
+    use claude_proto::model::tools::ToolInput;
+    match ask.typed_input() {
+        ToolInput::AskUserQuestion(questions) => {
+            let picks: Vec<(String, String)> = questions
+                .questions
+                .iter()
+                .filter_map(|q| Some((q.question.clone(), q.options().last()?.label.clone())))
+                .collect();
+            questions.answer(picks)
+        }
+        _ => claude_proto::model::permission::PermissionResult::allow(),
+    }
 }
 
 /// A hook to register (it records every call first).
@@ -1035,6 +1058,38 @@ pub fn launch_fields_reach_the_cli<H: RealHarness>() {
     must("close", s.close());
 }
 
+/// The model asks the user a question (`AskUserQuestion`); the permission
+/// callback answers it through the typed tool input, and the answer reaches
+/// the model.
+pub fn ask_user_question_answered<H: RealHarness>() {
+    let Some(peer) = Peer::new(tool_then_text(
+        "AskUserQuestion",
+        json!({"questions": [{"question": "Which color?", "header": "Color",
+               "multiSelect": false, "options": [
+                   {"label": "Red", "description": "Warm"},
+                   {"label": "Blue", "description": "Cool"}]}]}),
+        "Blue it is.",
+    )) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.permission = Some(PermissionRule::AnswerQuestions);
+    let calls = spec.calls.clone();
+    let mut s = start::<H>(spec);
+    let t = query(&mut *s, "Ask me a question");
+    assert_eq!(t.text, "Blue it is.");
+    assert_eq!(calls.of("can_use_tool").len(), 1);
+    let requests = peer.server.messages_requests();
+    let block = last_tool_result(&requests[requests.len() - 1]);
+    let text = tool_result_text(&block);
+    assert!(
+        text.contains("Which color?") && text.contains("Blue"),
+        "{block}"
+    );
+    assert_ne!(block["is_error"], true, "{block}");
+    must("close", s.close());
+}
+
 /// An interrupt while the answer streams slowly ends the turn with
 /// `error_during_execution`; the session then serves another turn.
 pub fn interrupt_slow_stream<H: RealHarness>() {
@@ -1342,6 +1397,7 @@ macro_rules! real_cli_suite {
             permission_deny_bash, permission_allow_write_updated_input,
             pre_tool_use_hook_blocks, post_tool_use_hook_sees_response, mcp_tool,
             mcp_tool_added_while_running, blocking_hook_fails_closed, launch_fields_reach_the_cli,
+            ask_user_question_answered,
             interrupt_slow_stream, interrupt_pending_permission, partial_messages,
             api_error, killed_mid_turn, resume_session);
     };
