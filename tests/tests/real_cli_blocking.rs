@@ -95,6 +95,10 @@ fn builder(spec: &RealSpec) -> ClaudeBuilder {
             },
         ));
     }
+    if spec.elicitation {
+        use claude_proto_tests::conformance::Dialogs;
+        builder = builder.on_elicitation(|request| Dialogs::elicit(&request));
+    }
     if let Some(request) = spec.initialize.clone() {
         builder = builder.initialize_request(request);
     }

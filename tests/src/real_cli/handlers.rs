@@ -69,6 +69,10 @@ macro_rules! register_real_handlers {
         if spec.mcp_calc {
             builder = builder.mcp_server($crate::handlers::calc_server(spec.calls.clone()));
         }
+        if spec.elicitation {
+            use $crate::conformance::Dialogs;
+            builder = builder.on_elicitation(async |request| Dialogs::elicit(&request));
+        }
         if let Some(request) = spec.initialize.clone() {
             builder = $crate::handlers::Configure::initialize_request(builder, request);
         }

@@ -190,6 +190,7 @@ impl Peer {
             hooks: Vec::new(),
             mcp_calc: false,
             initialize: None,
+            elicitation: false,
             calls: Calls::default(),
             transcript: Some(Transcript::default()),
         }
@@ -469,6 +470,9 @@ pub struct RealSpec {
     /// Extra fields of the `initialize` request (the builders' escape
     /// hatch), if any.
     pub initialize: Option<claude_proto::model::initialize::InitializeRequest>,
+    /// Register the elicitation handler of
+    /// [`Dialogs`](crate::conformance::Dialogs).
+    pub elicitation: bool,
     /// Where handlers record their calls.
     pub calls: Calls,
     /// `Some`: the adapter spawns the CLI from `options` itself and
@@ -1090,6 +1094,35 @@ pub fn ask_user_question_answered<H: RealHarness>() {
     must("close", s.close());
 }
 
+/// An MCP server of the CLI's asks the user for input (`elicitation/create`);
+/// the CLI forwards it to the host's elicitation handler, whose answer goes
+/// back to the server and, through the tool's result, to the model.
+pub fn elicitation_reaches_the_handler<H: RealHarness>() {
+    let Some(peer) = Peer::new(tool_then_text("mcp__elicit__ask", json!({}), "Noted.")) else {
+        return;
+    };
+    // The test binary beside this test's own executable.
+    let server = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.parent()?.join("elicit-mcp")))
+        .filter(|path| path.exists())
+        .expect("the elicit-mcp binary of this package is built");
+    let mut spec = peer.spec();
+    spec.options = spec
+        .options
+        .mcp_config(json!({"mcpServers": {"elicit": {"type": "stdio", "command": server}}}))
+        .allowed_tools(["mcp__elicit__ask"]);
+    spec.elicitation = true;
+    let mut s = start::<H>(spec);
+    let t = query(&mut *s, "Ask me which repo");
+    assert_eq!(t.text, "Noted.");
+    let requests = peer.server.messages_requests();
+    let block = last_tool_result(&requests[requests.len() - 1]);
+    let text = tool_result_text(&block);
+    assert!(text.contains("accept") && text.contains("a/b"), "{block}");
+    must("close", s.close());
+}
+
 /// An interrupt while the answer streams slowly ends the turn with
 /// `error_during_execution`; the session then serves another turn.
 pub fn interrupt_slow_stream<H: RealHarness>() {
@@ -1397,7 +1430,7 @@ macro_rules! real_cli_suite {
             permission_deny_bash, permission_allow_write_updated_input,
             pre_tool_use_hook_blocks, post_tool_use_hook_sees_response, mcp_tool,
             mcp_tool_added_while_running, blocking_hook_fails_closed, launch_fields_reach_the_cli,
-            ask_user_question_answered,
+            ask_user_question_answered, elicitation_reaches_the_handler,
             interrupt_slow_stream, interrupt_pending_permission, partial_messages,
             api_error, killed_mid_turn, resume_session);
     };
