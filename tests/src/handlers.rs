@@ -196,3 +196,48 @@ macro_rules! register_spec_handlers {
         builder
     }};
 }
+
+/// The `mul` tool [`ToolChange::AddMul`](crate::conformance::ToolChange)
+/// adds (a * b, untyped, with the `calc` schema), as an async tool.
+pub fn mul_tool() -> claude_proto_async::Tool {
+    claude_proto_async::Tool::untyped(
+        "mul",
+        "Multiplies a and b",
+        Spec::calc_schema(),
+        async |args| Spec::calc_mul_output(&args),
+    )
+}
+
+/// Carries out `change` through an async controller's `add_tool` and
+/// `remove_tool`, for every async harness.
+pub async fn change_tools<R: claude_proto_async::Runtime>(
+    controller: &claude_proto_async::Controller<R>,
+    change: crate::conformance::ToolChange<'_>,
+) -> Result<(), claude_proto_host::Error> {
+    use crate::conformance::ToolChange;
+    match change {
+        ToolChange::AddMul(server) => controller.add_tool(server, mul_tool()).await,
+        ToolChange::Remove(server, tool) => controller.remove_tool(server, tool).await,
+    }
+}
+
+/// [`change_tools`] for the blocking adapter.
+#[cfg(feature = "blocking")]
+pub fn change_tools_blocking(
+    controller: &claude_proto_blocking::Controller,
+    change: crate::conformance::ToolChange<'_>,
+) -> Result<(), claude_proto_host::Error> {
+    use crate::conformance::ToolChange;
+    match change {
+        ToolChange::AddMul(server) => {
+            let mul = claude_proto_blocking::Tool::untyped(
+                "mul",
+                "Multiplies a and b",
+                Spec::calc_schema(),
+                |args| Spec::calc_mul_output(&args),
+            );
+            controller.add_tool(server, mul)
+        }
+        ToolChange::Remove(server, tool) => controller.remove_tool(server, tool),
+    }
+}

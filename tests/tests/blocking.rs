@@ -17,9 +17,7 @@ use claude_proto::model::hooks::{
 };
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionResult;
-use claude_proto_blocking::{
-    CancelToken, Claude, ClaudeBuilder, Configure, Event, McpServer, Tool,
-};
+use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, Configure, Event, McpServer};
 use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
 use claude_proto_tests::conformance::{
     Driver, DropFlag, Harness, HookBehaviour, Observed, Permission, Spec, ToolChange, TypedAdd,
@@ -208,16 +206,10 @@ impl Driver for BlockingDriver {
     }
 
     fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {
-        let claude = self.claude();
-        Some(match change {
-            ToolChange::AddMul(server) => {
-                let mul = Tool::untyped("mul", "Multiplies a and b", Spec::calc_schema(), |args| {
-                    Spec::calc_mul_output(&args)
-                });
-                claude.add_tool(server, mul)
-            }
-            ToolChange::Remove(server, tool) => claude.remove_tool(server, tool),
-        })
+        Some(claude_proto_tests::handlers::change_tools_blocking(
+            self.claude(),
+            change,
+        ))
     }
 
     fn query(

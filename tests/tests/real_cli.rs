@@ -17,10 +17,10 @@ use claude_proto::ControlSuccess;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto_host::{Error, ExitReport, SpawnError};
-use claude_proto_tests::conformance::{Driver, Observed, Spec, ToolChange};
+use claude_proto_tests::conformance::{Driver, Observed, ToolChange};
 use claude_proto_tests::real_cli::tee::TeedChild;
 use claude_proto_tests::real_cli::{RealHarness, RealSpec, Transcript, WAIT};
-use claude_proto_tokio::{Claude, ClaudeBuilder, Tool};
+use claude_proto_tokio::{Claude, ClaudeBuilder};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::runtime::Runtime;
@@ -174,20 +174,7 @@ impl Driver for TokioDriver {
 
     fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {
         let (rt, claude) = self.parts();
-        Some(rt.block_on(async {
-            match change {
-                ToolChange::AddMul(server) => {
-                    let mul = Tool::untyped(
-                        "mul",
-                        "Multiplies a and b",
-                        Spec::calc_schema(),
-                        async |args| Spec::calc_mul_output(&args),
-                    );
-                    claude.add_tool(server, mul).await
-                }
-                ToolChange::Remove(server, tool) => claude.remove_tool(server, tool).await,
-            }
-        }))
+        Some(rt.block_on(claude_proto_tests::handlers::change_tools(claude, change)))
     }
 
     fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {

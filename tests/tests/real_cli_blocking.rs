@@ -12,7 +12,7 @@ use claude_proto::model::control::ControlRequest;
 use claude_proto::model::hooks::{HookEvent, HookInput, HookOutput, HookSpecificOutput};
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionResult;
-use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, Configure, McpServer, Tool};
+use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, Configure, McpServer};
 use claude_proto_host::{Error, ExitReport, SpawnError};
 use claude_proto_tests::conformance::{
     Driver, DropFlag, HookBehaviour, Observed, Spec, ToolChange, TypedGuard,
@@ -172,16 +172,10 @@ impl Driver for BlockingDriver {
     }
 
     fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {
-        let claude = self.claude();
-        Some(match change {
-            ToolChange::AddMul(server) => {
-                let mul = Tool::untyped("mul", "Multiplies a and b", Spec::calc_schema(), |args| {
-                    Spec::calc_mul_output(&args)
-                });
-                claude.add_tool(server, mul)
-            }
-            ToolChange::Remove(server, tool) => claude.remove_tool(server, tool),
-        })
+        Some(claude_proto_tests::handlers::change_tools_blocking(
+            self.claude(),
+            change,
+        ))
     }
 
     fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {

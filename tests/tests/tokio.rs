@@ -11,7 +11,7 @@ use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
 use claude_proto_tests::conformance::{Driver, Harness, Observed, Spec, ToolChange};
-use claude_proto_tokio::{Claude, ClaudeBuilder, Configure, Event, Tool};
+use claude_proto_tokio::{Claude, ClaudeBuilder, Configure, Event};
 use tokio::runtime::Runtime;
 
 const FAKE: &str = env!("CARGO_BIN_EXE_fake-claude");
@@ -119,20 +119,7 @@ impl Driver for TokioDriver {
 
     fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {
         let (rt, claude) = self.parts();
-        Some(rt.block_on(async {
-            match change {
-                ToolChange::AddMul(server) => {
-                    let mul = Tool::untyped(
-                        "mul",
-                        "Multiplies a and b",
-                        Spec::calc_schema(),
-                        async |args| Spec::calc_mul_output(&args),
-                    );
-                    claude.add_tool(server, mul).await
-                }
-                ToolChange::Remove(server, tool) => claude.remove_tool(server, tool).await,
-            }
-        }))
+        Some(rt.block_on(claude_proto_tests::handlers::change_tools(claude, change)))
     }
 
     fn query(

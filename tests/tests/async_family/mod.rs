@@ -13,7 +13,7 @@ use std::time::Duration;
 use claude_proto::ControlSuccess;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
-use claude_proto_async_std::{Claude, ClaudeBuilder, Configure, Runtime, Tool};
+use claude_proto_async_std::{Claude, ClaudeBuilder, Configure, Runtime};
 use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
 use claude_proto_tests::conformance::{Driver, Harness, Observed, Spec, ToolChange};
 
@@ -164,20 +164,9 @@ impl<E: Exec> Driver for Session<E> {
 
     fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {
         let claude = self.claude();
-        Some(E::block_on(async {
-            match change {
-                ToolChange::AddMul(server) => {
-                    let mul = Tool::untyped(
-                        "mul",
-                        "Multiplies a and b",
-                        Spec::calc_schema(),
-                        async |args| Spec::calc_mul_output(&args),
-                    );
-                    claude.add_tool(server, mul).await
-                }
-                ToolChange::Remove(server, tool) => claude.remove_tool(server, tool).await,
-            }
-        }))
+        Some(E::block_on(claude_proto_tests::handlers::change_tools(
+            claude, change,
+        )))
     }
 
     fn query(

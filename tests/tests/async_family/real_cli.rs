@@ -13,9 +13,9 @@ use std::time::Duration;
 use claude_proto::ControlSuccess;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
-use claude_proto_async_std::{Claude, ClaudeBuilder, Tool};
+use claude_proto_async_std::{Claude, ClaudeBuilder};
 use claude_proto_host::{Error, ExitReport, SpawnError};
-use claude_proto_tests::conformance::{Driver, Observed, Spec, ToolChange};
+use claude_proto_tests::conformance::{Driver, Observed, ToolChange};
 use claude_proto_tests::real_cli::tee::TeedChild;
 use claude_proto_tests::real_cli::{RealHarness, RealSpec, Transcript, WAIT};
 use futures_lite::io::{AsyncRead, AsyncWrite};
@@ -165,20 +165,9 @@ impl<E: Exec> Driver for Session<E> {
 
     fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {
         let claude = self.claude();
-        Some(E::block_on(async {
-            match change {
-                ToolChange::AddMul(server) => {
-                    let mul = Tool::untyped(
-                        "mul",
-                        "Multiplies a and b",
-                        Spec::calc_schema(),
-                        async |args| Spec::calc_mul_output(&args),
-                    );
-                    claude.add_tool(server, mul).await
-                }
-                ToolChange::Remove(server, tool) => claude.remove_tool(server, tool).await,
-            }
-        }))
+        Some(E::block_on(claude_proto_tests::handlers::change_tools(
+            claude, change,
+        )))
     }
 
     fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {
