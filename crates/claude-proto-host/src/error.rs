@@ -77,6 +77,11 @@ pub enum EndReason {
     /// The CLI reported a version known to be incompatible, so the session
     /// was closed at its `initialize` answer (see [`Error::IncompatibleCli`]).
     IncompatibleCli,
+    /// The `initialize` request carried fields the CLI reads only at
+    /// launch and its answer said they were not applied (or the answer
+    /// failed), so the session was closed before any prompt reached it (see
+    /// [`Error::LaunchFieldsNotApplied`]).
+    LaunchFieldsNotApplied,
 }
 
 /// A session has ended: every later call fails with this, and it says how.
@@ -139,6 +144,17 @@ impl fmt::Display for SessionEnded {
                     f,
                     "the session was closed: the CLI's version is incompatible with this \
                      library (see the initialize error for what to install)"
+                )?;
+                match report {
+                    Some(report) => write!(f, "; {report}"),
+                    None => Ok(()),
+                }
+            }
+            (report, EndReason::LaunchFieldsNotApplied) => {
+                write!(
+                    f,
+                    "the session was closed before any prompt was sent: the CLI did not \
+                     confirm the launch fields of the initialize request"
                 )?;
                 match report {
                     Some(report) => write!(f, "; {report}"),
@@ -262,6 +278,18 @@ pub enum Error {
     IncompatibleCli {
         /// The version found, the versions supported, what to install.
         reason: String,
+    },
+    /// The `initialize` request carried fields the CLI reads only at launch
+    /// (MCP servers, plugins) and its answer says these were not applied:
+    /// rather than run without them, the session is closed before any
+    /// prompt reaches the CLI, as the TypeScript SDK does.
+    #[error(
+        "the session was refused: the CLI did not apply {} from the initialize request (it reads them only when started with --await-initialize, which the adapters pass; a CLI that ignores it is too old)",
+        fields.join(", ")
+    )]
+    LaunchFieldsNotApplied {
+        /// The wire names of the fields not applied (`mcpServers`, `plugins`).
+        fields: Vec<String>,
     },
     /// No in-process MCP server of that name was registered on this
     /// session, so its tools cannot be changed.

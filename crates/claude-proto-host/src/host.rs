@@ -44,6 +44,58 @@ fn hooks_refusal(init: &InitializeResponse) -> Option<Error> {
     None
 }
 
+/// What the `initialize` answer must confirm before anything else is
+/// written: hooks meant to fail closed are honoured, fields read only at
+/// launch were applied.
+#[derive(Debug, Default)]
+struct Confirm {
+    blocking_hooks: bool,
+    launch_fields: Vec<&'static str>,
+}
+
+impl Confirm {
+    fn needed(&self) -> bool {
+        self.blocking_hooks || !self.launch_fields.is_empty()
+    }
+
+    /// How the session ends when the answer fails.
+    fn reason(&self) -> EndReason {
+        if self.blocking_hooks {
+            EndReason::HooksNotHonoured
+        } else {
+            EndReason::LaunchFieldsNotApplied
+        }
+    }
+
+    /// Why `init` does not confirm what it must, if it does not.
+    fn refusal(&self, init: &InitializeResponse) -> Option<(Error, EndReason)> {
+        if self.blocking_hooks {
+            if let Some(refusal) = hooks_refusal(init) {
+                return Some((refusal, EndReason::HooksNotHonoured));
+            }
+        }
+        // A CLI that says a launch field was not applied; one that says
+        // nothing about it (the internal fields) is taken at its word.
+        let applied = |field: &str| match field {
+            "plugins" => init.plugins_applied,
+            "mcpServers" => init.mcp_servers_applied,
+            _ => None,
+        };
+        let ignored: Vec<&str> = self
+            .launch_fields
+            .iter()
+            .copied()
+            .filter(|field| applied(field) == Some(false))
+            .collect();
+        (!ignored.is_empty()).then(|| {
+            let refusal = Error::LaunchFieldsNotApplied {
+                fields: ignored.iter().map(|f| (*f).to_owned()).collect(),
+            };
+            (refusal, EndReason::LaunchFieldsNotApplied)
+        })
+    }
+}
+
 /// The MCP notification that tells the CLI a server's tools changed.
 const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
 
@@ -350,6 +402,8 @@ pub struct Host<W> {
     /// line). What follows waits, so no prompt reaches a CLI that may not
     /// honour the hooks (see [`Error::HooksNotHonoured`]).
     hold_after: Option<usize>,
+    /// What the `initialize` answer must confirm before prompts go out.
+    confirm: Confirm,
     /// Why the session was refused after the `initialize` answer, if it was.
     refused: Option<EndReason>,
     /// The latest time an input carried, for what an input without one
@@ -416,13 +470,19 @@ impl<W> Host<W> {
             stdin_stall_at: None,
             stdin_stalled: false,
             hold_after: None,
+            confirm: Confirm::default(),
             refused: None,
             last_now: now,
             ended: None,
         };
         // `initialize` is the first line: with hooks meant to fail closed,
-        // only it goes out until the CLI says it honours them.
-        if initialize.has_blocking_hooks() && matches!(host.init, Init::Pending(_)) {
+        // or fields the CLI reads only at launch, only it goes out until the
+        // CLI confirms them (as the TypeScript SDK holds prompts).
+        host.confirm = Confirm {
+            blocking_hooks: initialize.has_blocking_hooks(),
+            launch_fields: initialize.launch_fields(),
+        };
+        if host.confirm.needed() && matches!(host.init, Init::Pending(_)) {
             host.pump();
             host.hold_after = Some(host.out.len() - host.out_pos);
         }
@@ -1077,15 +1137,15 @@ impl<W> Host<W> {
                 }
             }
             if self.hold_after.take().is_some() {
-                // Fail closed: without an answer that confirms the hooks,
-                // no prompt goes out.
-                match result.as_ref().map(|init| hooks_refusal(init)) {
+                // Fail closed: without an answer that confirms what had to
+                // be confirmed, no prompt goes out.
+                match result.as_ref().map(|init| self.confirm.refusal(init)) {
                     Ok(None) => {}
-                    Ok(Some(refusal)) => {
+                    Ok(Some((refusal, reason))) => {
                         result = Err(refusal);
-                        self.refuse(EndReason::HooksNotHonoured);
+                        self.refuse(reason);
                     }
-                    Err(_) => self.refuse(EndReason::HooksNotHonoured),
+                    Err(_) => self.refuse(self.confirm.reason()),
                 }
             }
             self.outputs.push_back(Output::Initialized(result));

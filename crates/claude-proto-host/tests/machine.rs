@@ -961,3 +961,50 @@ fn a_failing_elicitation_handler_declines() {
         "decline"
     );
 }
+
+// ----- fields the CLI reads only at launch ----------------------------------------
+
+fn with_launch_field(script: Script) -> Pair {
+    use claude_proto::model::initialize::InitializeRequest;
+    use claude_proto::model::mcp::McpServerConfig;
+    Pair::with_initialize(
+        script,
+        Limits::default(),
+        Capabilities::default(),
+        Transport::Process,
+        InitializeRequest::new().with_mcp_server("ext", McpServerConfig::stdio("x", Vec::new())),
+    )
+}
+
+#[test]
+fn launch_fields_hold_prompts_until_the_cli_answers() {
+    let script = Script::default()
+        .with_policy("initialize", Policy::Delay(Duration::from_secs(1)))
+        .with_initialize_field("mcp_servers_applied", json!(true));
+    let mut pair = with_launch_field(script);
+    let sent = pair.send("hello");
+    pair.run();
+    assert!(pair.cli.user_messages().is_empty(), "the prompt was held");
+    pair.advance_by(Duration::from_secs(1));
+    pair.run();
+    assert!(matches!(pair.initialized.as_slice(), [Ok(_)]));
+    let turn = pair.collect(pair.turn_of(sent));
+    assert_eq!(text(&turn), "echo: hello");
+}
+
+#[test]
+fn launch_fields_the_cli_did_not_apply_refuse_the_session() {
+    let script = Script::default().with_initialize_field("mcp_servers_applied", json!(false));
+    let mut pair = with_launch_field(script);
+    pair.send("hello");
+    pair.run_until(Pair::is_ended);
+    let [Err(Error::LaunchFieldsNotApplied { fields })] = pair.initialized.as_slice() else {
+        panic!(
+            "expected LaunchFieldsNotApplied, got {:?}",
+            pair.initialized
+        )
+    };
+    assert_eq!(fields, &["mcpServers"]);
+    assert!(pair.cli.user_messages().is_empty(), "a prompt went out");
+    assert_eq!(pair.ended[0].reason(), EndReason::LaunchFieldsNotApplied);
+}

@@ -86,6 +86,23 @@ impl Pair {
         capabilities: Capabilities,
         transport: Transport,
     ) -> Self {
+        Self::with_initialize(
+            script,
+            limits,
+            capabilities,
+            transport,
+            InitializeRequest::default(),
+        )
+    }
+
+    /// [`with`](Self::with), sending `initialize` as the request's base.
+    pub fn with_initialize(
+        script: Script,
+        limits: Limits,
+        capabilities: Capabilities,
+        transport: Transport,
+        initialize: InitializeRequest,
+    ) -> Self {
         let now = Instant::now();
         let mut config = Config::default();
         config.request_id_seed = 7;
@@ -93,7 +110,7 @@ impl Pair {
             config,
             limits,
             Arc::new(capabilities),
-            InitializeRequest::default(),
+            initialize,
             transport,
             now,
         )
