@@ -59,8 +59,9 @@ fn builder(spec: &Spec) -> ClaudeBuilder {
             // can. Its equivalent: the first call blocks until the CLI
             // cancels the request; the flag goes with the cancellation
             // itself (an `on_cancel` callback, run by the driver when the
-            // cancel arrives, so before the turn's result is delivered),
-            // and the answer returned afterwards must be dropped, not sent
+            // cancel arrives, or at once by a handler thread that starts
+            // after it: the scenario waits for the flag), and the answer
+            // returned afterwards must be dropped, not sent
             // (the fake counts late answers). Handlers run on threads of
             // their own, so "first" is the request, not whichever thread
             // reaches this line first: the scenario's first request is the

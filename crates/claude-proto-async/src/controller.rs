@@ -244,7 +244,11 @@ impl<R: Runtime> Controller<R> {
     /// the CLI has it.
     ///
     /// Fails with [`Error::UnknownMcpServer`] if no server of that name
-    /// was registered (servers themselves are fixed at start). Cancel
+    /// was registered (servers themselves are fixed at start). Any other
+    /// error (the session ended, the CLI's stdin backed up, no
+    /// acknowledgement in time) leaves the change made in this session but
+    /// perhaps untold to the CLI: call again to tell it. A call of a tool
+    /// removed while it was on its way is answered `Unknown tool`. Cancel
     /// safety as [`control`](Self::control): once polled, the change is
     /// made.
     ///

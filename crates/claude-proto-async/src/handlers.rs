@@ -5,7 +5,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use claude_proto_host::{Job, JobKind, Outcome};
-use claude_proto_process::handlers::{Async, HandlerError, Handlers};
+use claude_proto_process::handlers::{Async, HandlerError, Handlers, unknown_tool};
 use claude_proto_process::{CatchUnwind, panic_message};
 
 use crate::runtime::BoxFuture;
@@ -71,9 +71,13 @@ fn call(handlers: &AsyncHandlers, job: &Job) -> Option<BoxFuture<Result<Outcome,
             tool,
             arguments,
             ..
-        } => handlers.tool(server, tool).map(|tool| {
-            let future = tool(arguments.clone());
-            Box::pin(async move { future.await.map(Outcome::Tool) }) as BoxFuture<_>
+        } => Some(match handlers.tool(server, tool) {
+            Some(run) => {
+                let future = run(arguments.clone());
+                Box::pin(async move { future.await.map(Outcome::Tool) }) as BoxFuture<_>
+            }
+            // Removed while the call was on its way.
+            None => Box::pin(std::future::ready(Ok(Outcome::Tool(unknown_tool(tool))))),
         }),
         _ => None,
     }

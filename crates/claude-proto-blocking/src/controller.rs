@@ -258,7 +258,11 @@ impl Controller {
     /// the CLI has it, even if this then times out.
     ///
     /// Fails with [`Error::UnknownMcpServer`] if no server of that name
-    /// was registered (servers themselves are fixed at start).
+    /// was registered (servers themselves are fixed at start). Any other
+    /// error (the session ended, the CLI's stdin backed up, no
+    /// acknowledgement in time) leaves the change made in this session but
+    /// perhaps untold to the CLI: call again to tell it. A call of a tool
+    /// removed while it was on its way is answered `Unknown tool`.
     pub fn add_tool(&self, server: &str, tool: Tool) -> Result<(), Error> {
         let issued_at = Instant::now();
         let (waiter, reply) = sync_channel(1);

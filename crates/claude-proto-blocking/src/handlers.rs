@@ -8,7 +8,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use claude_proto_host::{Job, JobKind, Outcome};
-use claude_proto_process::handlers::{Blocking, HandlerError, Handlers};
+use claude_proto_process::handlers::{Blocking, HandlerError, Handlers, unknown_tool};
 use claude_proto_process::panic_message;
 
 /// An in-process MCP server whose tools are plain functions, run on
@@ -55,7 +55,11 @@ pub(crate) fn run(
                 tool,
                 arguments,
                 ..
-            } => (handlers.tool(server, tool)?)(arguments.clone()).map(Outcome::Tool),
+            } => match handlers.tool(server, tool) {
+                Some(run) => run(arguments.clone()).map(Outcome::Tool),
+                // Removed while the call was on its way.
+                None => Ok(Outcome::Tool(unknown_tool(tool))),
+            },
             // Future kinds have no handler here.
             _ => return None,
         })

@@ -70,16 +70,15 @@ pub enum EndReason {
     /// with more than the unwritten budget waiting, so the session closed it.
     StdinStalled,
     /// Hooks meant to fail closed were registered and the CLI's answer to
-    /// `initialize` showed it cannot honour them (or the answer failed), so
-    /// the session was closed before any prompt reached it (see
-    /// [`Error::HooksNotHonoured`]).
+    /// `initialize` showed it cannot honour them, so the session was closed
+    /// before any prompt reached it (see [`Error::HooksNotHonoured`]).
     HooksNotHonoured,
     /// The CLI reported a version known to be incompatible, so the session
     /// was closed at its `initialize` answer (see [`Error::IncompatibleCli`]).
     IncompatibleCli,
     /// The `initialize` request carried fields the CLI reads only at
-    /// launch and its answer said they were not applied (or the answer
-    /// failed), so the session was closed before any prompt reached it (see
+    /// launch and its answer said they were not applied, so the session was
+    /// closed before any prompt reached it (see
     /// [`Error::LaunchFieldsNotApplied`]).
     LaunchFieldsNotApplied,
 }
@@ -131,8 +130,8 @@ impl fmt::Display for SessionEnded {
             (report, EndReason::HooksNotHonoured) => {
                 write!(
                     f,
-                    "the session was closed before any prompt was sent: the CLI did not \
-                     confirm that it honours the hooks registered to block on failure"
+                    "the session was closed before any prompt was sent: the CLI cannot \
+                     honour the hooks registered to block on failure"
                 )?;
                 match report {
                     Some(report) => write!(f, "; {report}"),
@@ -272,8 +271,9 @@ pub enum Error {
     },
     /// The CLI reported a version known to be incompatible with this
     /// library; the message says which and what to install. The session
-    /// is closed at once (prompts sent before the answer are dropped unless
-    /// already written).
+    /// is closed at once; prompts sent before the answer were already
+    /// written, unless hooks meant to fail closed or launch fields held
+    /// them.
     #[error("the session was refused: {reason}")]
     IncompatibleCli {
         /// The version found, the versions supported, what to install.

@@ -44,9 +44,11 @@ fn hooks_refusal(init: &InitializeResponse) -> Option<Error> {
     None
 }
 
-/// What the `initialize` answer must confirm before anything else is
-/// written: hooks meant to fail closed are honoured, fields read only at
-/// launch were applied.
+/// What the `initialize` answer must confirm before prompts are written:
+/// hooks meant to fail closed are honoured, fields read only at launch
+/// were applied. Control traffic (answers to the CLI's requests, our
+/// control calls) is not held: the CLI may need answers (an in-process MCP
+/// server's handshake) before it answers `initialize`.
 #[derive(Debug, Default)]
 struct Confirm {
     blocking_hooks: bool,
@@ -56,15 +58,6 @@ struct Confirm {
 impl Confirm {
     fn needed(&self) -> bool {
         self.blocking_hooks || !self.launch_fields.is_empty()
-    }
-
-    /// How the session ends when the answer fails.
-    fn reason(&self) -> EndReason {
-        if self.blocking_hooks {
-            EndReason::HooksNotHonoured
-        } else {
-            EndReason::LaunchFieldsNotApplied
-        }
     }
 
     /// Why `init` does not confirm what it must, if it does not.
@@ -397,11 +390,17 @@ pub struct Host<W> {
     /// write progress).
     stdin_stall_at: Option<Instant>,
     stdin_stalled: bool,
-    /// Blocking hooks are registered and `initialize` is not answered:
-    /// how many more bytes may be written (the rest of the `initialize`
-    /// line). What follows waits, so no prompt reaches a CLI that may not
-    /// honour the hooks (see [`Error::HooksNotHonoured`]).
-    hold_after: Option<usize>,
+    /// What the `initialize` answer must confirm is not confirmed yet:
+    /// prompts wait in `held_prompts` (control traffic goes on), so none
+    /// reaches a CLI that may not honour the hooks or apply the launch
+    /// fields (see [`Error::HooksNotHonoured`]).
+    holding: bool,
+    /// Prompts sent while `holding`, in order, and their bytes on the wire
+    /// (counted against `Limits::max_unwritten_bytes`).
+    held_prompts: VecDeque<Box<UserMessage>>,
+    held_prompt_bytes: usize,
+    /// `EndInput` came while `holding`: close stdin once they are released.
+    end_input_held: bool,
     /// What the `initialize` answer must confirm before prompts go out.
     confirm: Confirm,
     /// Why the session was refused after the `initialize` answer, if it was.
@@ -469,7 +468,10 @@ impl<W> Host<W> {
             drain_at: None,
             stdin_stall_at: None,
             stdin_stalled: false,
-            hold_after: None,
+            holding: false,
+            held_prompts: VecDeque::new(),
+            held_prompt_bytes: 0,
+            end_input_held: false,
             confirm: Confirm::default(),
             refused: None,
             last_now: now,
@@ -482,10 +484,7 @@ impl<W> Host<W> {
             blocking_hooks: initialize.has_blocking_hooks(),
             launch_fields: initialize.launch_fields(),
         };
-        if host.confirm.needed() && matches!(host.init, Init::Pending(_)) {
-            host.pump();
-            host.hold_after = Some(host.out.len() - host.out_pos);
-        }
+        host.holding = host.confirm.needed() && matches!(host.init, Init::Pending(_));
         host.pump();
         Ok(host)
     }
@@ -590,13 +589,6 @@ impl<W> Host<W> {
             return self.handle_stdin_failed();
         }
         self.out_pos = (self.out_pos + n).min(self.out.len());
-        if let Some(left) = &mut self.hold_after {
-            *left = left.saturating_sub(n);
-            if *left == 0 {
-                // The `initialize` line must not wait in a buffer.
-                self.needs_flush = true;
-            }
-        }
         if self.out_pos == self.out.len() {
             self.out.clear();
             self.out_pos = 0;
@@ -669,6 +661,7 @@ impl<W> Host<W> {
                 issued_at,
                 waiter,
             } => self.update_mcp_server(*spec, issued_at, waiter, now),
+            Command::EndInput if self.holding => self.end_input_held = true,
             Command::EndInput => self.session.close_input(),
             Command::Close => {
                 self.closed_by_user = true;
@@ -757,17 +750,13 @@ impl<W> Host<W> {
 
     /// What to do with stdin next.
     pub fn poll_stdin(&self) -> StdinStep<'_> {
-        let end = match self.hold_after {
-            Some(left) => (self.out_pos + left).min(self.out.len()),
-            None => self.out.len(),
-        };
         if self.stdin != Stdin::Open {
             StdinStep::Idle
-        } else if self.out_pos < end {
-            StdinStep::Write(&self.out[self.out_pos..end])
+        } else if self.out_pos < self.out.len() {
+            StdinStep::Write(&self.out[self.out_pos..])
         } else if self.needs_flush {
             StdinStep::Flush
-        } else if self.session.is_input_closed() && end == self.out.len() {
+        } else if self.session.is_input_closed() {
             StdinStep::Close
         } else {
             StdinStep::Idle
@@ -939,12 +928,49 @@ impl<W> Host<W> {
 
     fn send(&mut self, message: &UserMessage) -> Result<CallReply, Error> {
         self.check_accepting("user message")?;
+        if self.holding {
+            return self.hold(message);
+        }
         self.session
             .send_user_message(message)
             .map_err(|e| self.send_error(e))?;
         let turn = self.prompts_sent;
         self.prompts_sent += 1;
         Ok(CallReply::Sent { turn })
+    }
+
+    /// Keeps a prompt until the `initialize` answer confirms what it must,
+    /// within the unwritten budget.
+    fn hold(&mut self, message: &UserMessage) -> Result<CallReply, Error> {
+        let bytes = message.wire_len();
+        let unwritten = self.unwritten_bytes() + self.held_prompt_bytes;
+        let budget = self.limits.max_unwritten_bytes;
+        if unwritten.saturating_add(bytes) > budget {
+            return Err(Error::Backlog {
+                what: "user message".into(),
+                stall: Stall::StdinBacklog { unwritten, budget },
+            });
+        }
+        self.held_prompts.push_back(Box::new(message.clone()));
+        self.held_prompt_bytes += bytes;
+        let turn = self.prompts_sent;
+        self.prompts_sent += 1;
+        Ok(CallReply::Sent { turn })
+    }
+
+    /// The `initialize` answer confirmed what it had to: the held prompts
+    /// go out, in order, then a held `EndInput`.
+    fn release(&mut self) {
+        self.holding = false;
+        self.held_prompt_bytes = 0;
+        for message in std::mem::take(&mut self.held_prompts) {
+            // An error means stdin is closed: the session is ending, and the
+            // prompt's turn ends with it.
+            let _ = self.session.send_user_message(&message);
+        }
+        if std::mem::take(&mut self.end_input_held) {
+            self.session.close_input();
+        }
     }
 
     fn call(
@@ -1010,11 +1036,16 @@ impl<W> Host<W> {
     /// is dropped unwritten and the session closes, ending for `reason`.
     fn refuse(&mut self, reason: EndReason) {
         self.refused = Some(reason);
-        let written_or_writable = self.out_pos.min(self.out.len());
-        self.out.truncate(written_or_writable);
-        // The core still holds what was queued after this moment's pump.
-        let mut dropped = Vec::new();
-        self.session.poll_transmit(&mut dropped);
+        self.drop_held_and_close();
+    }
+
+    /// Fails closed: the held prompts are dropped unwritten and the
+    /// session closes.
+    fn drop_held_and_close(&mut self) {
+        self.holding = false;
+        self.held_prompts.clear();
+        self.held_prompt_bytes = 0;
+        self.end_input_held = false;
         self.begin_close(self.last_now);
     }
 
@@ -1129,23 +1160,23 @@ impl<W> Host<W> {
                     let check = VersionCheck::of(init.claude_code_version.as_deref());
                     if let Some(reason) = check.refusal() {
                         result = Err(Error::IncompatibleCli { reason });
-                        self.hold_after = None;
                         self.refuse(EndReason::IncompatibleCli);
                     } else if check.warning().is_some() {
                         self.emit(Event::CliVersion(check));
                     }
                 }
             }
-            if self.hold_after.take().is_some() {
+            if self.holding {
                 // Fail closed: without an answer that confirms what had to
                 // be confirmed, no prompt goes out.
                 match result.as_ref().map(|init| self.confirm.refusal(init)) {
-                    Ok(None) => {}
+                    Ok(None) => self.release(),
                     Ok(Some((refusal, reason))) => {
                         result = Err(refusal);
                         self.refuse(reason);
                     }
-                    Err(_) => self.refuse(self.confirm.reason()),
+                    // The error says why; the session ends as it then does.
+                    Err(_) => self.drop_held_and_close(),
                 }
             }
             self.outputs.push_back(Output::Initialized(result));
@@ -1234,10 +1265,10 @@ impl<W> Host<W> {
         };
         let reason = if self.stdin_stalled {
             EndReason::StdinStalled
-        } else if let Some(reason) = self.refused {
-            reason
         } else if self.closed_by_user {
             EndReason::Closed
+        } else if let Some(reason) = self.refused {
+            reason
         } else if self.transport == Transport::Stream {
             EndReason::TransportEnded
         } else {

@@ -1008,3 +1008,106 @@ fn launch_fields_the_cli_did_not_apply_refuse_the_session() {
     assert!(pair.cli.user_messages().is_empty(), "a prompt went out");
     assert_eq!(pair.ended[0].reason(), EndReason::LaunchFieldsNotApplied);
 }
+
+// ----- what the hold must not hold ------------------------------------------------
+
+#[test]
+fn a_big_prompt_held_for_confirmation_does_not_stop_reading() {
+    let script = Script::default().with_policy("initialize", Policy::Delay(Duration::from_secs(1)));
+    let mut pair = Pair::with(
+        script,
+        Limits::default(),
+        blocking_hook(),
+        Transport::Process,
+    );
+    // Under the unwritten budget, but more than the CLI's pipe: held, not
+    // queued for stdin, so the stdin backlog does not pause reading.
+    let big = "x".repeat(3 * 1024 * 1024);
+    let sent = pair.send(&big);
+    pair.run();
+    assert!(matches!(
+        pair.outcome(sent),
+        Some(Ok(CallReply::Sent { .. }))
+    ));
+    assert!(pair.host.wants_stdout());
+    assert_eq!(pair.host.stall(), None);
+    pair.advance_by(Duration::from_secs(1));
+    pair.run();
+    assert!(matches!(pair.initialized.as_slice(), [Ok(_)]));
+    let turn = pair.collect(pair.turn_of(sent));
+    assert!(text(&turn).starts_with("echo: xxx"));
+    // Over the budget, a held prompt is refused as any other.
+    let script = Script::default().with_policy("initialize", Policy::Never);
+    let mut pair = Pair::with(
+        script,
+        Limits::default(),
+        blocking_hook(),
+        Transport::Process,
+    );
+    let too_big = pair.send(&"x".repeat(5 * 1024 * 1024));
+    assert!(matches!(
+        pair.outcome(too_big),
+        Some(Err(Error::Backlog { .. }))
+    ));
+}
+
+#[test]
+fn the_clis_requests_are_answered_while_prompts_are_held() {
+    let mut capabilities = blocking_hook();
+    capabilities.mcp_servers.push(calc(&["add"]));
+    let script = Script::default().with_policy("initialize", Policy::Never);
+    let mut pair = Pair::with(script, Limits::default(), capabilities, Transport::Process);
+    pair.send("hello");
+    pair.run();
+    // An in-process MCP server's handshake comes before the CLI answers
+    // `initialize`: it must not wait behind the hold.
+    let asked = pair
+        .cli
+        .request(json!({"subtype": "mcp_message", "server_name": "calc",
+        "message": {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}}));
+    pair.run();
+    assert!(pair.cli.answer(&asked).is_some());
+    assert!(
+        pair.cli.user_messages().is_empty(),
+        "the prompt is still held"
+    );
+}
+
+#[test]
+fn end_input_while_held_waits_for_the_answer_and_a_failed_answer_is_not_a_refusal() {
+    // Confirmed: the prompt goes out, then stdin closes.
+    let script = Script::default().with_policy("initialize", Policy::Delay(Duration::from_secs(1)));
+    let mut pair = Pair::with(
+        script,
+        Limits::default(),
+        blocking_hook(),
+        Transport::Process,
+    );
+    let sent = pair.send("hello");
+    pair.command(|_| Command::EndInput);
+    pair.run();
+    assert!(pair.cli.user_messages().is_empty());
+    pair.advance_by(Duration::from_secs(1));
+    pair.run_until(Pair::is_ended);
+    assert_eq!(pair.cli.user_messages().len(), 1);
+    let turn = pair.collect(pair.turn_of(sent));
+    assert_eq!(text(&turn), "echo: hello");
+    // Never answered: the initialize error says why, the prompt never goes
+    // out, and the session does not claim a refusal.
+    let script = Script::default().with_policy("initialize", Policy::Never);
+    let mut pair = Pair::with(
+        script,
+        Limits::default(),
+        blocking_hook(),
+        Transport::Process,
+    );
+    pair.send("hello");
+    pair.command(|_| Command::EndInput);
+    pair.run_until(Pair::is_ended);
+    assert!(matches!(
+        pair.initialized.as_slice(),
+        [Err(Error::TimedOut { .. })]
+    ));
+    assert!(pair.cli.user_messages().is_empty());
+    assert_ne!(pair.ended[0].reason(), EndReason::HooksNotHonoured);
+}

@@ -958,11 +958,17 @@ impl Options {
     /// Writes the fields these options own into `request` (see
     /// [`initialize_request`](Self::initialize_request)): a value set here
     /// replaces the request's, an agent defined here replaces the request's
-    /// agent of the same name, and fields unset here are left alone.
+    /// agent of the same name, and fields unset here are left alone. The
+    /// system prompt: a choice made here (`Custom`, `ClaudeCode`, `File`)
+    /// replaces the request's; the default (`Empty`) fills it only when the
+    /// request has none.
     pub fn fill_initialize(&self, request: &mut InitializeRequest) {
         match &self.system_prompt {
+            // The default yields to a prompt given through the request itself.
             SystemPromptChoice::Empty => {
-                request.system_prompt = Some(SystemPrompt::Blocks(vec![String::new()]));
+                if request.system_prompt.is_none() {
+                    request.system_prompt = Some(SystemPrompt::Blocks(vec![String::new()]));
+                }
             }
             SystemPromptChoice::Custom(prompt) => request.system_prompt = Some(prompt.clone()),
             SystemPromptChoice::ClaudeCode | SystemPromptChoice::File(_) => {
@@ -1862,12 +1868,16 @@ mod tests {
             argv(&options.command().unwrap())
                 .contains(&"--system-prompt-file=/etc/prompt.md".to_owned())
         );
-        // The escape hatch's prompt is replaced by the choice made here.
+        // The escape hatch's prompt is replaced by a choice made here, and
+        // kept over the default.
         let mut request = InitializeRequest::new().with_system_prompt("hatch");
         Options::new()
             .claude_code_system_prompt()
             .fill_initialize(&mut request);
         assert_eq!(request.system_prompt, None);
+        let mut request = InitializeRequest::new().with_system_prompt("hatch");
+        Options::new().fill_initialize(&mut request);
+        assert_eq!(request.system_prompt, Some(SystemPrompt::from("hatch")));
     }
 
     #[test]

@@ -8,8 +8,8 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use std::time::Duration;
+use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::{Duration, Instant};
 
 use claude_proto::model::MessageType;
 use claude_proto::model::control::ControlRequest;
@@ -46,6 +46,32 @@ pub struct CancelProbe {
     pub calls: AtomicUsize,
     /// Set when the first call's future was dropped unfinished.
     pub dropped: AtomicBool,
+    /// Signalled when `dropped` is set.
+    changed: (Mutex<()>, Condvar),
+}
+
+impl CancelProbe {
+    /// Waits until the first call's future (or, for a blocking handler,
+    /// its wait) has been dropped, at most `limit`; `true` if it has. A
+    /// blocking handler that starts after the CLI withdrew its request
+    /// learns of it when it registers its callback, which may be after the
+    /// turn has ended.
+    pub fn wait_dropped(&self, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        let (lock, changed) = &self.changed;
+        let mut guard = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        while !self.dropped.load(Ordering::SeqCst) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            guard = changed
+                .wait_timeout(guard, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        true
+    }
 }
 
 /// Sets [`CancelProbe::dropped`] when dropped; moved into the future.
@@ -54,7 +80,10 @@ pub struct DropFlag(pub Arc<CancelProbe>);
 
 impl Drop for DropFlag {
     fn drop(&mut self) {
+        let (lock, changed) = &self.0.changed;
+        let _guard = lock.lock().unwrap_or_else(PoisonError::into_inner);
         self.0.dropped.store(true, Ordering::SeqCst);
+        changed.notify_all();
     }
 }
 
@@ -918,7 +947,7 @@ pub fn cancel_stops_handler<H: Harness>(fake: PathBuf) {
     let t = must("turn", turn(&mut *s));
     assert_eq!(t.text, "cancel late_answers_for_A=0 b_answered=true");
     assert!(
-        probe.dropped.load(Ordering::SeqCst),
+        probe.wait_dropped(Duration::from_secs(10)),
         "the cancelled handler's future was not dropped"
     );
     assert_eq!(probe.calls.load(Ordering::SeqCst), 2);

@@ -1207,7 +1207,7 @@ pub fn interrupt_pending_permission<H: RealHarness>() {
     let t = must("turn", turn(&mut *s));
     assert_eq!(t.subtype, "error_during_execution", "{}", t.text);
     assert!(
-        probe.dropped.load(Ordering::SeqCst),
+        probe.wait_dropped(WAIT),
         "the cancelled handler's future was not dropped"
     );
     assert!(!peer.cwd().join("pending.txt").exists(), "the command ran");

@@ -74,6 +74,13 @@ where
     move |input| f(state.clone(), input)
 }
 
+/// The answer to a call of a tool removed after the call was routed to it
+/// (see [`LiveTools::remove`]): what the CLI gets for a tool it does not
+/// know.
+pub fn unknown_tool(name: &str) -> claude_proto::dispatch::ToolOutput {
+    claude_proto::dispatch::ToolOutput::error(format!("Unknown tool: {name}"))
+}
+
 /// How an adapter calls its handlers: the stored type of each kind.
 pub trait Flavor: Sized + 'static {
     /// A permission handler, as stored.

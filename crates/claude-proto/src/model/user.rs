@@ -185,6 +185,28 @@ impl UserMessage {
     }
 }
 
+impl UserMessage {
+    /// How many bytes this message takes on the CLI's stdin: its JSON line
+    /// and the newline, counted without building the line.
+    pub fn wire_len(&self) -> usize {
+        struct Count(usize);
+        impl std::io::Write for Count {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0 += bytes.len();
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut count = Count(0);
+        // Writing to a counter fails only if the value cannot be encoded;
+        // sending it would fail the same way.
+        let _ = serde_json::to_writer(&mut count, self);
+        count.0 + 1
+    }
+}
+
 /// The `message` inside a [`UserMessage`].
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct UserMessageParam {
