@@ -381,10 +381,11 @@ pub enum SpawnError {
     Limits(#[from] LimitsError),
     /// The operating system refused to start the process.
     #[error(
-        "could not start the CLI at {program}: {source} (check that the file is executable and runs on this machine)"
+        "could not start the CLI at {program}: {source} (check that the file is executable and runs on this machine; with a wrapper (Options::wrapper) this is the wrapper)"
     )]
     Spawn {
-        /// The executable that was tried.
+        /// The executable that was tried: the CLI, or the wrapper it is
+        /// started through.
         program: PathBuf,
         /// The operating system's error.
         #[source]

@@ -51,12 +51,20 @@ pub fn locate_cli(options: &Options) -> Result<PathBuf, SpawnError> {
 
 /// The command that starts the CLI for `options`: located executable,
 /// argv (never through a shell), environment changes, working directory,
-/// and all three standard streams piped.
+/// and all three standard streams piped. With a
+/// [`wrapper`](Options::wrapper), the wrapper is started, with its
+/// arguments, the CLI's name as given ([`Options::wrapped_cli`], not
+/// searched for here) and the CLI's arguments; the returned path is then
+/// the wrapper's.
 pub fn build_command(options: &Options) -> Result<(PathBuf, Command), SpawnError> {
-    let program = locate_cli(options)?;
+    let cli = match options.wrapped_cli() {
+        Some(cli) => cli,
+        None => locate_cli(options)?,
+    };
     let line = options.command().map_err(SpawnError::Options)?;
+    let (program, args) = options.program_and_args(&cli, &line);
     let mut command = Command::new(&program);
-    command.args(&line.args);
+    command.args(&args);
     if line.clear_env {
         command.env_clear();
     }

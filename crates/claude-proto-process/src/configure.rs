@@ -74,8 +74,11 @@ pub trait Configure: Sized {
     fn settings_mut(&mut self) -> &mut Settings<Self::Handlers>;
 
     /// Protocol limits of the core ([`Config`]): longest line, default
-    /// request timeout, pending requests from the CLI, unknown requests
-    /// refused or passed on. Default [`Config::default`].
+    /// request timeout, pending requests from the CLI. Default
+    /// [`Config::default`]. (`Config::refuse_unknown_requests` matters
+    /// only to a program driving the core itself: an adapter answers a CLI
+    /// request of an unknown subtype with `unsupported_request` either
+    /// way.)
     fn config(mut self, config: Config) -> Self {
         self.settings_mut().config = config;
         self

@@ -35,7 +35,9 @@ pub struct Config {
     /// `unsupported_request` error at once, as the official SDKs do, and
     /// report them as [`Event::RequestRefused`](crate::Event). Set to
     /// `false` to receive them as [`Event::Request`](crate::Event) holding
-    /// the raw JSON and answer them yourself. Default `true`.
+    /// the raw JSON and answer them yourself. Default `true`. The adapters
+    /// refuse them either way: receiving them raw is for a program that
+    /// drives the core itself.
     pub refuse_unknown_requests: bool,
     /// Seed mixed into the ids of requests we send (`req_<n>_<hex>`), so two
     /// sessions sharing a log can be told apart. The core reads no

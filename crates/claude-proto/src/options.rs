@@ -33,7 +33,7 @@
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::model::common::string_enum;
 use crate::model::initialize::{AgentDefinition, InitializeRequest, SystemPrompt};
@@ -77,6 +77,11 @@ pub const ENV_FILE_CHECKPOINTING: &str = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINT
 /// sets them: `NODE_OPTIONS` (a host's Node flags must not leak into the
 /// CLI) and `DEBUG` (the TypeScript SDK clears it too).
 pub const ENV_ALWAYS_REMOVED: [&str; 2] = ["NODE_OPTIONS", "DEBUG"];
+
+/// The CLI a wrapped launch ([`Options::wrapper`]) runs when
+/// [`Options::cli_path`] is not set: the bare name, for the wrapper's side
+/// (a container's or a remote host's `PATH`) to resolve.
+pub const WRAPPED_CLI: &str = "claude";
 
 /// Text shown instead of a secret in `Debug` output.
 const REDACTED: &str = "<redacted>";
@@ -125,6 +130,44 @@ string_enum! {
         Project = "project",
         /// `local`: `.claude/settings.local.json` of the project.
         Local = "local",
+    }
+}
+
+string_enum! {
+    /// Who answers the CLI's permission prompts (`--permission-prompts`,
+    /// the TypeScript SDK's `permissionPrompts`).
+    pub enum PermissionPrompts {
+        /// `host`, the CLI's default: this program, through a permission
+        /// handler (`can_use_tool`) or a permission-prompt MCP tool.
+        Host = "host",
+        /// `none`: nobody. Permission modes, rules and hooks still decide;
+        /// whatever would prompt is denied at once, with a message telling
+        /// the model the session has no one to ask. A permission handler
+        /// is never called.
+        Nobody = "none",
+    }
+}
+
+/// A command the CLI is started through ([`Options::wrapper`]): the
+/// process actually started is `program args... <cli> <cli args...>`,
+/// over the same stdin and stdout.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Wrapper {
+    /// The program to start (`docker`, `ssh`, `env`, `nice`, ...): a path,
+    /// or a bare name looked up on `PATH` by the OS.
+    pub program: PathBuf,
+    /// Its arguments, before the CLI's path.
+    pub args: Vec<OsString>,
+}
+
+impl fmt::Debug for Wrapper {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let args: Vec<RedactedWrapperArg<'_>> =
+            self.args.iter().map(|a| RedactedWrapperArg(a)).collect();
+        f.debug_struct("Wrapper")
+            .field("program", &self.program)
+            .field("args", &args)
+            .finish()
     }
 }
 
@@ -258,6 +301,11 @@ pub struct Options {
     /// (`--permission-prompt-tool=<name>`). Conflicts with
     /// `permission_prompt_stdio`.
     pub permission_prompt_tool: Option<String>,
+    /// Who answers permission prompts (`--permission-prompts=<host|none>`);
+    /// `None` sends no flag (the CLI's default, `host`). With
+    /// [`PermissionPrompts::Nobody`], anything that would prompt is denied
+    /// and no permission handler is called.
+    pub permission_prompts: Option<PermissionPrompts>,
     /// Allow switching to `bypassPermissions` later in the session
     /// (`--allow-dangerously-skip-permissions`).
     pub allow_dangerously_skip_permissions: bool,
@@ -269,6 +317,13 @@ pub struct Options {
     pub fork_session: bool,
     /// When resuming, stop the history at this message uuid (`--resume-session-at`).
     pub resume_session_at: Option<String>,
+    /// With `resume_session_at`: the prompt uuid of the turn this truncating
+    /// resume means to discard (`--resume-drops-turn`). The CLI checks that
+    /// everything past the cut belongs to that turn and otherwise refuses
+    /// the resume (an `error_during_execution` result whose message starts
+    /// with `Resume rejected by --resume-drops-turn:`); do not retry a
+    /// refusal, it is deterministic. Needs `resume_session_at`.
+    pub resume_drops_turn: Option<String>,
     /// Use this uuid as the new session's id (`--session-id`). With `resume`
     /// or `continue_conversation` it needs `fork_session`.
     pub session_id: Option<String>,
@@ -326,6 +381,29 @@ pub struct Options {
     pub agent: Option<String>,
     /// Settings file or inline settings (`--settings`).
     pub settings: Option<Settings>,
+    /// Sandbox settings for the commands the model runs (the settings'
+    /// `sandbox` object: `enabled`, `autoAllowBashIfSandboxed`, `network`,
+    /// `filesystem`, ...; a JSON object). Sent inside `--settings`, as both
+    /// official SDKs do: merged into the `sandbox` of inline
+    /// [`settings`](Self::settings) (objects key by key, a value set here
+    /// replacing the same path there, lists replaced rather than combined),
+    /// or alone as `--settings={"sandbox":...}`. With `enabled: true`,
+    /// `failIfUnavailable` defaults to `true` as in the TypeScript SDK: a
+    /// CLI that cannot sandbox fails at start instead of running commands
+    /// unsandboxed. Cannot be combined with a settings *file*
+    /// ([`Settings::Path`]), which this crate does not read.
+    pub sandbox: Option<serde_json::Value>,
+    /// Policy-tier settings from the program that starts the CLI
+    /// (`--managed-settings=<JSON>`, the TypeScript SDK's
+    /// `managedSettings`; a JSON object). The CLI keeps only their
+    /// restrictive parts, and drops them where an administrator's managed
+    /// settings exist unless those opt in.
+    pub managed_settings: Option<serde_json::Value>,
+    /// The trusted checkout that `cwd` is a worktree of
+    /// (`--project-config-root`): project settings, `.mcp.json`, the
+    /// `.claude` trees and `CLAUDE_PROJECT_DIR` come from here instead of
+    /// `cwd`. Must be absolute.
+    pub project_config_root: Option<PathBuf>,
     /// Turn on CLI debug logging (`--debug`); ignored when `debug_file` is set.
     pub debug: bool,
     /// Write CLI debug logs to this file (`--debug-file`, implies debug).
@@ -362,7 +440,12 @@ pub struct Options {
     pub enable_file_checkpointing: bool,
     /// The `claude` executable to run; `None` lets
     /// [`discovery::locate`](crate::discovery::locate) search for it.
+    /// With a [`wrapper`](Self::wrapper) it is passed to the wrapper as
+    /// given (default [`WRAPPED_CLI`], `claude`), not searched for here.
     pub cli_path: Option<PathBuf>,
+    /// Start the CLI through this command ([`Options::wrapper`]); `None`
+    /// starts it directly.
+    pub wrapper: Option<Wrapper>,
 }
 
 impl Default for Options {
@@ -378,11 +461,13 @@ impl Default for Options {
             permission_mode: None,
             permission_prompt_stdio: false,
             permission_prompt_tool: None,
+            permission_prompts: None,
             allow_dangerously_skip_permissions: false,
             continue_conversation: false,
             resume: None,
             fork_session: false,
             resume_session_at: None,
+            resume_drops_turn: None,
             session_id: None,
             allowed_tools: Vec::new(),
             disallowed_tools: Vec::new(),
@@ -403,6 +488,9 @@ impl Default for Options {
             betas: Vec::new(),
             agent: None,
             settings: None,
+            sandbox: None,
+            managed_settings: None,
+            project_config_root: None,
             debug: false,
             debug_file: None,
             extra_args: Vec::new(),
@@ -415,6 +503,7 @@ impl Default for Options {
             reads_session_state: true,
             enable_file_checkpointing: false,
             cli_path: None,
+            wrapper: None,
         }
     }
 }
@@ -451,8 +540,10 @@ impl fmt::Debug for EnvChange {
 ///
 /// To apply it: start from an empty environment if `clear_env`, then apply
 /// `env` in order (`Set` then `Remove` of the same name leaves it removed),
-/// set `cwd` if present, and pass `args` after the program path found by
-/// [`discovery::locate`](crate::discovery::locate). Never join the arguments
+/// set `cwd` if present, and start the program with the arguments
+/// [`Options::program_and_args`] gives: `args` after the CLI found by
+/// [`discovery::locate`](crate::discovery::locate), or after the wrapper
+/// and the CLI's name with [`Options::wrapper`]. Never join the arguments
 /// into a shell command.
 #[derive(Clone, PartialEq, Eq)]
 pub struct CommandLine {
@@ -551,7 +642,8 @@ pub enum OptionsError {
     /// A JSON option is not a JSON object.
     #[error("{option} must be a JSON object ({expected})")]
     NotAnObject {
-        /// Which option (`mcp_config`, `settings` or `json_schema`).
+        /// Which option (`mcp_config`, `settings`, `sandbox`,
+        /// `managed_settings` or `json_schema`).
         option: &'static str,
         /// What shape it should have.
         expected: &'static str,
@@ -570,6 +662,31 @@ pub enum OptionsError {
         /// The name, lossily converted to text.
         name: String,
     },
+    /// `sandbox` combined with a settings file, which would have to be read
+    /// to merge the two.
+    #[error(
+        "sandbox cannot be merged into a settings file ({path:?}); give the settings inline (Settings::Inline) or put the sandbox block in the file"
+    )]
+    SandboxWithSettingsPath {
+        /// The settings file.
+        path: PathBuf,
+    },
+    /// `resume_drops_turn` without `resume_session_at`.
+    #[error(
+        "resume_drops_turn names the turn a truncating resume discards, so it needs resume_session_at; set both or neither"
+    )]
+    ResumeDropsTurnWithoutResumeSessionAt,
+    /// `project_config_root` is not an absolute path.
+    #[error("project_config_root must be an absolute path (got {path:?})")]
+    RelativeProjectConfigRoot {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// The wrapper's program is empty.
+    #[error(
+        "the wrapper's program is empty; name the command to start the CLI through (e.g. \"docker\")"
+    )]
+    EmptyWrapper,
     /// An argument or environment value contains a NUL byte, which no
     /// process can receive.
     #[error("{what} contains a NUL byte, which cannot be passed to a process; remove it")]
@@ -660,6 +777,12 @@ impl Options {
         self
     }
 
+    /// Sets `permission_prompts`.
+    pub fn permission_prompts(mut self, who: PermissionPrompts) -> Self {
+        self.permission_prompts = Some(who);
+        self
+    }
+
     /// Sets `allow_dangerously_skip_permissions`.
     pub fn allow_dangerously_skip_permissions(mut self, on: bool) -> Self {
         self.allow_dangerously_skip_permissions = on;
@@ -687,6 +810,12 @@ impl Options {
     /// Sets `resume_session_at`.
     pub fn resume_session_at(mut self, message_uuid: impl Into<String>) -> Self {
         self.resume_session_at = Some(message_uuid.into());
+        self
+    }
+
+    /// Sets `resume_drops_turn` (with `resume_session_at`).
+    pub fn resume_drops_turn(mut self, prompt_uuid: impl Into<String>) -> Self {
+        self.resume_drops_turn = Some(prompt_uuid.into());
         self
     }
 
@@ -853,6 +982,32 @@ impl Options {
         self
     }
 
+    /// Sets `sandbox` (a JSON object, the settings' `sandbox` block).
+    ///
+    /// ```
+    /// use claude_proto::options::Options;
+    /// let options = Options::new().sandbox(serde_json::json!({"enabled": true}));
+    /// let argv = options.command().unwrap().args;
+    /// assert!(argv.iter().any(|a| a
+    ///     == r#"--settings={"sandbox":{"enabled":true,"failIfUnavailable":true}}"#));
+    /// ```
+    pub fn sandbox(mut self, sandbox: serde_json::Value) -> Self {
+        self.sandbox = Some(sandbox);
+        self
+    }
+
+    /// Sets `managed_settings` (a JSON object).
+    pub fn managed_settings(mut self, settings: serde_json::Value) -> Self {
+        self.managed_settings = Some(settings);
+        self
+    }
+
+    /// Sets `project_config_root`.
+    pub fn project_config_root(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.project_config_root = Some(dir.into());
+        self
+    }
+
     /// Sets `debug`.
     pub fn debug(mut self, on: bool) -> Self {
         self.debug = on;
@@ -929,6 +1084,75 @@ impl Options {
     pub fn cli_path(mut self, path: impl Into<PathBuf>) -> Self {
         self.cli_path = Some(path.into());
         self
+    }
+
+    /// Starts the CLI through a wrapper command: the process started is
+    /// `program args... <cli> <cli args...>`, and the protocol runs over
+    /// its stdin and stdout as usual. This runs the CLI in a container
+    /// (`docker exec -i NAME`), on another host (`ssh HOST`), as another
+    /// user (`sudo -u NAME --preserve-env`), under a JavaScript runtime of
+    /// your choice with its flags (`node --max-old-space-size=4096`, for a
+    /// `cli.js`), or under `env`, `nice`, `timeout`, ... It is the simple form
+    /// of the TypeScript SDK's `spawnClaudeCodeProcess`.
+    ///
+    /// The CLI is named by [`cli_path`](Self::cli_path) as given, or
+    /// [`WRAPPED_CLI`] (`claude`) when unset: it lives where the wrapper
+    /// runs it, so it is not searched for here (neither `CLAUDE_BIN` nor
+    /// `PATH`). The environment changes and working directory of
+    /// [`Options::command`] apply to the wrapper process; whether they reach
+    /// the CLI is the wrapper's business (`env` and `sudo --preserve-env`
+    /// pass the environment on; `docker exec` needs `-e NAME` and `-w DIR`,
+    /// `ssh` neither). Closing signals the wrapper, not the CLI: choose one
+    /// that ends the CLI when its stdin closes or it is signalled (`docker
+    /// exec -i` and `ssh` do).
+    ///
+    /// ```
+    /// use claude_proto::options::Options;
+    /// let options = Options::new().wrapper("docker", ["exec", "-i", "sandbox"]);
+    /// let line = options.command().unwrap();
+    /// let cli = options.wrapped_cli().unwrap();
+    /// let (program, args) = options.program_and_args(&cli, &line);
+    /// assert_eq!(program, std::path::Path::new("docker"));
+    /// assert_eq!(&args[..5], ["exec", "-i", "sandbox", "claude", "--output-format"]);
+    /// ```
+    pub fn wrapper<I, S>(mut self, program: impl Into<PathBuf>, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.wrapper = Some(Wrapper {
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+        });
+        self
+    }
+
+    /// The CLI a wrapped launch passes to its wrapper: `cli_path` as given,
+    /// or [`WRAPPED_CLI`]; `None` when there is no wrapper (then the CLI
+    /// is found with [`discovery::locate`](crate::discovery::locate)).
+    pub fn wrapped_cli(&self) -> Option<PathBuf> {
+        self.wrapper.as_ref().map(|_| {
+            self.cli_path
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(WRAPPED_CLI))
+        })
+    }
+
+    /// The program to start and all of its arguments, given the CLI's path
+    /// (the located one, or [`wrapped_cli`](Self::wrapped_cli) when
+    /// wrapped) and the command line these options produced: `cli
+    /// line.args...`, or through a [`wrapper`](Self::wrapper), `program
+    /// args... cli line.args...`.
+    pub fn program_and_args(&self, cli: &Path, line: &CommandLine) -> (PathBuf, Vec<OsString>) {
+        match &self.wrapper {
+            None => (cli.to_path_buf(), line.args.clone()),
+            Some(wrapper) => {
+                let mut args = wrapper.args.clone();
+                args.push(cli.as_os_str().to_owned());
+                args.extend(line.args.iter().cloned());
+                (wrapper.program.clone(), args)
+            }
+        }
     }
 
     /// The fields of the `initialize` request these options own: system
@@ -1060,6 +1284,49 @@ impl Options {
                 expected: "a JSON Schema object",
             });
         }
+        if self.sandbox.as_ref().is_some_and(|v| !v.is_object()) {
+            return Err(OptionsError::NotAnObject {
+                option: "sandbox",
+                expected: "a sandbox settings object, e.g. {\"enabled\": true}",
+            });
+        }
+        if let (Some(_), Some(Settings::Path(path))) = (&self.sandbox, &self.settings) {
+            return Err(OptionsError::SandboxWithSettingsPath { path: path.clone() });
+        }
+        if self
+            .managed_settings
+            .as_ref()
+            .is_some_and(|v| !v.is_object())
+        {
+            return Err(OptionsError::NotAnObject {
+                option: "managed_settings",
+                expected: "a settings object",
+            });
+        }
+        if self.resume_drops_turn.is_some() && self.resume_session_at.is_none() {
+            return Err(OptionsError::ResumeDropsTurnWithoutResumeSessionAt);
+        }
+        if let Some(path) = &self.project_config_root {
+            if !path.is_absolute() {
+                return Err(OptionsError::RelativeProjectConfigRoot { path: path.clone() });
+            }
+        }
+        if let Some(wrapper) = &self.wrapper {
+            if wrapper.program.as_os_str().is_empty() {
+                return Err(OptionsError::EmptyWrapper);
+            }
+            let cli = self.wrapped_cli().unwrap_or_default();
+            let parts = [wrapper.program.as_os_str(), cli.as_os_str()];
+            if parts
+                .into_iter()
+                .chain(wrapper.args.iter().map(OsString::as_os_str))
+                .any(has_nul)
+            {
+                return Err(OptionsError::ContainsNul {
+                    what: "the wrapper command".to_owned(),
+                });
+            }
+        }
         Ok(())
     }
 
@@ -1128,6 +1395,9 @@ impl Options {
         } else if let Some(tool) = &self.permission_prompt_tool {
             a.value("permission-prompt-tool", tool);
         }
+        if let Some(who) = &self.permission_prompts {
+            a.value("permission-prompts", who.as_str());
+        }
         if self.continue_conversation {
             a.flag("continue");
         }
@@ -1173,6 +1443,9 @@ impl Options {
         if self.include_partial_messages {
             a.flag("include-partial-messages");
         }
+        if let Some(root) = &self.project_config_root {
+            a.value("project-config-root", root);
+        }
         for dir in &self.add_dirs {
             a.value("add-dir", dir);
         }
@@ -1190,16 +1463,29 @@ impl Options {
         if let Some(uuid) = &self.resume_session_at {
             a.value("resume-session-at", uuid);
         }
+        if let Some(uuid) = &self.resume_drops_turn {
+            a.value("resume-drops-turn", uuid);
+        }
         if let Some(id) = &self.session_id {
             a.value("session-id", id);
         }
         if self.no_session_persistence {
             a.flag("no-session-persistence");
         }
-        match &self.settings {
-            None => {}
-            Some(Settings::Path(path)) => a.value("settings", path),
-            Some(Settings::Inline(value)) => a.value("settings", value.to_string()),
+        if let Some(managed) = &self.managed_settings {
+            a.value("managed-settings", managed.to_string());
+        }
+        match (&self.settings, &self.sandbox) {
+            (None, None) => {}
+            (Some(Settings::Path(path)), _) => a.value("settings", path),
+            (Some(Settings::Inline(value)), None) => a.value("settings", value.to_string()),
+            (inline, Some(sandbox)) => {
+                let settings = match inline {
+                    Some(Settings::Inline(value)) => Some(value),
+                    _ => None,
+                };
+                a.value("settings", with_sandbox(settings, sandbox).to_string());
+            }
         }
 
         let typed: Vec<String> = a.names.clone();
@@ -1313,11 +1599,13 @@ impl fmt::Debug for Options {
             permission_mode,
             permission_prompt_stdio,
             permission_prompt_tool,
+            permission_prompts,
             allow_dangerously_skip_permissions,
             continue_conversation,
             resume,
             fork_session,
             resume_session_at,
+            resume_drops_turn,
             session_id,
             allowed_tools,
             disallowed_tools,
@@ -1338,6 +1626,9 @@ impl fmt::Debug for Options {
             betas,
             agent,
             settings,
+            sandbox,
+            managed_settings,
+            project_config_root,
             debug,
             debug_file,
             extra_args,
@@ -1350,6 +1641,7 @@ impl fmt::Debug for Options {
             reads_session_state,
             enable_file_checkpointing,
             cli_path,
+            wrapper,
         } = self;
         let env: Vec<EnvChange> = env
             .iter()
@@ -1370,6 +1662,7 @@ impl fmt::Debug for Options {
             .field("permission_mode", permission_mode)
             .field("permission_prompt_stdio", permission_prompt_stdio)
             .field("permission_prompt_tool", permission_prompt_tool)
+            .field("permission_prompts", permission_prompts)
             .field(
                 "allow_dangerously_skip_permissions",
                 allow_dangerously_skip_permissions,
@@ -1378,6 +1671,7 @@ impl fmt::Debug for Options {
             .field("resume", resume)
             .field("fork_session", fork_session)
             .field("resume_session_at", resume_session_at)
+            .field("resume_drops_turn", resume_drops_turn)
             .field("session_id", session_id)
             .field("allowed_tools", allowed_tools)
             .field("disallowed_tools", disallowed_tools)
@@ -1398,6 +1692,12 @@ impl fmt::Debug for Options {
             .field("betas", betas)
             .field("agent", agent)
             .field("settings", settings)
+            .field("sandbox", &sandbox.as_ref().map(RedactedJson))
+            .field(
+                "managed_settings",
+                &managed_settings.as_ref().map(RedactedJson),
+            )
+            .field("project_config_root", project_config_root)
             .field("debug", debug)
             .field("debug_file", debug_file)
             .field("extra_args", &extra_args)
@@ -1410,6 +1710,7 @@ impl fmt::Debug for Options {
             .field("reads_session_state", reads_session_state)
             .field("enable_file_checkpointing", enable_file_checkpointing)
             .field("cli_path", cli_path)
+            .field("wrapper", wrapper)
             .finish()
     }
 }
@@ -1465,6 +1766,52 @@ fn check_extra_flag(index: usize, flag: &str) -> Result<(), OptionsError> {
         });
     }
     Ok(())
+}
+
+/// Inline settings with the `sandbox` option merged into their `sandbox`
+/// object: objects key by key, any other value of the option replacing the
+/// settings' one; `failIfUnavailable: true` added when the option enables
+/// the sandbox and neither side sets it.
+fn with_sandbox(
+    settings: Option<&serde_json::Value>,
+    sandbox: &serde_json::Value,
+) -> serde_json::Value {
+    fn merge(into: &mut serde_json::Value, from: &serde_json::Value) {
+        match (into, from) {
+            (serde_json::Value::Object(into), serde_json::Value::Object(from)) => {
+                for (key, value) in from {
+                    match into.get_mut(key) {
+                        Some(slot) if slot.is_object() && value.is_object() => merge(slot, value),
+                        _ => {
+                            into.insert(key.clone(), value.clone());
+                        }
+                    }
+                }
+            }
+            (into, from) => *into = from.clone(),
+        }
+    }
+    let mut out = match settings {
+        Some(value @ serde_json::Value::Object(_)) => value.clone(),
+        _ => serde_json::Value::Object(serde_json::Map::new()),
+    };
+    if let serde_json::Value::Object(map) = &mut out {
+        let slot = map
+            .entry("sandbox")
+            .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+        if !slot.is_object() {
+            *slot = serde_json::Value::Object(serde_json::Map::new());
+        }
+        merge(slot, sandbox);
+        if sandbox.get("enabled") == Some(&serde_json::Value::Bool(true)) {
+            if let serde_json::Value::Object(block) = slot {
+                block
+                    .entry("failIfUnavailable")
+                    .or_insert(serde_json::Value::Bool(true));
+            }
+        }
+    }
+    out
 }
 
 fn has_nul(s: &OsStr) -> bool {
@@ -1524,6 +1871,22 @@ impl fmt::Debug for RedactedExtraArg<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let value = self.1.map(|v| redact_value(self.0, v));
         f.debug_tuple("").field(&self.0).field(&value).finish()
+    }
+}
+
+/// Debug view of one wrapper argument: the value of a secret-looking
+/// `NAME=value` or `--name=value` (`docker exec -e API_KEY=...`) is hidden.
+struct RedactedWrapperArg<'a>(&'a OsStr);
+
+impl fmt::Debug for RedactedWrapperArg<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = self.0.to_string_lossy();
+        match text.split_once('=') {
+            Some((name, _)) if is_secret_name(name.trim_start_matches('-')) => {
+                write!(f, "\"{}={REDACTED}\"", name.escape_debug())
+            }
+            _ => fmt::Debug::fmt(self.0, f),
+        }
     }
 }
 
@@ -2141,5 +2504,200 @@ mod tests {
         assert!(shown.contains("<redacted>"));
         assert!(shown.contains("--model=claude-opus-4-1"));
         assert!(shown.contains("FOO"));
+    }
+
+    #[test]
+    fn launch_options_reach_their_flags() {
+        let cmd = Options::new()
+            .permission_prompts(PermissionPrompts::Nobody)
+            .resume("0bd9ee5c-0000-4000-8000-000000000000")
+            .resume_session_at("a1")
+            .resume_drops_turn("p1")
+            .project_config_root("/srv/checkout")
+            .managed_settings(json!({"permissions": {"deny": ["Bash"]}}))
+            .thinking(Thinking::Adaptive {
+                display: Some(ThinkingDisplay::Omitted),
+            })
+            .command()
+            .unwrap();
+        let args = argv(&cmd);
+        for expected in [
+            "--permission-prompts=none",
+            "--resume-session-at=a1",
+            "--resume-drops-turn=p1",
+            "--project-config-root=/srv/checkout",
+            r#"--managed-settings={"permissions":{"deny":["Bash"]}}"#,
+            "--thinking=adaptive",
+            "--thinking-display=omitted",
+        ] {
+            assert!(args.iter().any(|a| a == expected), "{expected} in {args:?}");
+        }
+        let host = Options::new().permission_prompts(PermissionPrompts::Host);
+        assert!(
+            argv(&host.command().unwrap())
+                .iter()
+                .any(|a| a == "--permission-prompts=host")
+        );
+        // None of them appears unless set.
+        let plain = argv(&Options::new().command().unwrap());
+        assert!(!plain.iter().any(|a| a.starts_with("--permission-prompts")
+            || a.starts_with("--resume-drops-turn")
+            || a.starts_with("--project-config-root")
+            || a.starts_with("--managed-settings")
+            || a.starts_with("--settings")));
+    }
+
+    #[test]
+    fn launch_options_are_checked() {
+        let err = Options::new()
+            .resume_drops_turn("p1")
+            .command()
+            .unwrap_err();
+        assert_eq!(err, OptionsError::ResumeDropsTurnWithoutResumeSessionAt);
+        let err = Options::new()
+            .project_config_root("relative/dir")
+            .command()
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            OptionsError::RelativeProjectConfigRoot { .. }
+        ));
+        let err = Options::new()
+            .managed_settings(json!(["not", "an", "object"]))
+            .command()
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            OptionsError::NotAnObject {
+                option: "managed_settings",
+                ..
+            }
+        ));
+        let err = Options::new().sandbox(json!(true)).command().unwrap_err();
+        assert!(matches!(
+            err,
+            OptionsError::NotAnObject {
+                option: "sandbox",
+                ..
+            }
+        ));
+        let err = Options::new()
+            .settings(Settings::Path("/etc/claude.json".into()))
+            .sandbox(json!({"enabled": true}))
+            .command()
+            .unwrap_err();
+        assert!(matches!(err, OptionsError::SandboxWithSettingsPath { .. }));
+        assert!(err.to_string().contains("Settings::Inline"));
+        // The flag belongs to a typed option now.
+        let err = Options::new()
+            .sandbox(json!({}))
+            .extra_arg("settings", Some("{}".into()))
+            .command()
+            .unwrap_err();
+        assert!(matches!(err, OptionsError::DuplicateFlag { .. }));
+    }
+
+    fn settings_arg(options: &Options) -> serde_json::Value {
+        let args = argv(&options.command().unwrap());
+        let value = args
+            .iter()
+            .find_map(|a| a.strip_prefix("--settings="))
+            .expect("a --settings flag");
+        serde_json::from_str(value).unwrap()
+    }
+
+    #[test]
+    fn sandbox_goes_inside_settings() {
+        // Alone: its own settings object, failing closed when enabled.
+        let alone = Options::new()
+            .sandbox(json!({"enabled": true, "network": {"allowLocalBinding": true}}));
+        assert_eq!(
+            settings_arg(&alone),
+            json!({"sandbox": {"enabled": true, "failIfUnavailable": true,
+                "network": {"allowLocalBinding": true}}})
+        );
+        // Merged into inline settings: objects key by key, the option's
+        // values winning, the settings' other keys kept.
+        let merged = Options::new()
+            .settings(Settings::Inline(json!({
+                "model": "haiku",
+                "sandbox": {"enabled": false, "failIfUnavailable": false,
+                    "network": {"allowUnixSockets": ["/a"], "allowLocalBinding": false}}
+            })))
+            .sandbox(json!({"enabled": true, "network": {"allowLocalBinding": true}}));
+        assert_eq!(
+            settings_arg(&merged),
+            json!({"model": "haiku", "sandbox": {"enabled": true, "failIfUnavailable": false,
+                "network": {"allowUnixSockets": ["/a"], "allowLocalBinding": true}}})
+        );
+        // Not enabled here: no failIfUnavailable added.
+        let off = Options::new().sandbox(json!({"autoAllowBashIfSandboxed": true}));
+        assert_eq!(
+            settings_arg(&off),
+            json!({"sandbox": {"autoAllowBashIfSandboxed": true}})
+        );
+        // Settings alone are unchanged.
+        let plain = Options::new().settings(Settings::Inline(json!({"model": "haiku"})));
+        assert_eq!(settings_arg(&plain), json!({"model": "haiku"}));
+    }
+
+    #[test]
+    fn a_wrapper_goes_before_the_cli() {
+        let options = Options::new()
+            .wrapper("docker", ["exec", "-i", "box"])
+            .model("haiku");
+        let line = options.command().unwrap();
+        // Not searched for: the bare name, for the wrapper's side to resolve.
+        let cli = options.wrapped_cli().unwrap();
+        assert_eq!(cli, Path::new(WRAPPED_CLI));
+        let (program, args) = options.program_and_args(&cli, &line);
+        assert_eq!(program, Path::new("docker"));
+        let mut expected: Vec<OsString> = ["exec", "-i", "box", "claude"]
+            .into_iter()
+            .map(OsString::from)
+            .collect();
+        expected.extend(line.args.iter().cloned());
+        assert_eq!(args, expected);
+        assert!(args.iter().any(|a| a == "--model=haiku"));
+
+        // cli_path is passed as given.
+        let options = options.cli_path("/opt/claude/bin/claude");
+        let cli = options.wrapped_cli().unwrap();
+        let (_, args) = options.program_and_args(&cli, &line);
+        assert_eq!(args[3], "/opt/claude/bin/claude");
+
+        // Without a wrapper: the located CLI and its arguments.
+        let plain = Options::new();
+        assert_eq!(plain.wrapped_cli(), None);
+        let line = plain.command().unwrap();
+        let (program, args) = plain.program_and_args(Path::new("/usr/bin/claude"), &line);
+        assert_eq!(program, Path::new("/usr/bin/claude"));
+        assert_eq!(args, line.args);
+
+        // A wrapper with no arguments, and the checks.
+        let env = Options::new().wrapper("env", Vec::<OsString>::new());
+        let line = env.command().unwrap();
+        let (program, args) = env.program_and_args(&env.wrapped_cli().unwrap(), &line);
+        assert_eq!(program, Path::new("env"));
+        assert_eq!(args[0], "claude");
+        let err = Options::new().wrapper("", ["x"]).command().unwrap_err();
+        assert_eq!(err, OptionsError::EmptyWrapper);
+        let err = Options::new()
+            .wrapper("ssh", ["host\0"])
+            .command()
+            .unwrap_err();
+        assert!(matches!(err, OptionsError::ContainsNul { .. }));
+    }
+
+    #[test]
+    fn debug_output_hides_wrapper_secrets() {
+        let options = Options::new().wrapper(
+            "docker",
+            ["exec", "-e", "ANTHROPIC_API_KEY=sk-wrapped", "-i", "box"],
+        );
+        let shown = format!("{options:?}");
+        assert!(!shown.contains("sk-wrapped"), "{shown}");
+        assert!(shown.contains("ANTHROPIC_API_KEY=<redacted>"), "{shown}");
+        assert!(shown.contains("\"box\""), "{shown}");
     }
 }

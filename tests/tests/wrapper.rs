@@ -1,0 +1,132 @@
+//! A CLI started through a wrapper command (`Options::wrapper`): the fake
+//! CLI run by `/usr/bin/env`, which sets a variable of its own and then
+//! starts the CLI it is given, completes a turn on the tokio and the
+//! blocking adapter. The fake records its argv and environment only when
+//! the variable the wrapper sets reaches it, so a turn answered without
+//! the wrapper would fail the test.
+#![cfg(unix)]
+#![allow(clippy::unwrap_used)] // test helpers fail loudly by design
+
+use std::path::{Path, PathBuf};
+
+use claude_proto::options::Options;
+use claude_proto_host::SpawnError;
+use claude_proto_tests::conformance::Spec;
+use serde_json::Value;
+
+const FAKE: &str = env!("CARGO_BIN_EXE_fake-claude");
+const ENV: &str = "/usr/bin/env";
+
+/// A file the fake writes its argv to, in a directory of this test's own.
+fn record_file(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "claude-proto-wrapper-{name}-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("record.json");
+    let _ = std::fs::remove_file(&file);
+    file
+}
+
+/// The fake's options, started as `env FAKE_CLAUDE_RECORD_FILE=... <fake> <args>`.
+fn wrapped(record: &Path) -> Options {
+    let set = format!("FAKE_CLAUDE_RECORD_FILE={}", record.display());
+    Spec::new(PathBuf::from(FAKE), "echo")
+        .options()
+        .wrapper(ENV, [set])
+}
+
+/// What the fake recorded: its argv, the CLI first.
+fn recorded_argv(record: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(record)
+        .unwrap_or_else(|e| panic!("the wrapper did not pass its variable on ({e})"));
+    let record: Value = serde_json::from_str(text.trim()).unwrap();
+    record["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn check_argv(record: &Path) {
+    let argv = recorded_argv(record);
+    assert_eq!(argv[0], FAKE, "{argv:?}");
+    assert_eq!(
+        argv[1..6],
+        [
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--input-format",
+            "stream-json"
+        ],
+        "{argv:?}"
+    );
+    if let Some(dir) = record.parent() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+#[test]
+fn the_command_is_the_wrapper_then_the_cli() {
+    let record = record_file("command");
+    let options = wrapped(&record);
+    let (program, command) = claude_proto_process::build_command(&options).unwrap();
+    assert_eq!(program, Path::new(ENV));
+    let args: Vec<_> = command.get_args().collect();
+    assert_eq!(args[1], FAKE);
+    assert_eq!(args[2], "--output-format");
+    let _ = std::fs::remove_dir_all(record.parent().unwrap());
+}
+
+#[test]
+fn tokio_completes_a_turn_through_env() {
+    let record = record_file("tokio");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut claude = claude_proto_tokio::Claude::builder(wrapped(&record))
+            .spawn()
+            .await
+            .unwrap();
+        let turn = claude.ask("hello").await.unwrap();
+        assert_eq!(turn.text(), Some("echo: hello"));
+        let report = claude.close().await.unwrap().expect("a process exit");
+        assert!(report.success(), "{report}");
+    });
+    check_argv(&record);
+}
+
+#[test]
+fn blocking_completes_a_turn_through_env() {
+    let record = record_file("blocking");
+    let mut claude = claude_proto_blocking::Claude::builder(wrapped(&record))
+        .spawn()
+        .unwrap();
+    let turn = claude.ask("hello").unwrap();
+    assert_eq!(turn.text(), Some("echo: hello"));
+    let report = claude.close().unwrap().expect("a process exit");
+    assert!(report.success(), "{report}");
+    check_argv(&record);
+}
+
+#[test]
+fn a_missing_wrapper_is_named_in_the_error() {
+    let options = Options::new()
+        .cli_path(FAKE)
+        .wrapper("/nonexistent/wrapper", ["--flag"]);
+    let error = claude_proto_blocking::Claude::builder(options)
+        .spawn()
+        .expect_err("no such wrapper");
+    match &error {
+        SpawnError::Spawn { program, .. } => {
+            assert_eq!(program, Path::new("/nonexistent/wrapper"), "{error}");
+        }
+        other => panic!("expected a spawn error naming the wrapper, got {other}"),
+    }
+}
