@@ -218,6 +218,19 @@ impl Scenario {
         cli.emit_result(Outcome::success(format!("big_lines {count}"), 1))
     }
 
+    /// Lists `server`'s tools (`tools/list`) and offers them to the model;
+    /// `None` if the turn was interrupted meanwhile.
+    fn list_tools(&mut self, cli: &mut Cli, server: &str) -> io::Result<Option<Value>> {
+        let id = self.next_id();
+        let list = json!({"method": "tools/list", "jsonrpc": "2.0", "id": id});
+        let Some(answer) = mcp_message(cli, server, list)? else {
+            return Ok(None);
+        };
+        let tools = answer.get("result").cloned().unwrap_or(answer);
+        cli.extra_tools = tool_names(server, &tools);
+        Ok(Some(tools))
+    }
+
     fn mcp(&mut self, cli: &mut Cli, text: &str) -> io::Result<()> {
         let Some(server) = cli.sdk_mcp_servers.first().cloned() else {
             cli.emit_init()?;
@@ -225,13 +238,9 @@ impl Scenario {
             return cli.emit_result(Outcome::success("mcp no sdk server", 1));
         };
         if std::mem::take(&mut cli.tools_list_changed) && self.mcp.is_some() {
-            let id = self.next_id();
-            let list = json!({"method": "tools/list", "jsonrpc": "2.0", "id": id});
-            let Some(list_answer) = mcp_message(cli, &server, list)? else {
+            let Some(tools) = self.list_tools(cli, &server)? else {
                 return abort(cli, None, &[]);
             };
-            let tools = list_answer.get("result").cloned().unwrap_or(list_answer);
-            cli.extra_tools = tool_names(&server, &tools);
             if let Some(handshake) = &mut self.mcp {
                 handshake.tools = tools;
             }
@@ -261,13 +270,9 @@ impl Scenario {
             if mcp_message(cli, &server, notification)?.is_none() {
                 return abort(cli, None, &[]);
             }
-            let id = self.next_id();
-            let list = json!({"method": "tools/list", "jsonrpc": "2.0", "id": id});
-            let Some(list_answer) = mcp_message(cli, &server, list)? else {
+            let Some(tools) = self.list_tools(cli, &server)? else {
                 return abort(cli, None, &[]);
             };
-            let tools = list_answer.get("result").cloned().unwrap_or(list_answer);
-            cli.extra_tools = tool_names(&server, &tools);
             self.mcp = Some(McpHandshake {
                 initialize: init_answer,
                 tools,
