@@ -15,7 +15,13 @@ use crate::stderr::StderrCallback;
 /// `CLAUDE_AGENT_SDK_SKIP_VERSION_CHECK` is set to a non-empty value: the
 /// CLI's version is not checked, whatever the limits say.
 fn skip_version_check() -> bool {
-    std::env::var_os(claude_proto::version::ENV_SKIP_VERSION_CHECK).is_some_and(|v| !v.is_empty())
+    skips_version_check(std::env::var_os(claude_proto::version::ENV_SKIP_VERSION_CHECK).as_deref())
+}
+
+/// Whether this value of `CLAUDE_AGENT_SDK_SKIP_VERSION_CHECK` turns the
+/// check off: any non-empty value does, as in the Python SDK.
+fn skips_version_check(value: Option<&std::ffi::OsStr>) -> bool {
+    value.is_some_and(|v| !v.is_empty())
 }
 
 /// Options for one hook registration beyond its event.
@@ -187,5 +193,31 @@ impl<H> Settings<H> {
             transport,
             now,
         )?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::*;
+    use crate::handlers::{Blocking, Handlers};
+
+    #[test]
+    fn any_non_empty_value_of_the_switch_skips_the_version_check() {
+        assert!(!skips_version_check(None));
+        assert!(!skips_version_check(Some(OsStr::new(""))));
+        assert!(skips_version_check(Some(OsStr::new("1"))));
+        assert!(skips_version_check(Some(OsStr::new("false"))));
+    }
+
+    #[test]
+    fn launch_fields_add_await_initialize() {
+        use claude_proto::model::mcp::McpServerConfig;
+        let mut settings = Settings::<Handlers<Blocking>>::new(Options::default());
+        assert!(!settings.spawn_options().await_initialize);
+        settings.initialize = InitializeRequest::new()
+            .with_mcp_server("ext", McpServerConfig::stdio("x", Vec::new()));
+        assert!(settings.spawn_options().await_initialize);
     }
 }

@@ -42,6 +42,15 @@ impl Flavor for Async {
         + Sync;
 }
 
+/// A handler's future, boxed, with its output read as a handler result.
+fn answer<T, Fut>(future: Fut) -> BoxFuture<Result<T, HandlerError>>
+where
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoHandlerResult<T>,
+{
+    Box::pin(async move { future.await.into_handler_result() })
+}
+
 impl Tool<Async> {
     /// A typed tool: its name, a description for the model, and the async
     /// function that runs it. The arguments are deserialized into `A`,
@@ -172,10 +181,7 @@ impl Handlers<Async> {
         Fut: Future + Send + 'static,
         Fut::Output: IntoHandlerResult<PermissionResult>,
     {
-        self.set_permission_fn(Arc::new(move |ask| {
-            let future = handler(ask);
-            Box::pin(async move { future.await.into_handler_result() })
-        }));
+        self.set_permission_fn(Arc::new(move |ask| answer(handler(ask))));
     }
 
     /// Sets the elicitation handler.
@@ -185,10 +191,7 @@ impl Handlers<Async> {
         Fut: Future + Send + 'static,
         Fut::Output: IntoHandlerResult<ElicitationResult>,
     {
-        self.set_elicitation_fn(Arc::new(move |request| {
-            let future = handler(request);
-            Box::pin(async move { future.await.into_handler_result() })
-        }));
+        self.set_elicitation_fn(Arc::new(move |request| answer(handler(request))));
     }
 
     /// Sets the user-dialog handler for these dialog kinds.
@@ -198,13 +201,7 @@ impl Handlers<Async> {
         Fut: Future + Send + 'static,
         Fut::Output: IntoHandlerResult<UserDialogResult>,
     {
-        self.set_user_dialog_fn(
-            kinds,
-            Arc::new(move |request| {
-                let future = handler(request);
-                Box::pin(async move { future.await.into_handler_result() })
-            }),
-        );
+        self.set_user_dialog_fn(kinds, Arc::new(move |request| answer(handler(request))));
     }
 
     /// Registers a hook taking the whole [`HookInput`] and the tool use id.
@@ -217,10 +214,7 @@ impl Handlers<Async> {
         self.add_hook_fn(
             event,
             options,
-            Arc::new(move |input, tool_use_id| {
-                let future = handler(input, tool_use_id);
-                Box::pin(async move { future.await.into_handler_result() })
-            }),
+            Arc::new(move |input, tool_use_id| answer(handler(input, tool_use_id))),
         );
     }
 
