@@ -127,6 +127,7 @@ pub mod model;
 pub mod options;
 mod reply;
 mod session;
+pub mod transcript;
 pub mod version;
 
 pub use config::Config;

@@ -1,0 +1,20 @@
+//! Where a session's transcript is kept besides the CLI's own files: the
+//! [`SessionStore`] trait, its backends, and the suite every backend must
+//! pass.
+//!
+//! With a store set on a session, the CLI is started with
+//! `--session-mirror` and streams every line it writes to its transcript
+//! (`transcript_mirror`); the session appends them to the store in order,
+//! off the protocol's path. A session resumed with a store is loaded from
+//! it into a private temporary config directory first, so a session
+//! started on one machine continues on another that shares the store.
+#![deny(missing_docs)]
+
+mod block_on;
+mod memory;
+mod store;
+
+pub use block_on::block_on;
+pub use claude_proto::transcript::SessionKey;
+pub use memory::MemoryStore;
+pub use store::{Entry, SessionStore, SessionSummary, StoreError, StoreFuture, StoredSession};

@@ -1,0 +1,13 @@
+//! The CLI's session transcripts: the JSONL files it writes under its
+//! config directory (`projects/<project key>/<session id>.jsonl`), read and
+//! changed as pure functions of their bytes.
+//!
+//! Nothing here touches the file system: reading files, listing
+//! directories and writing atomically live in `claude-proto-process`
+//! (`sessions`), and external stores in `claude-proto-store`. This module
+//! holds what both need: how a session is named ([`SessionKey`]) and how its
+//! lines are understood.
+
+mod key;
+
+pub use key::{SessionKey, SessionKeyError};
