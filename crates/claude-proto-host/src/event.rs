@@ -43,6 +43,10 @@ pub enum Event {
     /// Given once, right after the `initialize` answer (see
     /// [`Limits::check_cli_version`](crate::Limits::check_cli_version)).
     CliVersion(claude_proto::version::VersionCheck),
+    /// Transcript lines did not reach the session store (after the retries,
+    /// or at once when they cannot be stored); the session goes on, and
+    /// the CLI's own transcript on disk still has them.
+    MirrorFailed(crate::mirror::MirrorFailure),
 }
 
 impl Event {
@@ -101,6 +105,7 @@ impl Event {
                 Event::RequestRefused { request_id, .. } => request_id.len(),
                 Event::HandlerFailed { subtype, message } => subtype.len() + message.len(),
                 Event::CliVersion(_) => 0,
+                Event::MirrorFailed(failure) => failure.error.len(),
             }
     }
 }

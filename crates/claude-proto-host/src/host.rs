@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use claude_proto::dispatch::McpServerSpec;
+use claude_proto::model::MessageType;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::{InitializeRequest, InitializeResponse};
 use claude_proto::model::mcp::JsonRpcMessage;
@@ -19,6 +20,7 @@ use crate::error::{EndReason, Error, ExitReport, LimitsError, SessionEnded, Stal
 use crate::event::{Delivery, Event, EventQueue, TurnId};
 use crate::jobs::{Answer, Capabilities, Completion, DirectAnswer, Job, Jobs, Route, route};
 use crate::limits::{Limits, MAX_DURATION, check_count, check_duration, deadline};
+use crate::mirror::{Mirror, MirrorAppend, MirrorConfig, MirrorId, MirrorOutput};
 use crate::stderr::StderrTail;
 
 /// Why the CLI's `initialize` answer shows it cannot honour hooks meant to
@@ -210,6 +212,15 @@ pub enum Command<W> {
         /// Who gets the outcome.
         waiter: W,
     },
+    /// Wait until every transcript line the CLI mirrored so far is in the
+    /// session store or reported as [`Event::MirrorFailed`]: what was
+    /// waiting for the turn's end is sent now. Resolves with
+    /// [`CallReply::MirrorSettled`] (at once without a mirror; see
+    /// [`Host::set_mirror`]).
+    FlushMirror {
+        /// Who gets the outcome.
+        waiter: W,
+    },
     /// Close the CLI's stdin once everything queued is written; the CLI
     /// finishes its turn and exits.
     EndInput,
@@ -228,6 +239,9 @@ pub enum CallReply {
     },
     /// The CLI's success answer to a control request.
     Answered(ControlSuccess),
+    /// Everything mirrored before [`Command::FlushMirror`] is stored or
+    /// reported.
+    MirrorSettled,
 }
 
 /// Something the adapter must do, from [`Host::poll_output`].
@@ -250,6 +264,12 @@ pub enum Output<W> {
     },
     /// `initialize` was answered, or failed.
     Initialized(Result<Arc<InitializeResponse>, Error>),
+    /// Append these transcript lines to the session store; hand the
+    /// outcome back with [`Host::handle_mirror_done`].
+    MirrorAppend(Box<MirrorAppend>),
+    /// The append passed its deadline: drop its task (its outcome is no
+    /// longer wanted).
+    AbortMirrorAppend(MirrorId),
     /// Signal the process.
     Signal(Signal),
     /// Stop reading stdout and stderr and drop them: the process exited
@@ -284,6 +304,8 @@ pub enum TimeoutReason {
     /// The CLI has left its stdin unread too long with the unwritten
     /// budget spent.
     StdinStall,
+    /// A mirror append's deadline, or its retry.
+    Mirror,
 }
 
 /// The one thing to do with the CLI's stdin next.
@@ -409,6 +431,12 @@ pub struct Host<W> {
     /// sets in motion (the close after a hooks refusal).
     last_now: Instant,
     ended: Option<SessionEnded>,
+    /// The transcript mirror, with a session store (see
+    /// [`Host::set_mirror`]).
+    mirror: Option<Mirror>,
+    /// [`Command::FlushMirror`]s waiting for the mirror to settle this many
+    /// frames.
+    mirror_waiters: Vec<(u64, W)>,
 }
 
 impl<W> Host<W> {
@@ -476,6 +504,8 @@ impl<W> Host<W> {
             refused: None,
             last_now: now,
             ended: None,
+            mirror: None,
+            mirror_waiters: Vec::new(),
         };
         // `initialize` is the first line: with hooks meant to fail closed,
         // or fields the CLI reads only at launch, only it goes out until the
@@ -494,6 +524,23 @@ impl<W> Host<W> {
     /// Where the session stands.
     pub fn state(&self) -> State {
         self.state
+    }
+
+    /// Mirrors the transcript to a session store: the CLI's
+    /// `transcript_mirror` lines (sent when it runs with `--session-mirror`)
+    /// no longer reach the user as events but go out as
+    /// [`Output::MirrorAppend`]s, batched as `config` says. Call it before
+    /// the first input.
+    pub fn set_mirror(&mut self, config: MirrorConfig) {
+        self.mirror = Some(Mirror::new(config));
+    }
+
+    /// `true` once the session has ended and the mirror has nothing left
+    /// to store: the adapter may then drop everything. Until then it keeps
+    /// carrying out [`Output::MirrorAppend`]s and waking at
+    /// [`poll_timeout`](Self::poll_timeout), even after [`Output::Ended`].
+    pub fn is_done(&self) -> bool {
+        self.state == State::Ended && self.mirror.as_ref().is_none_or(Mirror::is_idle)
     }
 
     /// The handlers the host routes requests to.
@@ -661,6 +708,7 @@ impl<W> Host<W> {
                 issued_at,
                 waiter,
             } => self.update_mcp_server(*spec, issued_at, waiter, now),
+            Command::FlushMirror { waiter } => self.flush_mirror(waiter, now),
             Command::EndInput if self.holding => self.end_input_held = true,
             Command::EndInput => self.session.close_input(),
             Command::Close => {
@@ -701,6 +749,17 @@ impl<W> Host<W> {
         self.feed_held();
     }
 
+    /// The store finished the append `id`: `Err` with its error message.
+    /// A failure is retried as [`MirrorConfig::retry_backoff`] says, then
+    /// reported as [`Event::MirrorFailed`]; the next batch goes out.
+    pub fn handle_mirror_done(&mut self, id: MirrorId, result: Result<(), String>, now: Instant) {
+        self.last_now = self.last_now.max(now);
+        if let Some(mirror) = &mut self.mirror {
+            mirror.handle_done(id, result, now);
+        }
+        self.pump_mirror();
+    }
+
     /// Nobody reads events any more: drop those queued and all that follow
     /// (stdout is still read, so the CLI is never blocked).
     pub fn handle_events_closed(&mut self) {
@@ -730,6 +789,10 @@ impl<W> Host<W> {
         }
         self.watch_stdin(now);
         self.finish_if_done();
+        if let Some(mirror) = &mut self.mirror {
+            mirror.handle_timeout(now);
+        }
+        self.pump_mirror();
     }
 
     /// SIGTERM could not be sent: kill instead.
@@ -788,6 +851,10 @@ impl<W> Host<W> {
             (self.close_at, TimeoutReason::Close),
             (self.drain_at, TimeoutReason::Drain),
             (self.stdin_stall_at, TimeoutReason::StdinStall),
+            (
+                self.mirror.as_ref().and_then(Mirror::poll_timeout),
+                TimeoutReason::Mirror,
+            ),
         ];
         candidates
             .into_iter()
@@ -1081,6 +1148,17 @@ impl<W> Host<W> {
     fn on_core_event(&mut self, event: CoreEvent) {
         match event {
             CoreEvent::Message(message) => {
+                if let Some(mirror) = &mut self.mirror {
+                    if *message.message_type() == MessageType::TranscriptMirror {
+                        mirror.handle_line(message.as_bytes(), self.last_now);
+                        return self.pump_mirror();
+                    }
+                    if message.is_result() {
+                        // The turn's lines go to the store now.
+                        mirror.flush(self.last_now);
+                        self.pump_mirror();
+                    }
+                }
                 let turn = self.results_read;
                 if message.is_result() {
                     self.results_read += 1;
@@ -1303,6 +1381,60 @@ impl<W> Host<W> {
         self.stdin = Stdin::Closed;
         self.out = Vec::new();
         self.out_pos = 0;
+        if let Some(mirror) = &mut self.mirror {
+            // The last lines: the adapter stores them before it lets go
+            // (see `is_done`).
+            mirror.flush(self.last_now);
+        }
+        self.pump_mirror();
         self.outputs.push_back(Output::Ended(ended));
+    }
+
+    fn flush_mirror(&mut self, waiter: W, now: Instant) {
+        let Some(mirror) = &mut self.mirror else {
+            self.outputs.push_back(Output::Resolve {
+                waiter,
+                result: Ok(CallReply::MirrorSettled),
+            });
+            return;
+        };
+        let mark = mirror.flush(now);
+        self.mirror_waiters.push((mark, waiter));
+        self.pump_mirror();
+    }
+
+    /// Moves the mirror's requests to the outputs and its failures to the
+    /// events, and resolves the flushes it has settled.
+    fn pump_mirror(&mut self) {
+        let Some(mirror) = &mut self.mirror else {
+            return;
+        };
+        let mut failures = Vec::new();
+        while let Some(output) = mirror.poll_output() {
+            match output {
+                MirrorOutput::Append(append) => {
+                    self.outputs
+                        .push_back(Output::MirrorAppend(Box::new(append)));
+                }
+                MirrorOutput::Abort(id) => self.outputs.push_back(Output::AbortMirrorAppend(id)),
+                MirrorOutput::Failed(failure) => failures.push(failure),
+            }
+        }
+        let settled = mirror.settled();
+        let mut i = 0;
+        while i < self.mirror_waiters.len() {
+            if self.mirror_waiters[i].0 <= settled {
+                let (_, waiter) = self.mirror_waiters.swap_remove(i);
+                self.outputs.push_back(Output::Resolve {
+                    waiter,
+                    result: Ok(CallReply::MirrorSettled),
+                });
+            } else {
+                i += 1;
+            }
+        }
+        for failure in failures {
+            self.emit(Event::MirrorFailed(failure));
+        }
     }
 }

@@ -38,6 +38,7 @@ mod event;
 mod host;
 mod jobs;
 mod limits;
+mod mirror;
 mod stderr;
 mod turn;
 
@@ -49,5 +50,6 @@ pub use host::{
 };
 pub use jobs::{Capabilities, Completion, Job, JobKind, Outcome};
 pub use limits::{Limits, MAX_BYTES, MAX_DURATION, check_count, check_duration};
+pub use mirror::{MirrorAppend, MirrorConfig, MirrorFailure, MirrorId};
 pub use stderr::{LineSplitter, StderrTail};
 pub use turn::{Step, Turn, TurnCollector, TurnCursor};

@@ -3,15 +3,13 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use serde_json::value::RawValue;
-
 use crate::SessionKey;
 
 /// One transcript line, as the CLI wrote it: a JSON object, kept as its
 /// text. Backends store it as it is; reading it back must give a value
 /// equal to it as JSON (key order and number spelling may differ, as in a
 /// database's JSON column).
-pub type Entry = Box<RawValue>;
+pub type Entry = claude_proto::transcript::Entry;
 
 /// What a store's methods return: a boxed future, so a store can be shared
 /// as `Arc<dyn SessionStore>` and called from any runtime (or from a plain

@@ -19,8 +19,9 @@ use claude_proto::model::permission::PermissionResult;
 use claude_proto::model::user::UserMessage;
 use claude_proto_fake_cli::{FakeCli, Script, Signal as FakeSignal};
 use claude_proto_host::{
-    CallReply, Capabilities, Command, Delivery, Error, Host, Job, Limits, Outcome, Output,
-    ProcessExit, SessionEnded, Signal, State, StdinStep, Transport, TurnCollector, TurnId,
+    CallReply, Capabilities, Command, Delivery, Error, Host, Job, Limits, MirrorAppend, MirrorId,
+    Outcome, Output, ProcessExit, SessionEnded, Signal, State, StdinStep, Transport, TurnCollector,
+    TurnId,
 };
 
 /// How the test's "user" answers jobs.
@@ -67,6 +68,10 @@ pub struct Pair {
     /// High-water marks, checked against the budgets.
     pub max_queued: usize,
     pub max_unwritten: usize,
+    /// Appends to the session store not yet answered, oldest first.
+    pub appends: Vec<MirrorAppend>,
+    /// Appends abandoned by the host.
+    pub mirror_aborts: Vec<MirrorId>,
 }
 
 impl Pair {
@@ -137,6 +142,8 @@ impl Pair {
             next_waiter: 0,
             max_queued: 0,
             max_unwritten: 0,
+            appends: Vec::new(),
+            mirror_aborts: Vec::new(),
         }
     }
 
@@ -294,6 +301,11 @@ impl Pair {
                     self.stderr_ended = true;
                 }
                 Output::Ended(ended) => self.ended.push(ended),
+                Output::MirrorAppend(append) => self.appends.push(*append),
+                Output::AbortMirrorAppend(id) => {
+                    self.mirror_aborts.push(id);
+                    self.appends.retain(|a| a.id != id);
+                }
                 other => panic!("unexpected output {other:?}"),
             }
         }
@@ -405,6 +417,19 @@ impl Pair {
         let job = self.held.remove(index);
         self.completed += 1;
         self.host.handle_completion(job.finish(outcome));
+    }
+
+    /// The store answers the oldest append with `result`; returns the
+    /// entries it was given.
+    pub fn store_answers(
+        &mut self,
+        result: Result<(), &str>,
+    ) -> Arc<[claude_proto::transcript::Entry]> {
+        let append = self.appends.remove(0);
+        self.host
+            .handle_mirror_done(append.id, result.map_err(str::to_owned), self.now);
+        self.drain_outputs();
+        append.entries
     }
 
     /// `true` once the host has ended.

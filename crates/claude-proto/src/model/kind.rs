@@ -40,5 +40,9 @@ string_enum! {
         ControlResponse = "control_response",
         /// `control_cancel_request`: the sender withdrew a control request.
         ControlCancelRequest = "control_cancel_request",
+        /// `transcript_mirror`: lines the CLI wrote to a transcript file, sent
+        /// only when it runs with `--session-mirror` (see
+        /// [`crate::transcript::MirrorFrame`]).
+        TranscriptMirror = "transcript_mirror",
     }
 }

@@ -9,5 +9,10 @@
 //! lines are understood.
 
 mod key;
+mod mirror;
 
 pub use key::{SessionKey, SessionKeyError};
+pub use mirror::MirrorFrame;
+
+/// One transcript line: a JSON object kept as the text the CLI wrote.
+pub type Entry = Box<serde_json::value::RawValue>;
