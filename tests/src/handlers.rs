@@ -189,6 +189,9 @@ macro_rules! register_spec_handlers {
                 .on_elicitation(async |request| Dialogs::elicit(&request))
                 .on_user_dialog(Dialogs::KINDS, async |request| Dialogs::show(&request));
         }
+        if let Some(store) = spec.store.clone() {
+            builder = $crate::handlers::Configure::session_store(builder, store);
+        }
         if let Some(callback) = spec.on_stderr.clone() {
             builder =
                 $crate::handlers::Configure::on_stderr(builder, move |line| (callback.0)(line));

@@ -104,6 +104,9 @@ fn builder(spec: &Spec) -> ClaudeBuilder {
             })
         });
     }
+    if let Some(store) = spec.store.clone() {
+        builder = builder.session_store(store);
+    }
     if let Some(callback) = spec.on_stderr.clone() {
         builder = builder.on_stderr(move |line| (callback.0)(line));
     }
@@ -204,6 +207,10 @@ impl Driver for BlockingDriver {
 
     fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {
         self.claude.take().unwrap().close()
+    }
+
+    fn flush_mirror(&mut self) -> Option<Result<(), Error>> {
+        Some(self.claude().flush_mirror())
     }
 
     fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {

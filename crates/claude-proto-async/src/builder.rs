@@ -3,6 +3,7 @@
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use claude_proto::dispatch::IntoHandlerResult;
 use claude_proto::model::hooks::{Hook, HookEvent, HookInput, HookOutput, IntoHookOutput};
@@ -11,8 +12,10 @@ use claude_proto::model::incoming::{
 };
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
-use claude_proto_host::{Host, SpawnError, Transport};
-use claude_proto_process::{Configure, HookOptions, Settings, StderrLines, log};
+use claude_proto_host::{Host, SpawnError, Transport, deadline};
+use claude_proto_process::{
+    Configure, HookOptions, Settings, StderrLines, load_timed_out, log, with_deadline,
+};
 
 use crate::client::Claude;
 use crate::driver::{Driver, Pipes};
@@ -276,12 +279,32 @@ impl<R: Runtime> ClaudeBuilder<R> {
     /// Without a runtime given to [`runtime`](Self::runtime), the one the
     /// builder was created in is used, or else the one this is called in.
     ///
-    /// Cancel-safe: it never waits, so once polled it has finished; a
-    /// future dropped unpolled started nothing.
+    /// With a [session store](Configure::session_store) and options that
+    /// resume, the session is first loaded from the store into a private
+    /// temporary config directory (bounded by the store's `load_timeout`),
+    /// removed when the session ends.
+    ///
+    /// Cancel-safe: otherwise it never waits, so once polled it has
+    /// finished; a future dropped unpolled started nothing, and one
+    /// dropped while loading from the store leaves nothing on disk.
     pub async fn spawn(self) -> Result<Claude<R>, SpawnError> {
         let runtime = self.resolve_runtime()?;
-        let host = self.host(&runtime, Transport::Process)?;
-        let spawned = claude_proto_process::spawn(&self.settings.spawn_options())?;
+        let mut host = self.host(&runtime, Transport::Process)?;
+        let loaded = match self.settings.resume_load() {
+            Some(load) => {
+                let timeout = self
+                    .settings
+                    .store
+                    .as_ref()
+                    .map_or(Duration::MAX, |s| s.load_timeout);
+                let sleep = runtime.sleep_until(deadline(runtime.now(), timeout));
+                let loaded = with_deadline(load, sleep).await;
+                Some(loaded.ok_or_else(|| load_timed_out(timeout))??)
+            }
+            None => None,
+        };
+        let prepared = self.settings.prepared(&mut host, loaded);
+        let spawned = claude_proto_process::spawn(&prepared.options)?;
         // From here a failure drops `spawned.process`, which kills and
         // reaps the child.
         let pid = spawned.process.id();
@@ -298,6 +321,7 @@ impl<R: Runtime> ClaudeBuilder<R> {
             stderr: Some(stderr),
             process: Some(spawned.process),
             exit: Some(exit),
+            resume_dir: prepared.dir,
         };
         Ok(self.start(runtime, host, pipes, Some(pid)))
     }
@@ -320,6 +344,7 @@ impl<R: Runtime> ClaudeBuilder<R> {
             stderr: None,
             process: None,
             exit: None,
+            resume_dir: None,
         };
         Ok(self.start(runtime, host, pipes, None))
     }
@@ -348,6 +373,7 @@ impl<R: Runtime> ClaudeBuilder<R> {
             runtime.clone(),
             host,
             self.settings.handlers,
+            self.settings.store.map(|store| store.store),
             shared.clone(),
             pipes,
             stderr_lines,

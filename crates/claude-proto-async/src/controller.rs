@@ -321,6 +321,22 @@ impl<R: Runtime> Controller<R> {
         }
     }
 
+    /// Waits until every transcript line the CLI has mirrored so far is in
+    /// the session store, or reported as
+    /// [`Event::MirrorFailed`](claude_proto_host::Event::MirrorFailed):
+    /// lines waiting for the turn's end are sent now. Read-your-writes for
+    /// a program that lists or loads sessions from the store right after a
+    /// turn (the turn's `result` does not wait for the store, so a slow
+    /// store never delays a turn). Returns at once without a store.
+    ///
+    /// Fails with the session's end once its driver has finished (by then
+    /// the last lines were stored, or reported).
+    pub async fn flush_mirror(&self) -> Result<(), Error> {
+        self.command(|waiter| Command::FlushMirror { waiter })
+            .await
+            .map(drop)
+    }
+
     /// Closes the CLI's stdin once everything sent is written: the CLI
     /// finishes its turn and exits, and the events then end. Requests from
     /// the CLI can no longer be answered after this.

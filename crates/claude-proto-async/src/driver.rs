@@ -16,8 +16,9 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::Instant;
 
-use claude_proto_host::{Host, Output, Signal, State, StdinStep};
-use claude_proto_process::{ProcessHandle, StderrLines, log, process_exit};
+use claude_proto_host::{Host, Output, Signal, StdinStep};
+use claude_proto_process::session_store::SessionStore;
+use claude_proto_process::{ProcessHandle, ResumeDir, StderrLines, log, process_exit};
 
 use crate::handlers::AsyncHandlers;
 use crate::jobs::Running;
@@ -39,12 +40,17 @@ pub(crate) struct Pipes {
     pub(crate) stderr: Option<BoxReader>,
     pub(crate) process: Option<ProcessHandle>,
     pub(crate) exit: Option<oneshot::Receiver<io::Result<ExitStatus>>>,
+    /// The temporary config directory of a session resumed from the
+    /// store: removed when the driver is dropped, after the CLI.
+    pub(crate) resume_dir: Option<ResumeDir>,
 }
 
 pub(crate) struct Driver<R: Runtime> {
     runtime: R,
     host: Host<Waiter>,
     handlers: AsyncHandlers,
+    /// The session store the transcript is mirrored to, if any.
+    store: Option<Arc<dyn SessionStore>>,
     shared: Arc<Shared>,
     stdin: Option<BoxWriter>,
     stdout: Option<BoxReader>,
@@ -57,6 +63,9 @@ pub(crate) struct Driver<R: Runtime> {
     read_buf: Box<[u8]>,
     err_buf: Box<[u8]>,
     events_closed: bool,
+    /// The temporary config directory of a session resumed from the
+    /// store, removed in `finish`.
+    resume_dir: Option<ResumeDir>,
 }
 
 impl<R: Runtime> Driver<R> {
@@ -64,6 +73,7 @@ impl<R: Runtime> Driver<R> {
         runtime: R,
         host: Host<Waiter>,
         handlers: AsyncHandlers,
+        store: Option<Arc<dyn SessionStore>>,
         shared: Arc<Shared>,
         pipes: Pipes,
         stderr_lines: StderrLines,
@@ -72,6 +82,7 @@ impl<R: Runtime> Driver<R> {
             runtime,
             host,
             handlers,
+            store,
             shared,
             stdin: Some(pipes.stdin),
             stdout: Some(pipes.stdout),
@@ -84,6 +95,7 @@ impl<R: Runtime> Driver<R> {
             read_buf: vec![0; READ_CHUNK].into_boxed_slice(),
             err_buf: vec![0; STDERR_CHUNK].into_boxed_slice(),
             events_closed: false,
+            resume_dir: pipes.resume_dir,
         }
     }
 
@@ -99,24 +111,34 @@ impl<R: Runtime> Driver<R> {
         progress
     }
 
-    /// Over once the host has ended and every event it still held is with
-    /// the user (or nobody reads them).
+    /// Over once the host has ended, the session store has the last
+    /// transcript lines (or the host gave up on them), and every event the
+    /// host still held is with the user (or nobody reads them).
     fn done(&self) -> bool {
-        self.host.state() == State::Ended && (self.events_closed || !self.host.has_events())
+        self.host.is_done() && (self.events_closed || !self.host.has_events())
     }
 
     /// Commands, completions and "nobody reads" from the handle's side.
     fn take_shared(&mut self, cx: &mut Context<'_>) -> bool {
-        let (commands, completions, events_closed) = {
+        let (commands, completions, mirror_done, events_closed) = {
             let mut state = self.shared.lock();
             register(&mut state.driver, cx.waker());
             (
                 std::mem::take(&mut state.commands),
                 std::mem::take(&mut state.completions),
+                std::mem::take(&mut state.mirror_done),
                 state.events_closed && !self.events_closed,
             )
         };
-        let progress = !commands.is_empty() || !completions.is_empty() || events_closed;
+        let progress = !commands.is_empty()
+            || !completions.is_empty()
+            || !mirror_done.is_empty()
+            || events_closed;
+        for (id, result) in mirror_done {
+            self.jobs.end_append(id);
+            self.host.handle_mirror_done(id, result, self.runtime.now());
+            self.carry_out();
+        }
         for completion in completions {
             self.jobs.finished(completion.id());
             self.host.handle_completion(completion);
@@ -145,6 +167,18 @@ impl<R: Runtime> Driver<R> {
                         .start(&self.runtime, &self.handlers, &self.shared, *job);
                 }
                 Output::AbortJob(id) => self.jobs.abort(id),
+                Output::MirrorAppend(append) => match &self.store {
+                    Some(store) => {
+                        self.jobs
+                            .start_append(&self.runtime, store.clone(), &self.shared, *append);
+                    }
+                    None => {
+                        let error = "no session store is set".to_owned();
+                        self.host
+                            .handle_mirror_done(append.id, Err(error), self.runtime.now());
+                    }
+                },
+                Output::AbortMirrorAppend(id) => self.jobs.end_append(id),
                 Output::Resolve { waiter, result } => waiter.send(result),
                 Output::Initialized(result) => {
                     let waiters = {
@@ -393,7 +427,12 @@ impl<R: Runtime> Driver<R> {
     /// more to wait for. Commands still queued are dropped, so their
     /// callers get the session's end.
     fn finish(&mut self) {
-        self.jobs.abort_all();
+        self.jobs.abort_everything();
+        // The CLI first (dropping its handle kills it), then the temporary
+        // config directory it resumed from: gone before `close` returns,
+        // whenever the runtime gets round to dropping this task.
+        self.process = None;
+        self.resume_dir = None;
         let (commands, wakers) = {
             let mut state = self.shared.lock();
             if state.finished {

@@ -13,16 +13,19 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use claude_proto::IncomingId;
-use claude_proto_host::Job;
+use claude_proto_host::{Job, MirrorAppend, MirrorId};
+use claude_proto_process::session_store::SessionStore;
 
 use crate::handlers::AsyncHandlers;
 use crate::runtime::{BoxFuture, Runtime};
 use crate::shared::Shared;
 
-/// The running jobs, by the request they answer.
+/// The running jobs, by the request they answer, and the session-store
+/// append, if one runs.
 #[derive(Default)]
 pub(crate) struct Running {
     jobs: HashMap<IncomingId, Arc<AbortFlag>>,
+    append: Option<(MirrorId, Arc<AbortFlag>)>,
 }
 
 impl Running {
@@ -48,6 +51,36 @@ impl Running {
         }));
     }
 
+    /// Starts a session-store append on `runtime`; its outcome goes back
+    /// through the shared state. A panicking store is an error outcome.
+    pub(crate) fn start_append<R: Runtime>(
+        &mut self,
+        runtime: &R,
+        store: Arc<dyn SessionStore>,
+        shared: &Arc<Shared>,
+        append: MirrorAppend,
+    ) {
+        let flag = Arc::new(AbortFlag::default());
+        self.append = Some((append.id, flag.clone()));
+        let shared = shared.clone();
+        let work = Box::pin(async move {
+            let (id, result) = claude_proto_process::run_append(store, append).await;
+            shared.push_mirror_done(id, result);
+        });
+        runtime.spawn(Box::pin(Abortable {
+            work: Some(work),
+            flag,
+        }));
+    }
+
+    /// The append's outcome arrived, or the host gave up on it: stop its
+    /// task if it still runs.
+    pub(crate) fn end_append(&mut self, id: MirrorId) {
+        if let Some((_, flag)) = self.append.take_if(|(running, _)| *running == id) {
+            flag.abort();
+        }
+    }
+
     /// The job's completion arrived: it no longer needs stopping.
     pub(crate) fn finished(&mut self, id: IncomingId) {
         self.jobs.remove(&id);
@@ -60,9 +93,18 @@ impl Running {
         }
     }
 
-    /// Stops every job (the session is going away).
+    /// Stops every job (the session has ended). A session-store append
+    /// goes on: the host waits for the store to have the last lines.
     pub(crate) fn abort_all(&mut self) {
         for (_, flag) in self.jobs.drain() {
+            flag.abort();
+        }
+    }
+
+    /// Stops everything, the append too (the driver is going away).
+    pub(crate) fn abort_everything(&mut self) {
+        self.abort_all();
+        if let Some((_, flag)) = self.append.take() {
             flag.abort();
         }
     }

@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Waker;
 
 use claude_proto::model::initialize::InitializeResponse;
-use claude_proto_host::{CallReply, Command, Completion, Delivery, EndReason, Error, SessionEnded};
+use claude_proto_host::{
+    CallReply, Command, Completion, Delivery, EndReason, Error, MirrorId, SessionEnded,
+};
 
 use crate::oneshot;
 
@@ -34,6 +36,8 @@ pub(crate) struct State {
     // ----- towards the driver
     pub(crate) commands: VecDeque<Command<Waiter>>,
     pub(crate) completions: Vec<Completion>,
+    /// Session-store appends that finished (at most one runs at a time).
+    pub(crate) mirror_done: Vec<(MirrorId, Result<(), String>)>,
     /// Nobody reads events any more.
     pub(crate) events_closed: bool,
     pub(crate) driver: Option<Waker>,
@@ -97,6 +101,19 @@ impl Shared {
                 return;
             }
             state.completions.push(completion);
+            state.driver.take()
+        };
+        wake(waker);
+    }
+
+    /// A session-store append finished.
+    pub(crate) fn push_mirror_done(&self, id: MirrorId, result: Result<(), String>) {
+        let waker = {
+            let mut state = self.lock();
+            if state.finished {
+                return;
+            }
+            state.mirror_done.push((id, result));
             state.driver.take()
         };
         wake(waker);

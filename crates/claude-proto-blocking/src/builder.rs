@@ -14,9 +14,11 @@ use claude_proto::model::incoming::{
 };
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
-use claude_proto_host::{EndReason, Error, Host, SessionEnded, SpawnError, Transport};
+use claude_proto_host::{EndReason, Error, Host, SessionEnded, SpawnError, Transport, deadline};
+use claude_proto_process::session_store::block_on_until;
 use claude_proto_process::{
-    Configure, HookOptions, ProcessHandle, Settings, StderrLines, Stop, StoppableRead,
+    Configure, HookOptions, ProcessHandle, ResumeDir, Settings, StderrLines, Stop, StoppableRead,
+    load_timed_out,
 };
 
 use crate::client::{Claude, Parts};
@@ -66,6 +68,8 @@ struct Child {
     process: ProcessHandle,
     stderr: StoppableRead<ChildStderr>,
     stop: Stop,
+    /// The temporary config directory of a session resumed from the store.
+    resume_dir: Option<ResumeDir>,
 }
 
 impl Configure for ClaudeBuilder {
@@ -230,10 +234,24 @@ impl ClaudeBuilder {
     /// and returns at once (use [`Controller::initialization`](crate::Controller::initialization) to wait for the
     /// answer). Blocks only for the `spawn` system call. On error nothing
     /// is left running.
+    ///
+    /// With a [session store](Configure::session_store) and options that
+    /// resume, the session is first loaded from the store into a private
+    /// temporary config directory (blocking for at most the store's
+    /// `load_timeout`), removed when the session ends.
     pub fn spawn(self) -> Result<Claude, SpawnError> {
         let now = Instant::now();
-        let host = self.host(Transport::Process, now)?;
-        let spawned = claude_proto_process::spawn(&self.settings.spawn_options())?;
+        let mut host = self.host(Transport::Process, now)?;
+        let loaded = match (self.settings.resume_load(), &self.settings.store) {
+            (Some(load), Some(store)) => {
+                let timeout = store.load_timeout;
+                let loaded = block_on_until(load, deadline(Instant::now(), timeout));
+                Some(loaded.ok_or_else(|| load_timed_out(timeout))??)
+            }
+            _ => None,
+        };
+        let prepared = self.settings.prepared(&mut host, loaded);
+        let spawned = claude_proto_process::spawn(&prepared.options)?;
         // From here on, returning early drops the process handle, which
         // kills the CLI and reaps it.
         let stop = Stop::new()?;
@@ -243,6 +261,7 @@ impl ClaudeBuilder {
             stderr: stop.reader(spawned.stderr)?,
             process: spawned.process,
             stop,
+            resume_dir: prepared.dir,
         };
         start(self.settings, host, stdout, stdin, Some(child), now)
     }
@@ -301,11 +320,12 @@ where
     let handoff = Arc::new(Handoff::default());
     let stoppable = child.is_some();
     let mut pipe_threads = Vec::new();
-    let (process, stop) = match child {
+    let (process, stop, resume_dir) = match child {
         Some(Child {
             process,
             stderr,
             stop,
+            resume_dir,
         }) => {
             let exited = sender.clone();
             process.watch_exit(move |status| {
@@ -315,9 +335,9 @@ where
             pipe_threads.push(thread("claude-stderr", move || {
                 read_stderr(stderr, tx, lines);
             })?);
-            (Some(process), Some(stop))
+            (Some(process), Some(stop), resume_dir)
         }
-        None => (None, None),
+        None => (None, None, None),
     };
     let tx = sender.clone();
     let reader = thread("claude-stdout", move || read_stdout(stdout, tx, buffers))?;
@@ -350,6 +370,7 @@ where
         shared: shared.clone(),
         handoff: handoff.clone(),
         handlers: Arc::new(settings.handlers),
+        store: settings.store.map(|store| store.store),
         process,
         stop,
         writer: Some(writer),
@@ -360,6 +381,7 @@ where
         writer_busy: false,
         stall: None,
         ended: false,
+        resume_dir,
     };
     let driver = thread("claude-driver", move || {
         let _guard = EndGuard { shared, handoff };

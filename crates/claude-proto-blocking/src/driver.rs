@@ -21,9 +21,10 @@ use std::time::Instant;
 
 use claude_proto::IncomingId;
 use claude_proto_host::{
-    CallReply, Command, Completion, Error, Host, Job, Output, Signal, Stall, StdinStep,
+    CallReply, Command, Completion, Error, Host, Job, MirrorId, Output, Signal, Stall, StdinStep,
 };
-use claude_proto_process::{ProcessHandle, Stop, log, process_exit};
+use claude_proto_process::session_store::{SessionStore, block_on};
+use claude_proto_process::{ProcessHandle, ResumeDir, Stop, log, process_exit};
 
 use crate::events::{Handoff, Offer};
 use crate::handlers::{CancelToken, SyncHandlers};
@@ -62,6 +63,8 @@ pub(crate) enum Input {
     Exited(io::Result<ExitStatus>),
     /// A handler finished.
     Completed(Box<Completion>),
+    /// A session-store append finished.
+    MirrorDone(MirrorId, Result<(), String>),
     /// A user command.
     Command(Command<Waiter>),
     /// The reader finished a batch while the driver had more.
@@ -111,6 +114,8 @@ pub(crate) struct Driver {
     pub(crate) shared: Arc<Shared>,
     pub(crate) handoff: Arc<Handoff>,
     pub(crate) handlers: Arc<SyncHandlers>,
+    /// The session store the transcript is mirrored to, if any.
+    pub(crate) store: Option<Arc<dyn SessionStore>>,
     pub(crate) process: Option<ProcessHandle>,
     /// Ends the pipe threads (spawned sessions only).
     pub(crate) stop: Option<Stop>,
@@ -123,6 +128,9 @@ pub(crate) struct Driver {
     pub(crate) writer_busy: bool,
     pub(crate) stall: Option<Stall>,
     pub(crate) ended: bool,
+    /// The temporary config directory of a session resumed from the
+    /// store; declared last, so it is removed after the CLI is killed.
+    pub(crate) resume_dir: Option<ResumeDir>,
 }
 
 impl Driver {
@@ -187,10 +195,38 @@ impl Driver {
                 Output::Ended(ended) => {
                     log::debug(format_args!("session ended: {ended}"));
                     self.shared.set_ended(ended);
-                    self.ended = true;
                 }
+                Output::MirrorAppend(append) => self.start_append(*append),
+                // A thread cannot be stopped: its late outcome is ignored.
+                Output::AbortMirrorAppend(_) => {}
                 _ => {}
             }
+        }
+        // Over once the session store has the last transcript lines too
+        // (or the host gave up on them).
+        self.ended = self.host.is_done();
+    }
+
+    /// Runs a session-store append on a thread of its own (one at a time:
+    /// the host sends the next once this one is answered or abandoned). A
+    /// store call that never returns keeps its thread until it does; the
+    /// session no longer waits for it after the append deadline.
+    fn start_append(&mut self, append: claude_proto_host::MirrorAppend) {
+        let id = append.id;
+        let Some(store) = self.store.clone() else {
+            let error = "no session store is set".to_owned();
+            return self.host.handle_mirror_done(id, Err(error), Instant::now());
+        };
+        let done = self.sender.clone();
+        let started = std::thread::Builder::new()
+            .name("claude-store".into())
+            .spawn(move || {
+                let (id, result) = block_on(claude_proto_process::run_append(store, append));
+                let _ = done.send(Input::MirrorDone(id, result));
+            });
+        if let Err(error) = started {
+            let error = format!("could not start a thread for the session store: {error}");
+            self.host.handle_mirror_done(id, Err(error), Instant::now());
         }
     }
 
@@ -367,6 +403,7 @@ impl Driver {
                 self.tokens.remove(&completion.id());
                 self.host.handle_completion(*completion);
             }
+            Input::MirrorDone(id, result) => self.host.handle_mirror_done(id, result, now),
             Input::Command(command) => self.host.handle_command(command, now),
             Input::Room => {}
             Input::Close => {
@@ -395,6 +432,7 @@ impl Driver {
             writer,
             stdout,
             pipe_threads,
+            resume_dir,
             ..
         } = self;
         // Nothing can block on the input channel any more, nor wait for a
@@ -403,6 +441,9 @@ impl Driver {
         for thread in pipe_threads {
             let _ = thread.join();
         }
+        // The CLI is gone (its handle was dropped above): nothing reads the
+        // resumed session's files any more.
+        drop(resume_dir);
     }
 }
 

@@ -394,6 +394,17 @@ pub enum SpawnError {
     /// Setting up the child's pipes failed.
     #[error("could not set up the CLI's pipes: {0}")]
     Io(#[from] std::io::Error),
+    /// Resuming from the session store failed: the store failed or timed
+    /// out, or the temporary config directory could not be written.
+    /// Nothing was started and nothing is left on disk.
+    #[error("resuming from the session store: {what} failed: {source}")]
+    SessionStore {
+        /// What was being done.
+        what: String,
+        /// Why it failed.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 /// A limit or duration given to a builder that cannot work.

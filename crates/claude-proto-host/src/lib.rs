@@ -49,7 +49,7 @@ pub use host::{
     TimeoutReason, Transport,
 };
 pub use jobs::{Capabilities, Completion, Job, JobKind, Outcome};
-pub use limits::{Limits, MAX_BYTES, MAX_DURATION, check_count, check_duration};
+pub use limits::{Limits, MAX_BYTES, MAX_DURATION, check_count, check_duration, deadline};
 pub use mirror::{MirrorAppend, MirrorConfig, MirrorFailure, MirrorId};
 pub use stderr::{LineSplitter, StderrTail};
 pub use turn::{Step, Turn, TurnCollector, TurnCursor};

@@ -144,7 +144,7 @@ pub fn check_duration(name: &'static str, value: Duration) -> Result<(), LimitsE
 }
 
 /// `now + after`, saturating far in the future instead of panicking.
-pub(crate) fn deadline(now: Instant, after: Duration) -> Instant {
+pub fn deadline(now: Instant, after: Duration) -> Instant {
     now.checked_add(after.min(MAX_DURATION))
         .or_else(|| now.checked_add(MAX_DURATION))
         .unwrap_or(now)

@@ -15,6 +15,7 @@ use claude_proto::model::initialize::InitializeRequest;
 use claude_proto_host::Limits;
 
 use crate::settings::{Settings, ShutdownPolicy};
+use crate::store::StoreSettings;
 
 /// The options every adapter's `ClaudeBuilder` takes: the protocol and
 /// host limits, the `initialize` request's extra fields, the close
@@ -165,6 +166,20 @@ pub trait Configure: Sized {
     /// ([`Limits::stderr_tail_bytes`], default 8 KiB); 0 keeps none.
     fn stderr_tail(mut self, bytes: usize) -> Self {
         self.settings_mut().limits.stderr_tail_bytes = bytes;
+        self
+    }
+
+    /// Mirrors the session's transcript to a session store, and resumes
+    /// from it (default: none). The CLI starts with `--session-mirror`;
+    /// its transcript lines go to the store in order, off the protocol's
+    /// path, and what cannot be stored is reported as
+    /// [`Event::MirrorFailed`](claude_proto_host::Event::MirrorFailed).
+    /// With `resume` or `continue_conversation` in the options, the
+    /// session is loaded from the store into a private temporary config
+    /// directory before the CLI starts (so it resumes on a machine that
+    /// never ran it), removed when the session ends. See [`StoreSettings`].
+    fn session_store(mut self, store: StoreSettings) -> Self {
+        self.settings_mut().store = Some(store);
         self
     }
 }

@@ -16,10 +16,12 @@ mod configure;
 pub mod handlers;
 pub mod log;
 mod pipe;
+mod resume;
 mod settings;
 mod signal;
 mod spawn;
 mod stderr;
+mod store;
 mod unwind;
 
 pub mod prelude;
@@ -27,11 +29,14 @@ pub mod prelude;
 pub use command::{SystemLookup, build_command, locate_cli};
 pub use configure::Configure;
 pub use pipe::{PipeFd, Stop, StoppableRead, StoppableWrite, is_stopped};
+pub use resume::{Prepared, ResumeDir, load_timed_out, prepare, with_deadline};
 pub use settings::{HookOptions, Settings, ShutdownPolicy};
 pub use signal::{process_exit, terminate};
 pub use spawn::{ProcessHandle, Spawned, spawn};
 pub use stderr::{MAX_STDERR_LINE, StderrCallback, StderrLines};
+pub use store::{StoreSettings, config_dir, run_append};
 pub use unwind::{CatchUnwind, panic_message};
 
 pub use claude_proto::options::Options;
 pub use claude_proto_host as host;
+pub use claude_proto_store as session_store;

@@ -10,7 +10,9 @@ use claude_proto::model::initialize::InitializeRequest;
 use claude_proto::options::Options;
 use claude_proto_host::{Capabilities, Host, Limits, SpawnError, Transport};
 
+use crate::resume::Prepared;
 use crate::stderr::StderrCallback;
+use crate::store::StoreSettings;
 
 /// `CLAUDE_AGENT_SDK_SKIP_VERSION_CHECK` is set to a non-empty value: the
 /// CLI's version is not checked, whatever the limits say.
@@ -110,6 +112,8 @@ pub struct Settings<H> {
     pub initialize: InitializeRequest,
     /// Called with each stderr line.
     pub stderr_callback: Option<StderrCallback>,
+    /// The session store the transcript is mirrored to and resumed from.
+    pub store: Option<StoreSettings>,
 }
 
 impl<H> std::fmt::Debug for Settings<H> {
@@ -132,6 +136,7 @@ impl<H: Default> Settings<H> {
             handlers: H::default(),
             initialize: InitializeRequest::default(),
             stderr_callback: None,
+            store: None,
         }
     }
 }
@@ -156,20 +161,46 @@ impl<H> Settings<H> {
     /// with `--await-initialize` added when the `initialize` request
     /// carries a field the CLI reads only at launch
     /// ([`InitializeRequest::launch_fields`]), so that none is silently
-    /// ignored.
+    /// ignored, and `--session-mirror` with a session store.
     pub fn spawn_options(&self) -> Options {
         let mut options = self.options.clone();
         if !self.initialize_request().launch_fields().is_empty() {
             options.await_initialize = true;
         }
+        if self.store.is_some() {
+            options.session_mirror = true;
+        }
         options
+    }
+
+    /// Loading a resumed session from the session store, when there is a
+    /// store and the options resume (see [`crate::prepare`]); `None`
+    /// otherwise. Bound it by the store's `load_timeout`, then give the
+    /// result to [`prepared`](Self::prepared).
+    pub fn resume_load(&self) -> Option<crate::handlers::BoxFuture<Result<Prepared, SpawnError>>> {
+        crate::resume::prepare(self.store.as_ref()?, self.spawn_options())
+    }
+
+    /// The options to start the CLI with: those [`resume_load`]
+    /// prepared, if it ran, else [`spawn_options`](Self::spawn_options).
+    /// The host's mirror is set up for where that CLI writes (the
+    /// temporary config directory of a resumed session).
+    ///
+    /// [`resume_load`]: Self::resume_load
+    pub fn prepared<W>(&self, host: &mut Host<W>, prepared: Option<Prepared>) -> Prepared {
+        let prepared = prepared.unwrap_or_else(|| Prepared::unchanged(self.spawn_options()));
+        if let Some(store) = &self.store {
+            host.set_mirror(store.mirror_config(&prepared.options));
+        }
+        prepared
     }
 
     /// The host for a session with these settings and `capabilities`: a
     /// core session (its request ids seeded at random unless the config
     /// fixes a seed) that has queued `initialize`. The CLI's version is not
     /// checked if `CLAUDE_AGENT_SDK_SKIP_VERSION_CHECK` is set to a
-    /// non-empty value in this process's environment. Fails on limits that
+    /// non-empty value in this process's environment. With a session
+    /// store, the host mirrors the transcript to it. Fails on limits that
     /// cannot work; call it before spawning anything.
     pub fn host<W>(
         &self,
@@ -185,14 +216,18 @@ impl<H> Settings<H> {
         if skip_version_check() {
             limits.check_cli_version = false;
         }
-        Ok(Host::new(
+        let mut host = Host::new(
             config,
             limits,
             Arc::new(capabilities),
             self.initialize_request(),
             transport,
             now,
-        )?)
+        )?;
+        if let Some(store) = &self.store {
+            host.set_mirror(store.mirror_config(&self.options));
+        }
+        Ok(host)
     }
 }
 

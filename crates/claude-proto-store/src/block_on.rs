@@ -6,6 +6,7 @@ use std::pin::pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, Thread};
+use std::time::Instant;
 
 struct Unpark(Thread);
 
@@ -32,5 +33,23 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
             return output;
         }
         thread::park();
+    }
+}
+
+/// Like [`block_on`], giving up at `deadline`: `None` if the future has
+/// not finished by then (it is dropped).
+pub fn block_on_until<F: Future>(future: F, deadline: Instant) -> Option<F::Output> {
+    let mut future = pin!(future);
+    let waker = Waker::from(Arc::new(Unpark(thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return Some(output);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return None;
+        }
+        thread::park_timeout(deadline - now);
     }
 }

@@ -14,7 +14,7 @@ mod block_on;
 mod memory;
 mod store;
 
-pub use block_on::block_on;
+pub use block_on::{block_on, block_on_until};
 pub use claude_proto::transcript::SessionKey;
 pub use memory::MemoryStore;
 pub use store::{Entry, SessionStore, SessionSummary, StoreError, StoreFuture, StoredSession};

@@ -352,6 +352,10 @@ pub struct Options {
     /// [`InitializeRequest::launch_fields`]); the adapters turn it on
     /// whenever the request they send carries one, so none is ignored.
     pub await_initialize: bool,
+    /// Stream each line the CLI writes to its transcript as a
+    /// `transcript_mirror` message (`--session-mirror`). The adapters turn
+    /// it on when a session store is set, and route those lines to it.
+    pub session_mirror: bool,
     /// Extra directories the tools may access (`--add-dir`, one per entry).
     pub add_dirs: Vec<PathBuf>,
     /// Local plugin directories (`--plugin-dir` / `--plugin-dir-no-mcp`, one per entry).
@@ -478,6 +482,7 @@ impl Default for Options {
             include_partial_messages: false,
             include_hook_events: false,
             await_initialize: false,
+            session_mirror: false,
             add_dirs: Vec::new(),
             plugin_dirs: Vec::new(),
             no_session_persistence: false,
@@ -882,6 +887,12 @@ impl Options {
     /// Sets `await_initialize`.
     pub fn await_initialize(mut self, on: bool) -> Self {
         self.await_initialize = on;
+        self
+    }
+
+    /// Sets `session_mirror`.
+    pub fn session_mirror(mut self, on: bool) -> Self {
+        self.session_mirror = on;
         self
     }
 
@@ -1440,6 +1451,9 @@ impl Options {
         if self.await_initialize {
             a.flag("await-initialize");
         }
+        if self.session_mirror {
+            a.flag("session-mirror");
+        }
         if self.include_partial_messages {
             a.flag("include-partial-messages");
         }
@@ -1616,6 +1630,7 @@ impl fmt::Debug for Options {
             include_partial_messages,
             include_hook_events,
             await_initialize,
+            session_mirror,
             add_dirs,
             plugin_dirs,
             no_session_persistence,
@@ -1682,6 +1697,7 @@ impl fmt::Debug for Options {
             .field("include_partial_messages", include_partial_messages)
             .field("include_hook_events", include_hook_events)
             .field("await_initialize", await_initialize)
+            .field("session_mirror", session_mirror)
             .field("add_dirs", add_dirs)
             .field("plugin_dirs", plugin_dirs)
             .field("no_session_persistence", no_session_persistence)
@@ -2397,6 +2413,14 @@ mod tests {
             Options::new().model("a\0b").command(),
             Err(OptionsError::ContainsNul { .. })
         ));
+    }
+
+    #[test]
+    fn session_mirror_is_a_flag() {
+        let cmd = Options::new().session_mirror(true).command().unwrap();
+        assert!(argv(&cmd).iter().any(|a| a == "--session-mirror"));
+        let cmd = Options::new().command().unwrap();
+        assert!(!argv(&cmd).iter().any(|a| a == "--session-mirror"));
     }
 
     #[test]

@@ -86,6 +86,18 @@ fn record_pid(pid: u32, append: bool) {
     }
 }
 
+/// The value after `flag` (`--flag value` or `--flag=value`).
+fn flag_value(argv: &[String], flag: &str) -> Option<String> {
+    let prefix = format!("{flag}=");
+    argv.iter().enumerate().find_map(|(i, arg)| {
+        if arg == flag {
+            argv.get(i + 1).cloned()
+        } else {
+            arg.strip_prefix(&prefix).map(str::to_owned)
+        }
+    })
+}
+
 fn run() -> i32 {
     let argv: Vec<String> = std::env::args().collect();
     let name = std::env::var("FAKE_CLAUDE_SCENARIO").unwrap_or_else(|_| "echo".to_owned());
@@ -130,6 +142,8 @@ fn run() -> i32 {
         burst: env_number("FAKE_CLAUDE_BURST", 0),
         hold_mcp_status: kind == Kind::PermissionBehindEvents,
         bom: env_flag("FAKE_CLAUDE_BOM"),
+        session_mirror: argv.iter().any(|a| a == "--session-mirror"),
+        resume: flag_value(&argv, "--resume"),
     };
     let mut cli = Cli::new(rx, options);
     let mut scenario = Scenario::new(
@@ -159,6 +173,7 @@ fn run() -> i32 {
     write_record(&json!({
         "argv": argv,
         "scenario": name,
+        "config_dir": std::env::var("CLAUDE_CONFIG_DIR").ok(),
         "host_cancels": cli.host_cancels,
         "ignored_responses": cli.ignored_responses,
         "late_answers": cli.late_answers(),
@@ -174,7 +189,12 @@ fn serve(cli: &mut Cli, scenario: &mut Scenario, stderr_lines: u64) -> io::Resul
             for n in 0..stderr_lines {
                 eprintln!("fake-claude: log line {n}");
             }
-            cli.begin_turn();
+            cli.begin_turn(&message)?;
+            if cli.history > 0 {
+                // A resumed session says how much it remembers.
+                let history = std::mem::take(&mut cli.history);
+                cli.emit_text(&format!("history: {history} lines"))?;
+            }
             scenario.run_turn(cli, &message)?;
             cli.end_turn()?;
             continue;

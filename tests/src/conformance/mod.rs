@@ -177,6 +177,10 @@ pub struct Spec {
     pub system_prompt: Option<String>,
     /// Register the elicitation and user-dialog handlers of [`Dialogs`].
     pub dialogs: bool,
+    /// The session store to mirror to and resume from.
+    pub store: Option<claude_proto_process::StoreSettings>,
+    /// Resume this session (`--resume`).
+    pub resume: Option<String>,
 }
 
 /// The elicitation and user-dialog handlers of [`Spec::dialogs`], written
@@ -238,6 +242,8 @@ impl Spec {
             cwd: None,
             system_prompt: None,
             dialogs: false,
+            store: None,
+            resume: None,
         }
     }
 
@@ -260,6 +266,9 @@ impl Spec {
         }
         if let Some(prompt) = &self.system_prompt {
             options = options.system_prompt(prompt.as_str());
+        }
+        if let Some(id) = &self.resume {
+            options = options.resume(id.as_str());
         }
         options
     }
@@ -364,6 +373,12 @@ pub trait Driver: Send {
     /// scenario is then skipped, loudly).
     fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {
         let _ = change;
+        None
+    }
+    /// Waits until the session store has every mirrored line
+    /// (`flush_mirror`); `None` if this harness cannot (the scenario then
+    /// relies on `close`, which waits for the last lines too).
+    fn flush_mirror(&mut self) -> Option<Result<(), Error>> {
         None
     }
 }
@@ -1201,6 +1216,119 @@ pub fn isolation(name: &str) -> Isolation {
     }
 }
 
+/// A session mirrored to a store on one "machine" (a config directory) is
+/// resumed on another (an empty config directory) through the store
+/// alone: the resumed CLI sees the history, the new turn is mirrored to
+/// the same key, and the temporary config directory is gone after the
+/// session.
+pub fn session_store_mirrors_and_resumes<H: Harness>(fake: PathBuf) {
+    use claude_proto::transcript::SessionKey;
+    use claude_proto_process::session_store::{MemoryStore, SessionStore, block_on};
+
+    let store = Arc::new(MemoryStore::new());
+    let work = temp_path("store-work");
+    let (config_a, config_b) = (temp_path("store-a"), temp_path("store-b"));
+    for dir in [&work, &config_a, &config_b] {
+        must("mkdir", std::fs::create_dir_all(dir));
+    }
+    let record = temp_path("store-record");
+    let spec = |config: &Path, resume: Option<String>| {
+        let mut spec = Spec::new(fake.clone(), "echo")
+            .env("CLAUDE_CONFIG_DIR", config.display().to_string())
+            .env("FAKE_CLAUDE_RECORD_FILE", record.display().to_string());
+        spec.cwd = Some(work.clone());
+        spec.store = Some(claude_proto_process::StoreSettings::shared(store.clone()));
+        spec.resume = resume;
+        spec
+    };
+
+    let answers = |t: &TurnInfo| -> (String, String) {
+        let mut text = String::new();
+        let mut session = String::new();
+        for m in &t.messages {
+            if let StdoutMessage::Assistant(a) = m {
+                text.push_str(&a.text());
+                text.push('\n');
+                session.clone_from(&a.session_id);
+            }
+        }
+        (text, session)
+    };
+    let mut s = must("start", H::start(spec(&config_a, None)));
+    must("send", s.send_text("hello"));
+    let first = must("turn", turn(&mut *s));
+    assert_eq!(first.text, "echo: hello");
+    let (_, session_id) = answers(&first);
+    let canonical = must("canonical", std::fs::canonicalize(&work));
+    let project: String = canonical
+        .display()
+        .to_string()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let key = SessionKey::main(project, &session_id);
+    if let Some(flushed) = s.flush_mirror() {
+        must("flush_mirror", flushed);
+        let stored = must("load", block_on(store.load(&key))).unwrap_or_default();
+        assert_eq!(
+            stored.len(),
+            2,
+            "the user line and the answer, before close"
+        );
+    }
+    must("close", s.close());
+    let stored = must("load", block_on(store.load(&key))).expect("mirrored");
+    assert_eq!(stored.len(), 2, "{stored:?}");
+    assert!(
+        stored[0].get().contains(r#""type":"user""#),
+        "{}",
+        stored[0].get()
+    );
+    assert!(
+        stored[1].get().contains("echo: hello"),
+        "{}",
+        stored[1].get()
+    );
+
+    let mut s = must("start", H::start(spec(&config_b, Some(session_id.clone()))));
+    must("send", s.send_text("again"));
+    let (text, resumed_id) = answers(&must("turn", turn(&mut *s)));
+    assert_eq!(resumed_id, session_id);
+    assert!(
+        text.contains("history: 2 lines") && text.contains("echo: again"),
+        "the resumed CLI sees the history: {text:?}"
+    );
+    must("close", s.close());
+    let stored = must("load", block_on(store.load(&key))).expect("mirrored");
+    assert_eq!(stored.len(), 5, "the new turn went to the same key");
+    let recorded: Value = must(
+        "record",
+        serde_json::from_str(&must("read record", std::fs::read_to_string(&record))),
+    );
+    let used = recorded["config_dir"]
+        .as_str()
+        .expect("recorded")
+        .to_owned();
+    assert_ne!(
+        Path::new(&used),
+        config_b,
+        "resumed from a temporary directory"
+    );
+    assert!(
+        !Path::new(&used).exists(),
+        "{used} removed with the session"
+    );
+    assert_eq!(
+        must("read b", std::fs::read_dir(&config_b)).count(),
+        0,
+        "the second machine's own config directory is untouched"
+    );
+    for dir in [&work, &config_a, &config_b] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let _ = std::fs::remove_file(&record);
+}
+
 /// A file path no other test uses, for the fake's pid file.
 fn temp_path(what: &str) -> PathBuf {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -1578,6 +1706,7 @@ macro_rules! conformance_suite {
             permission_updated_input, permission_deny, permission_deny_interrupt,
             permission_handler_failure, hook_routing, hook_failure, mcp_round_trip,
             typed_hook_denies_bash, typed_tool_round_trip, tools_change_while_running, blocking_hooks_refused, dialogs_answered,
+            session_store_mirrors_and_resumes,
             interrupt_mid_turn, cancel_stops_handler, control_request_timeout,
             exit_mid_turn, exit_before_initialize, garbage_lines,
             flood_with_slow_consumer, stderr_flood, many_concurrent_sessions,

@@ -57,6 +57,10 @@ pub(crate) struct Options {
     pub(crate) hold_mcp_status: bool,
     /// Write a UTF-8 byte order mark before the `initialize` answer.
     pub(crate) bom: bool,
+    /// `--session-mirror`: send each transcript line as `transcript_mirror`.
+    pub(crate) session_mirror: bool,
+    /// `--resume <id>`: continue that session's transcript.
+    pub(crate) resume: Option<String>,
 }
 
 /// How a turn ended, for its `result` line.
@@ -151,16 +155,31 @@ pub(crate) struct Cli {
     pub(crate) host_requests: u64,
     /// `mcp_status` request ids held back (see [`Options::hold_mcp_status`]).
     held: Vec<String>,
+    /// The session's transcript file, as the real CLI keeps it.
+    transcript: std::path::PathBuf,
+    /// Lines the transcript held when this process started (a resume).
+    pub(crate) history: usize,
+    /// The last transcript entry's uuid (the next one's `parentUuid`).
+    last_uuid: Option<String>,
 }
 
 impl Cli {
     pub(crate) fn new(rx: Receiver<Input>, options: Options) -> Self {
         let mut ids = Ids::new();
-        let session_id = ids.uuid();
+        let session_id = options.resume.clone().unwrap_or_else(|| ids.uuid());
         let cwd = std::env::current_dir()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| "/".to_owned());
         let home = std::env::var("HOME").unwrap_or_else(|_| "/".to_owned());
+        let config = std::env::var("CLAUDE_CONFIG_DIR")
+            .unwrap_or_else(|_| format!("{}/.claude", home.trim_end_matches('/')));
+        let transcript = std::path::Path::new(&config)
+            .join("projects")
+            .join(project_dir_name(&cwd))
+            .join(format!("{session_id}.jsonl"));
+        let history = std::fs::read_to_string(&transcript)
+            .map(|text| text.lines().filter(|l| !l.trim().is_empty()).count())
+            .unwrap_or(0);
         Cli {
             out: BufWriter::with_capacity(64 * 1024, io::stdout().lock()),
             rx,
@@ -193,7 +212,50 @@ impl Cli {
             last_result_error: false,
             host_requests: 0,
             held: Vec::new(),
+            transcript,
+            history,
+            last_uuid: None,
         }
+    }
+
+    /// Appends `entry` to the session's transcript (with its chain links),
+    /// and with `--session-mirror` also sends it as `transcript_mirror`.
+    /// Writes nothing unless the transcript was asked for (a config
+    /// directory, `--session-mirror` or `--resume`), so test runs leave no
+    /// files in the user's own config directory.
+    pub(crate) fn record(&mut self, mut entry: Value) -> io::Result<()> {
+        let wanted = self.options.session_mirror
+            || self.options.resume.is_some()
+            || std::env::var_os("CLAUDE_CONFIG_DIR").is_some();
+        if !wanted {
+            return Ok(());
+        }
+        let uuid = self.ids.uuid();
+        if let Some(map) = entry.as_object_mut() {
+            map.insert("uuid".into(), json!(uuid));
+            map.insert("parentUuid".into(), json!(self.last_uuid));
+            map.insert("sessionId".into(), json!(self.session_id));
+            map.insert("timestamp".into(), json!(timestamp()));
+            map.insert("cwd".into(), json!(self.cwd));
+        }
+        self.last_uuid = Some(uuid);
+        if let Some(dir) = self.transcript.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.transcript)?;
+        writeln!(file, "{entry}")?;
+        if self.options.session_mirror {
+            let frame = json!({
+                "type": "transcript_mirror",
+                "filePath": self.transcript.display().to_string(),
+                "entries": [entry],
+            });
+            self.emit(&frame)?;
+        }
+        Ok(())
     }
 
     // ----- writing -------------------------------------------------------
@@ -576,9 +638,15 @@ impl Cli {
 
     // ----- turns -------------------------------------------------------------
 
-    pub(crate) fn begin_turn(&mut self) {
+    pub(crate) fn begin_turn(&mut self, message: &Value) -> io::Result<()> {
         self.in_turn = true;
         self.turn_started = Instant::now();
+        let content = message
+            .get("message")
+            .and_then(|m| m.get("content"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        self.record(json!({"type": "user", "message": {"role": "user", "content": content}}))
     }
 
     /// Ends a turn: interrupts that came too late for it are acknowledged.
@@ -631,16 +699,7 @@ impl Cli {
 
     /// The transcript path hooks report.
     pub(crate) fn transcript_path(&self) -> String {
-        let project = self
-            .cwd
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect::<String>();
-        format!(
-            "{}/.claude/projects/{project}/{}.jsonl",
-            self.home.trim_end_matches('/'),
-            self.session_id
-        )
+        self.transcript.display().to_string()
     }
 
     /// An `assistant` snapshot with one content block.
@@ -670,7 +729,8 @@ impl Cli {
     pub(crate) fn emit_text(&mut self, text: &str) -> io::Result<()> {
         let id = self.ids.message_id();
         let line = self.assistant(&id, json!({"type": "text", "text": text}));
-        self.emit(&line)
+        self.emit(&line)?;
+        self.record(json!({"type": "assistant", "message": line["message"].clone()}))
     }
 
     /// Writes an `assistant` line with one `tool_use` block.
@@ -813,4 +873,13 @@ fn parse_answer(response: &Value) -> Answer {
 
 fn round_cost(cost: f64) -> f64 {
     (cost * 1e9).round() / 1e9
+}
+
+/// The directory the CLI keeps a project's sessions in: its path with
+/// every character but ASCII letters and digits replaced by `-` (paths
+/// this fake is run in are short).
+fn project_dir_name(cwd: &str) -> String {
+    cwd.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
 }
