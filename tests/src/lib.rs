@@ -17,6 +17,7 @@ pub mod handlers;
 pub mod model_server;
 pub mod process;
 pub mod real_cli;
+pub mod stores;
 
 /// The code samples of the repository's README, compiled as doc tests so
 /// they cannot go stale.

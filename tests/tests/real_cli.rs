@@ -172,6 +172,11 @@ impl Driver for TokioDriver {
         rt.block_on(claude.control(request, timeout))
     }
 
+    fn flush_mirror(&mut self) -> Option<Result<(), Error>> {
+        let (rt, claude) = self.parts();
+        Some(rt.block_on(claude.flush_mirror()))
+    }
+
     fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {
         let (rt, claude) = self.parts();
         Some(rt.block_on(claude_proto_tests::handlers::change_tools(claude, change)))

@@ -102,6 +102,9 @@ fn builder(spec: &RealSpec) -> ClaudeBuilder {
     if let Some(request) = spec.initialize.clone() {
         builder = builder.initialize_request(request);
     }
+    if let Some(store) = spec.store.clone() {
+        builder = builder.session_store(store);
+    }
     builder
 }
 
@@ -169,6 +172,10 @@ impl Driver for BlockingDriver {
         timeout: Option<Duration>,
     ) -> Result<ControlSuccess, Error> {
         self.claude().control(request, timeout)
+    }
+
+    fn flush_mirror(&mut self) -> Option<Result<(), Error>> {
+        Some(self.claude().flush_mirror())
     }
 
     fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {

@@ -26,6 +26,11 @@ mod unwind;
 
 pub mod prelude;
 
+/// Sessions on disk (interim: the project key only).
+pub mod sessions {
+    pub use crate::resume::interim::project_key_for_directory;
+}
+
 pub use command::{SystemLookup, build_command, locate_cli};
 pub use configure::Configure;
 pub use pipe::{PipeFd, Stop, StoppableRead, StoppableWrite, is_stopped};

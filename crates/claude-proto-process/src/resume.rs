@@ -432,10 +432,11 @@ fn store_error(
 }
 
 /// Stand-ins until the on-disk session functions land.
-mod interim {
+pub(crate) mod interim {
     use std::path::Path;
 
-    pub(super) fn project_key_for_directory(dir: &Path) -> String {
+    /// The project key of `dir`.
+    pub fn project_key_for_directory(dir: &Path) -> String {
         let canonical = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
         canonical
             .to_string_lossy()

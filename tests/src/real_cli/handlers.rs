@@ -76,6 +76,9 @@ macro_rules! register_real_handlers {
         if let Some(request) = spec.initialize.clone() {
             builder = $crate::handlers::Configure::initialize_request(builder, request);
         }
+        if let Some(store) = spec.store.clone() {
+            builder = $crate::handlers::Configure::session_store(builder, store);
+        }
         builder
     }};
 }

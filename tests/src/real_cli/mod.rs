@@ -192,6 +192,7 @@ impl Peer {
             initialize: None,
             elicitation: false,
             calls: Calls::default(),
+            store: None,
             transcript: Some(Transcript::default()),
         }
     }
@@ -475,6 +476,8 @@ pub struct RealSpec {
     pub elicitation: bool,
     /// Where handlers record their calls.
     pub calls: Calls,
+    /// The session store to mirror to and resume from.
+    pub store: Option<claude_proto_process::StoreSettings>,
     /// `Some`: the adapter spawns the CLI from `options` itself and
     /// connects to it through a tee feeding this transcript (its `close`
     /// then waits for the child and reports its exit). `None`: the adapter
@@ -1420,6 +1423,74 @@ pub fn resume_session<H: RealHarness>() {
     peer.finish(s, transcript, "e2e_resume");
 }
 
+/// Two machines sharing only a session store: the first runs a turn with
+/// an empty `HOME` (so an empty config directory), mirrored to the store;
+/// the second, with another empty `HOME`, resumes the session from the
+/// store alone, and the model sees the first turn in its history.
+pub fn resume_from_the_store_on_another_machine<H: RealHarness>() {
+    use claude_proto::transcript::SessionKey;
+    use claude_proto_process::session_store::block_on;
+
+    let Some(peer) = Peer::new(|request| {
+        if request.all_text().contains("Which word") {
+            if request.all_text().contains("pineapple") {
+                Reply::text("The word was pineapple.")
+            } else {
+                Reply::text("I do not remember any word.")
+            }
+        } else {
+            Reply::text("Noted.")
+        }
+    }) else {
+        return;
+    };
+    let store = crate::stores::shared_store("real-cli-resume");
+    let machine = |home: &Path| {
+        std::fs::create_dir_all(home).expect("a home");
+        let mut spec = peer.spec();
+        spec.transcript = None;
+        spec.options = spec.options.env("HOME", home);
+        spec.store = Some(claude_proto_process::StoreSettings::shared(store.clone()));
+        spec
+    };
+    let (home_a, home_b) = (peer.home().join("a"), peer.home().join("b"));
+
+    let mut s = start::<H>(machine(&home_a));
+    let first = query(&mut *s, "Remember the word pineapple.");
+    assert_eq!(first.text, "Noted.");
+    let session_id = result_of(&first).session_id.clone();
+    must(
+        "flush_mirror",
+        s.flush_mirror().expect("every harness flushes"),
+    );
+    let project = claude_proto_process::sessions::project_key_for_directory(&peer.cwd());
+    let key = SessionKey::main(project, &session_id);
+    let stored = must("load", block_on(store.load(&key))).expect("the session is in the store");
+    assert!(stored.len() >= 2, "{} entries", stored.len());
+    must("close", s.close());
+
+    let mut spec = machine(&home_b);
+    spec.options = spec.options.resume(session_id.clone());
+    let mut s = start::<H>(spec);
+    let second = query(&mut *s, "Which word did I ask you to remember?");
+    assert_eq!(second.text, "The word was pineapple.");
+    let requests = peer.server.messages_requests();
+    let history = requests[requests.len() - 1].all_text();
+    assert!(history.contains("Noted."), "{history}");
+    assert_eq!(result_of(&second).session_id, session_id);
+    must("close", s.close());
+    let stored_after = must("load", block_on(store.load(&key))).expect("still there");
+    assert!(
+        stored_after.len() > stored.len(),
+        "the resumed turn was mirrored too"
+    );
+    let home_b_config = home_b.join(".claude").join("projects");
+    assert!(
+        !home_b_config.exists(),
+        "the second machine's own config directory was not used"
+    );
+}
+
 /// Instantiates every real-CLI scenario as a `#[test]` for a [`RealHarness`].
 #[macro_export]
 macro_rules! real_cli_suite {
@@ -1432,7 +1503,7 @@ macro_rules! real_cli_suite {
             mcp_tool_added_while_running, blocking_hook_fails_closed, launch_fields_reach_the_cli,
             ask_user_question_answered, elicitation_reaches_the_handler,
             interrupt_slow_stream, interrupt_pending_permission, partial_messages,
-            api_error, killed_mid_turn, resume_session);
+            api_error, killed_mid_turn, resume_session, resume_from_the_store_on_another_machine);
     };
     (@tests $harness:ty; $($name:ident),+ $(,)?) => {
         $(

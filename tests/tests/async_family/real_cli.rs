@@ -163,6 +163,11 @@ impl<E: Exec> Driver for Session<E> {
         E::block_on(self.claude().control(request, timeout))
     }
 
+    fn flush_mirror(&mut self) -> Option<Result<(), Error>> {
+        let claude = self.claude();
+        Some(E::block_on(claude.flush_mirror()))
+    }
+
     fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {
         let claude = self.claude();
         Some(E::block_on(claude_proto_tests::handlers::change_tools(
