@@ -77,7 +77,8 @@ pub use claude_proto_host::{
     EndReason, Error, Event, ExitReport, Limits, LimitsError, SessionEnded, SpawnError, Stall,
     Turn, TurnId,
 };
-pub use claude_proto_process::{Configure, HookOptions, ShutdownPolicy};
+pub use claude_proto_process::session_store;
+pub use claude_proto_process::{Configure, HookOptions, ShutdownPolicy, StoreSettings};
 
 /// What a typical program needs, in one import, for a runtime of your own:
 /// `use claude_proto_async::prelude::*;`. The adapters' preludes

@@ -132,7 +132,8 @@ pub use claude_proto::{Config, Message};
 pub use claude_proto_host::{
     EndReason, Error, Event, ExitReport, Limits, SessionEnded, SpawnError, Stall, Turn, TurnId,
 };
-pub use claude_proto_process::{Configure, HookOptions, ShutdownPolicy};
+pub use claude_proto_process::session_store;
+pub use claude_proto_process::{Configure, HookOptions, ShutdownPolicy, StoreSettings};
 
 /// What a typical program needs, in one import:
 ///

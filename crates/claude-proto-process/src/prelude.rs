@@ -7,6 +7,7 @@
 pub use crate::Configure;
 pub use crate::handlers::{HandlerError, with_state};
 pub use crate::settings::HookOptions;
+pub use crate::store::StoreSettings;
 pub use claude_proto::Message;
 pub use claude_proto::dispatch::{ToolArgs, ToolOutput};
 pub use claude_proto::model::Json;
