@@ -1267,6 +1267,7 @@ pub fn session_store_mirrors_and_resumes<H: Harness>(fake: PathBuf) {
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
     let key = SessionKey::main(project, &session_id);
+    assert_eq!(key.project_key, project_of(&work));
     if let Some(flushed) = s.flush_mirror() {
         must("flush_mirror", flushed);
         let stored = must("load", block_on(store.load(&key))).unwrap_or_default();
@@ -1327,6 +1328,104 @@ pub fn session_store_mirrors_and_resumes<H: Harness>(fake: PathBuf) {
         let _ = std::fs::remove_dir_all(dir);
     }
     let _ = std::fs::remove_file(&record);
+}
+
+/// The project key the fake CLI uses for `work` (ASCII paths).
+fn project_of(work: &Path) -> String {
+    let canonical = must("canonical", std::fs::canonicalize(work));
+    canonical
+        .display()
+        .to_string()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// The mirror loses no line when every other append fails (each is
+/// retried), nor while the store hangs; and a hanging store holds up
+/// neither turns nor control calls. The store ends up with exactly the
+/// lines of the CLI's transcript on disk, in order, and no failure is
+/// reported.
+pub fn mirror_loses_nothing_to_a_flaky_or_stalled_store<H: Harness>(fake: PathBuf) {
+    use claude_proto::transcript::SessionKey;
+    use claude_proto_process::session_store::{SessionStore, block_on};
+
+    use crate::stores::FlakyStore;
+
+    for stalled in [false, true] {
+        let store = Arc::new(if stalled {
+            FlakyStore::shut()
+        } else {
+            FlakyStore::flaky()
+        });
+        let work = temp_path("flaky-work");
+        let config = temp_path("flaky-config");
+        for dir in [&work, &config] {
+            must("mkdir", std::fs::create_dir_all(dir));
+        }
+        let mut spec =
+            Spec::new(fake.clone(), "echo").env("CLAUDE_CONFIG_DIR", config.display().to_string());
+        spec.cwd = Some(work.clone());
+        spec.store = Some(claude_proto_process::StoreSettings::shared(store.clone()));
+        let mut s = must("start", H::start(spec));
+        let mut other = Vec::new();
+        for i in 0..4 {
+            must("send", s.send_text(&format!("turn {i}")));
+            let t = must("turn", turn(&mut *s));
+            assert_eq!(t.text, format!("echo: turn {i}"));
+            other.extend(t.other);
+        }
+        if stalled {
+            let status = s.control(ControlRequest::mcp_status(), None);
+            assert!(status.is_ok(), "control calls go on: {status:?}");
+            assert!(store.calls() <= 1, "one append waits, the rest queue");
+            store.open();
+        }
+        if let Some(flushed) = s.flush_mirror() {
+            must("flush_mirror", flushed);
+        }
+        let failures: Vec<&Observed> = other
+            .iter()
+            .filter(|o| matches!(o, Observed::Other(text) if text.contains("MirrorFailed")))
+            .collect();
+        assert!(failures.is_empty(), "{failures:?}");
+        must("close", s.close());
+
+        let project = project_of(&work);
+        let dir = config.join("projects").join(&project);
+        let file = must("transcript", std::fs::read_dir(&dir))
+            .filter_map(Result::ok)
+            .find(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+            .expect("the CLI's transcript");
+        let on_disk: Vec<Value> = must("read", std::fs::read_to_string(file.path()))
+            .lines()
+            .map(|l| must("json", serde_json::from_str(l)))
+            .collect();
+        let session = file
+            .path()
+            .file_stem()
+            .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        let stored: Vec<Value> = must(
+            "load",
+            block_on(store.load(&SessionKey::main(project, session))),
+        )
+        .expect("mirrored")
+        .iter()
+        .map(|e| must("json", serde_json::from_str(e.get())))
+        .collect();
+        assert_eq!(on_disk.len(), 8, "4 prompts and 4 answers");
+        assert_eq!(stored, on_disk, "stalled: {stalled}");
+        if !stalled {
+            assert!(
+                store.calls() > 4,
+                "failures were retried: {} calls",
+                store.calls()
+            );
+        }
+        for dir in [&work, &config] {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 /// A file path no other test uses, for the fake's pid file.
@@ -1706,7 +1805,7 @@ macro_rules! conformance_suite {
             permission_updated_input, permission_deny, permission_deny_interrupt,
             permission_handler_failure, hook_routing, hook_failure, mcp_round_trip,
             typed_hook_denies_bash, typed_tool_round_trip, tools_change_while_running, blocking_hooks_refused, dialogs_answered,
-            session_store_mirrors_and_resumes,
+            session_store_mirrors_and_resumes, mirror_loses_nothing_to_a_flaky_or_stalled_store,
             interrupt_mid_turn, cancel_stops_handler, control_request_timeout,
             exit_mid_turn, exit_before_initialize, garbage_lines,
             flood_with_slow_consumer, stderr_flood, many_concurrent_sessions,
