@@ -353,3 +353,102 @@ fn a_batch_past_its_bounds_goes_out_before_the_turn_ends() {
     pair.run();
     assert_eq!(uuids(&pair.appends[0].entries), ["a", "b", "c", "d"]);
 }
+
+mod interleavings {
+    use std::collections::HashMap;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[derive(Debug, Clone)]
+    enum Step {
+        /// The CLI mirrors `n` lines of session `key`.
+        Frame { key: u8, n: u8 },
+        /// The user flushes.
+        Flush,
+        /// The store answers the append out, well or not.
+        Answer { ok: bool },
+        /// Time passes.
+        Wait { ms: u16 },
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            4 => (0u8..3, 1u8..4).prop_map(|(key, n)| Step::Frame { key, n }),
+            1 => Just(Step::Flush),
+            3 => any::<bool>().prop_map(|ok| Step::Answer { ok }),
+            1 => (0u16..2000).prop_map(|ms| Step::Wait { ms }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// However frames, flushes, store outcomes and time interleave:
+        /// at most one append is out, each key's lines reach the store in
+        /// order and at most once, and every line is either stored or
+        /// reported, once everything settles.
+        #[test]
+        fn every_line_is_stored_in_order_once_or_reported(steps in prop::collection::vec(step(), 1..60)) {
+            let mut pair = mirrored(|c| {
+                c.batch_entries = 4;
+                c.append_timeout = Duration::from_secs(1);
+            });
+            let mut sent: HashMap<String, Vec<String>> = HashMap::new();
+            let mut stored: HashMap<String, Vec<String>> = HashMap::new();
+            let mut next = 0u32;
+            let answer = |pair: &mut Pair, ok: bool, stored: &mut HashMap<String, Vec<String>>| {
+                let session = pair.appends[0].key.session_id.clone();
+                let entries = pair.store_answers(if ok { Ok(()) } else { Err("injected") });
+                if ok {
+                    stored.entry(session).or_default().extend(uuids(&entries));
+                }
+            };
+            for step in steps {
+                match step {
+                    Step::Frame { key, n } => {
+                        let session = format!("s{key}");
+                        let ids: Vec<String> = (0..n).map(|_| { next += 1; format!("u{next}") }).collect();
+                        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+                        pair.cli.emit(frame(&session, &refs));
+                        sent.entry(session).or_default().extend(ids);
+                    }
+                    Step::Flush => {
+                        pair.command(|waiter| Command::FlushMirror { waiter });
+                    }
+                    Step::Answer { ok } if !pair.appends.is_empty() => answer(&mut pair, ok, &mut stored),
+                    Step::Answer { .. } => {}
+                    Step::Wait { ms } => pair.advance_by(Duration::from_millis(u64::from(ms))),
+                }
+                pair.run();
+                prop_assert!(pair.appends.len() <= 1, "one append at a time");
+            }
+            let flush = pair.command(|waiter| Command::FlushMirror { waiter });
+            for _ in 0..10_000 {
+                pair.run();
+                if !pair.appends.is_empty() {
+                    answer(&mut pair, true, &mut stored);
+                } else if pair.outcome(flush).is_some() {
+                    break;
+                } else {
+                    pair.advance_by(Duration::from_millis(100));
+                }
+            }
+            prop_assert!(pair.outcome(flush).is_some(), "the flush settles");
+            let reported: usize = failures(&pair).iter().map(|f| f.entries).sum();
+            let mut kept = 0;
+            for (session, lines) in &sent {
+                let got = stored.get(session).cloned().unwrap_or_default();
+                // In order and at most once: a subsequence of what was sent.
+                let mut it = lines.iter();
+                for line in &got {
+                    prop_assert!(it.any(|l| l == line), "{session}: {line} out of order or twice");
+                }
+                kept += got.len();
+            }
+            let total: usize = sent.values().map(Vec::len).sum();
+            prop_assert_eq!(kept + reported, total);
+        }
+    }
+}
