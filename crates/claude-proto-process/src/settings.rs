@@ -201,13 +201,23 @@ impl<H> Settings<H> {
     /// checked if `CLAUDE_AGENT_SDK_SKIP_VERSION_CHECK` is set to a
     /// non-empty value in this process's environment. With a session
     /// store, the host mirrors the transcript to it. Fails on limits that
-    /// cannot work; call it before spawning anything.
+    /// cannot work, and on file checkpointing with a session store (as the
+    /// official SDKs refuse it); call it before spawning anything.
     pub fn host<W>(
         &self,
         capabilities: Capabilities,
         transport: Transport,
         now: Instant,
     ) -> Result<Host<W>, SpawnError> {
+        if self.store.is_some() && self.options.enable_file_checkpointing {
+            return Err(SpawnError::SessionStore {
+                what: "checking the options".into(),
+                source: "enable_file_checkpointing cannot be combined with a session store: \
+                         checkpoints stay on the local disk and would not match the stored \
+                         transcript on another machine"
+                    .into(),
+            });
+        }
         let mut config = self.config.clone();
         if config.request_id_seed == 0 {
             config.request_id_seed = RandomState::new().hash_one(now);
@@ -244,6 +254,23 @@ mod tests {
         assert!(!skips_version_check(Some(OsStr::new(""))));
         assert!(skips_version_check(Some(OsStr::new("1"))));
         assert!(skips_version_check(Some(OsStr::new("false"))));
+    }
+
+    #[test]
+    fn a_session_store_refuses_file_checkpointing_and_adds_the_mirror_flag() {
+        let store = crate::StoreSettings::new(claude_proto_store::MemoryStore::new());
+        let mut settings = Settings::<Handlers<Blocking>>::new(Options::default());
+        settings.store = Some(store);
+        assert!(settings.spawn_options().session_mirror);
+        let host = settings.host::<()>(Capabilities::default(), Transport::Process, Instant::now());
+        assert!(host.is_ok());
+        settings.options.enable_file_checkpointing = true;
+        let refused =
+            settings.host::<()>(Capabilities::default(), Transport::Process, Instant::now());
+        assert!(
+            matches!(&refused, Err(SpawnError::SessionStore { source, .. }) if source.to_string().contains("enable_file_checkpointing")),
+            "{refused:?}"
+        );
     }
 
     #[test]
