@@ -14,6 +14,7 @@ mod child;
 mod command;
 mod configure;
 pub mod handlers;
+mod import;
 pub mod log;
 mod pipe;
 mod resume;
@@ -33,6 +34,7 @@ pub mod sessions {
 
 pub use command::{SystemLookup, build_command, locate_cli};
 pub use configure::Configure;
+pub use import::{ImportError, ImportReport, import_transcripts};
 pub use pipe::{PipeFd, Stop, StoppableRead, StoppableWrite, is_stopped};
 pub use resume::{Prepared, ResumeDir, load_timed_out, prepare, with_deadline};
 pub use settings::{HookOptions, Settings, ShutdownPolicy};
