@@ -16,6 +16,7 @@ pub mod conformance;
 pub mod handlers;
 pub mod model_server;
 pub mod process;
+pub mod python;
 pub mod real_cli;
 pub mod stores;
 

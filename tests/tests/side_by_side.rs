@@ -26,13 +26,14 @@
 //! portions exactly and states their line counts correctly.
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
-use std::io::{Read, Write as _};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use claude_proto_tests::model_server::{ApiRequest, ModelServer, Reply};
+use claude_proto_tests::python::{python, root};
 use claude_proto_tests::real_cli::{TempDir, WAIT, real_cli};
 use serde_json::{Value, json};
 
@@ -63,24 +64,6 @@ fn script(request: &ApiRequest) -> Reply {
         ),
         _ => Reply::text(answer()).slowly(80, Duration::from_millis(200)),
     }
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn in_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
-}
-
-/// Says a test was skipped (straight to stderr, which the harness would
-/// otherwise swallow), or fails under CI.
-fn skip(what: &str) {
-    assert!(!in_ci(), "CI is set but {what}");
-    let _ = writeln!(
-        std::io::stderr(),
-        "\nSKIPPED: {what}; see tests/tests/side_by_side.rs\n"
-    );
 }
 
 // ----- the two programs -------------------------------------------------------
@@ -114,58 +97,6 @@ fn rust_program() -> PathBuf {
         .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "side_by_side")
         .find_map(|m| m["executable"].as_str().map(PathBuf::from))
         .expect("cargo names the example's executable")
-}
-
-/// The pinned SDK version, from `examples/py/requirements.txt`.
-fn pinned_sdk() -> String {
-    let requirements =
-        std::fs::read_to_string(root().join("examples/py/requirements.txt")).unwrap();
-    requirements
-        .lines()
-        .find_map(|line| line.trim().strip_prefix("claude-agent-sdk=="))
-        .expect("requirements.txt pins claude-agent-sdk")
-        .trim()
-        .to_owned()
-}
-
-/// A Python with the pinned SDK, or `None` (after saying so) when there is
-/// none.
-fn python() -> Option<PathBuf> {
-    let candidates: Vec<PathBuf> = match std::env::var_os("SIDE_BY_SIDE_PYTHON") {
-        Some(python) if !python.is_empty() => vec![PathBuf::from(python)],
-        _ => ["target/side-by-side-venv", "target/bench-venv"]
-            .iter()
-            .map(|venv| root().join(venv).join("bin/python"))
-            .collect(),
-    };
-    let pinned = pinned_sdk();
-    let mut found = Vec::new();
-    for python in candidates {
-        let version = Command::new(&python)
-            .args([
-                "-c",
-                "import claude_agent_sdk; print(claude_agent_sdk.__version__)",
-            ])
-            .stderr(Stdio::null())
-            .output();
-        match version {
-            Ok(out) if out.status.success() => {
-                let version = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-                if version == pinned {
-                    return Some(python);
-                }
-                found.push(format!("{} has {version}", python.display()));
-            }
-            _ => found.push(format!("{}: no Python with the SDK", python.display())),
-        }
-    }
-    skip(&format!(
-        "no Python with claude-agent-sdk=={pinned} ({}); make one with \
-         `python3 -m venv target/side-by-side-venv && target/side-by-side-venv/bin/pip install -r examples/py/requirements.txt` \
-         or point SIDE_BY_SIDE_PYTHON at one",
-        found.join("; ")
-    ));
-    None
 }
 
 // ----- one run ------------------------------------------------------------------
