@@ -18,6 +18,7 @@ mod import;
 pub mod log;
 mod pipe;
 mod resume;
+pub mod sessions;
 mod settings;
 mod signal;
 mod spawn;
@@ -26,11 +27,6 @@ mod store;
 mod unwind;
 
 pub mod prelude;
-
-/// Sessions on disk (interim: the project key only).
-pub mod sessions {
-    pub use crate::resume::interim::project_key_for_directory;
-}
 
 pub use command::{SystemLookup, build_command, locate_cli};
 pub use configure::Configure;

@@ -110,12 +110,12 @@ async fn load(store: Arc<dyn SessionStore>, mut options: Options) -> Result<Prep
         Some(cwd) => PathBuf::from(cwd),
         None => std::env::current_dir().map_err(SpawnError::Io)?,
     };
-    let project_key = interim::project_key_for_directory(&cwd);
+    let project_key = crate::sessions::project_key_for_directory(&cwd);
     let found = match options.resume.clone() {
         Some(id) => {
             // Used as a file name below: anything but a UUID is passed
             // through to the CLI untouched, as the official SDKs do.
-            if !interim::is_uuid(&id) {
+            if !claude_proto::transcript::is_uuid(&id) {
                 return Ok(Prepared { options, dir: None });
             }
             let key = SessionKey::main(&project_key, &id);
@@ -194,7 +194,7 @@ async fn newest_session(
     };
     sessions.sort_by_key(|s| std::cmp::Reverse(s.mtime));
     for candidate in sessions {
-        if !interim::is_uuid(&candidate.session_id) {
+        if !claude_proto::transcript::is_uuid(&candidate.session_id) {
             continue;
         }
         let key = SessionKey::main(project_key, &candidate.session_id);
@@ -428,30 +428,6 @@ fn store_error(
     SpawnError::SessionStore {
         what: what.to_owned(),
         source: source.into(),
-    }
-}
-
-/// Stand-ins until the on-disk session functions land.
-pub(crate) mod interim {
-    use std::path::Path;
-
-    /// The project key of `dir`.
-    pub fn project_key_for_directory(dir: &Path) -> String {
-        let canonical = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
-        canonical
-            .to_string_lossy()
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect()
-    }
-
-    pub(super) fn is_uuid(id: &str) -> bool {
-        let b = id.as_bytes();
-        b.len() == 36
-            && b.iter().enumerate().all(|(i, c)| match i {
-                8 | 13 | 18 | 23 => *c == b'-',
-                _ => c.is_ascii_hexdigit(),
-            })
     }
 }
 

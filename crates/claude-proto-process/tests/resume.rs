@@ -46,7 +46,7 @@ fn read_lines(path: &std::path::Path) -> Vec<Value> {
 fn a_resumed_session_and_its_subagents_land_in_a_private_directory_removed_on_drop() {
     let dir = scratch("subagents");
     let store = Arc::new(MemoryStore::new());
-    let project = sessions::project_key_for_directory(&dir.join("work"));
+    let project = sessions::project_key_for_directory(dir.join("work"));
     let key = SessionKey::main(&project, A);
     let main = [
         json!({"type": "user", "uuid": "u1"}),
@@ -131,7 +131,7 @@ fn a_resumed_session_and_its_subagents_land_in_a_private_directory_removed_on_dr
 fn continue_picks_the_newest_session_that_is_not_a_subagents() {
     let dir = scratch("continue");
     let store = Arc::new(MemoryStore::new());
-    let project = sessions::project_key_for_directory(&dir.join("work"));
+    let project = sessions::project_key_for_directory(dir.join("work"));
     block_on(store.append(
         &SessionKey::main(&project, A),
         &[entry(json!({"type": "user", "uuid": "a"}))],

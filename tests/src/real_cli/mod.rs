@@ -1463,7 +1463,7 @@ pub fn resume_from_the_store_on_another_machine<H: RealHarness>() {
         "flush_mirror",
         s.flush_mirror().expect("every harness flushes"),
     );
-    let project = claude_proto_process::sessions::project_key_for_directory(&peer.cwd());
+    let project = claude_proto_process::sessions::project_key_for_directory(peer.cwd());
     let key = SessionKey::main(project, &session_id);
     let stored = must("load", block_on(store.load(&key))).expect("the session is in the store");
     assert!(stored.len() >= 2, "{} entries", stored.len());

@@ -8,11 +8,25 @@
 //! holds what both need: how a session is named ([`SessionKey`]) and how its
 //! lines are understood.
 
+mod chain;
+mod fork;
+mod info;
 mod key;
+mod message;
 mod mirror;
+mod probe;
+mod project;
+mod scan;
+mod time;
 
+pub use chain::{Span, TranscriptIndex};
+pub use fork::{Fork, ForkError, ForkSource};
+pub use info::{FIRST_PROMPT_CHARS, LITE_WINDOW, Lite, SessionInfo, first_prompt_of, title_of};
 pub use key::{SessionKey, SessionKeyError};
+pub use message::{AgentParents, SessionMessage};
 pub use mirror::MirrorFrame;
+pub use project::{MAX_PROJECT_KEY_LEN, is_truncated_key_of, is_uuid, project_key};
+pub use time::{format_iso_millis, parse_iso_millis};
 
 /// One transcript line: a JSON object kept as the text the CLI wrote.
 pub type Entry = Box<serde_json::value::RawValue>;

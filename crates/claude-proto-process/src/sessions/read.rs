@@ -1,0 +1,325 @@
+//! Reading transcripts: their head and tail for the list, their lines
+//! for the conversation.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::os::unix::fs::{FileExt as _, MetadataExt as _};
+use std::path::{Path, PathBuf};
+
+use claude_proto::transcript::{
+    AgentParents, LITE_WINDOW, Lite, SessionInfo, SessionMessage, Span, TranscriptIndex, is_uuid,
+};
+
+use super::locate::{all_project_dirs, project_dir, worktrees};
+use super::{Page, Sessions, SessionsError, io_error};
+
+/// A transcript's head and tail, decoded, with its size and mtime.
+pub(super) struct LiteFile {
+    pub(super) head: String,
+    pub(super) tail: String,
+    pub(super) mtime: i64,
+    pub(super) size: u64,
+}
+
+impl LiteFile {
+    pub(super) fn lite(&self) -> Lite<'_> {
+        Lite {
+            head: &self.head,
+            tail: &self.tail,
+            mtime: self.mtime,
+            size: Some(self.size),
+        }
+    }
+}
+
+/// Reads `path`'s first and last [`LITE_WINDOW`] bytes; `None` if it
+/// cannot be read or is empty.
+pub(super) fn read_lite(path: &Path) -> Option<LiteFile> {
+    let mut file = File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let size = meta.len();
+    let head = read_up_to(&mut file, LITE_WINDOW).ok()?;
+    if head.is_empty() {
+        return None;
+    }
+    let head_text = String::from_utf8_lossy(&head).into_owned();
+    let tail = if size <= LITE_WINDOW as u64 {
+        head_text.clone()
+    } else {
+        file.seek(SeekFrom::Start(size - LITE_WINDOW as u64)).ok()?;
+        String::from_utf8_lossy(&read_up_to(&mut file, LITE_WINDOW).ok()?).into_owned()
+    };
+    Some(LiteFile {
+        head: head_text,
+        tail,
+        mtime: mtime_millis(&meta),
+        size,
+    })
+}
+
+fn read_up_to(file: &mut File, limit: usize) -> io::Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(limit);
+    file.take(limit as u64).read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+/// The modification time in milliseconds, computed as Python computes
+/// `int(st_mtime * 1000)` (a float of seconds), so both agree to the
+/// millisecond.
+pub(super) fn mtime_millis(meta: &std::fs::Metadata) -> i64 {
+    let seconds = meta.mtime() as f64 + meta.mtime_nsec() as f64 * 1e-9;
+    (seconds * 1000.0) as i64
+}
+
+/// The listable sessions of one project directory, in directory order.
+fn sessions_in(dir: &Path, project_path: Option<&str>) -> Vec<SessionInfo> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut infos = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl")) else {
+            continue;
+        };
+        if !is_uuid(id) {
+            continue;
+        }
+        if let Some(lite) = read_lite(&entry.path()) {
+            infos.extend(SessionInfo::from_lite(id, lite.lite(), project_path));
+        }
+    }
+    infos
+}
+
+/// Keeps each session id once, its newest copy, in first-seen order.
+fn dedupe(infos: Vec<SessionInfo>) -> Vec<SessionInfo> {
+    let mut at: HashMap<String, usize> = HashMap::new();
+    let mut kept: Vec<SessionInfo> = Vec::new();
+    for info in infos {
+        match at.get(&info.session_id) {
+            Some(&i) if info.last_modified > kept[i].last_modified => kept[i] = info,
+            Some(_) => {}
+            None => {
+                at.insert(info.session_id.clone(), kept.len());
+                kept.push(info);
+            }
+        }
+    }
+    kept
+}
+
+/// Newest first; a stable sort, so ties keep directory order (as the
+/// SDKs' do).
+fn newest_first(mut infos: Vec<SessionInfo>) -> Vec<SessionInfo> {
+    infos.sort_by_key(|info| std::cmp::Reverse(info.last_modified));
+    infos
+}
+
+pub(super) fn list(sessions: &Sessions) -> Vec<SessionInfo> {
+    let projects = sessions.projects_dir();
+    let Some(project) = &sessions.project else {
+        let all = all_project_dirs(&projects)
+            .iter()
+            .flat_map(|d| sessions_in(d, None))
+            .collect();
+        return newest_first(dedupe(all));
+    };
+    let trees = if sessions.worktrees {
+        worktrees(project)
+    } else {
+        Vec::new()
+    };
+    if trees.len() <= 1 {
+        return match project_dir(&projects, project) {
+            Some(dir) => newest_first(sessions_in(&dir, Some(project))),
+            None => Vec::new(),
+        };
+    }
+    // The project's own directory (it may be a subdirectory of a
+    // worktree), then every directory named for a worktree: exactly, or
+    // by prefix for long paths; the longest key first, so the most
+    // specific worktree claims a directory.
+    let mut keyed: Vec<(&String, String)> = trees
+        .iter()
+        .map(|t| (t, claude_proto::transcript::project_key(t)))
+        .collect();
+    keyed.sort_by_key(|(_, key)| std::cmp::Reverse(key.len()));
+    let mut all = Vec::new();
+    let mut seen = Vec::new();
+    if let Some(own) = project_dir(&projects, project) {
+        seen.push(
+            own.file_name()
+                .map(|n| n.to_os_string())
+                .unwrap_or_default(),
+        );
+        all.extend(sessions_in(&own, Some(project)));
+    }
+    for dir in all_project_dirs(&projects) {
+        let Some(name) = dir.file_name().map(|n| n.to_os_string()) else {
+            continue;
+        };
+        if seen.contains(&name) {
+            continue;
+        }
+        let name_text = name.to_string_lossy();
+        let matched = keyed.iter().find(|(_, key)| {
+            *name_text == **key
+                || (key.len() >= claude_proto::transcript::MAX_PROJECT_KEY_LEN
+                    && name_text.starts_with(&format!("{key}-")))
+        });
+        if let Some((tree, _)) = matched {
+            seen.push(name.clone());
+            all.extend(sessions_in(&dir, Some(tree)));
+        }
+    }
+    newest_first(dedupe(all))
+}
+
+pub(super) fn info(sessions: &Sessions, session_id: &str) -> Option<SessionInfo> {
+    let file = format!("{session_id}.jsonl");
+    let projects = sessions.projects_dir();
+    let Some(project) = &sessions.project else {
+        return all_project_dirs(&projects)
+            .iter()
+            .find_map(|d| read_lite(&d.join(&file)))
+            .and_then(|lite| SessionInfo::from_lite(session_id, lite.lite(), None));
+    };
+    if let Some(lite) = project_dir(&projects, project).and_then(|d| read_lite(&d.join(&file))) {
+        return SessionInfo::from_lite(session_id, lite.lite(), Some(project));
+    }
+    if !sessions.worktrees {
+        return None;
+    }
+    for tree in worktrees(project).iter().filter(|t| *t != project) {
+        if let Some(lite) = project_dir(&projects, tree).and_then(|d| read_lite(&d.join(&file))) {
+            return SessionInfo::from_lite(session_id, lite.lite(), Some(tree));
+        }
+    }
+    None
+}
+
+/// Feeds every line of `path` to `handle` with its span; the last line
+/// may lack its newline.
+pub(super) fn scan_lines(
+    path: &Path,
+    mut handle: impl FnMut(Span, &[u8]),
+) -> Result<File, SessionsError> {
+    let file = File::open(path).map_err(io_error("open", path))?;
+    let mut reader = BufReader::with_capacity(256 * 1024, &file);
+    let mut line = Vec::new();
+    let mut start = 0u64;
+    loop {
+        line.clear();
+        let read = reader
+            .read_until(b'\n', &mut line)
+            .map_err(io_error("read", path))?;
+        if read == 0 {
+            break;
+        }
+        let content = line.strip_suffix(b"\n").unwrap_or(&line);
+        handle(
+            Span {
+                start,
+                len: content.len() as u64,
+            },
+            content,
+        );
+        start += read as u64;
+    }
+    drop(reader);
+    Ok(file)
+}
+
+/// The line at `span`, read again; `None` if the file shrank.
+pub(super) fn read_span(file: &File, span: Span) -> Option<Vec<u8>> {
+    let mut buf = vec![0; usize::try_from(span.len).ok()?];
+    file.read_exact_at(&mut buf, span.start).ok()?;
+    Some(buf)
+}
+
+fn messages_at(
+    file: &File,
+    spans: Vec<Span>,
+    page: Page,
+    parents: &AgentParents,
+) -> Vec<SessionMessage> {
+    page.apply(spans)
+        .into_iter()
+        .filter_map(|span| read_span(file, span))
+        .filter_map(|line| SessionMessage::from_line(&line))
+        .map(|m| m.with_parents(parents))
+        .collect()
+}
+
+pub(super) fn messages(path: &Path, page: Page) -> Result<Vec<SessionMessage>, SessionsError> {
+    let mut index = TranscriptIndex::new();
+    let file = scan_lines(path, |span, line| index.handle_line(span, line))?;
+    Ok(messages_at(
+        &file,
+        index.conversation(),
+        page,
+        &AgentParents::default(),
+    ))
+}
+
+/// Every `agent-<id>.jsonl` under the session's `subagents/` directory,
+/// nested directories included, each directory in name order.
+pub(super) fn agent_files(transcript: &Path) -> Vec<(String, PathBuf)> {
+    fn walk(dir: &Path, found: &mut Vec<(String, PathBuf)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let file_type = entry.file_type();
+            if file_type.as_ref().is_ok_and(|t| t.is_file()) {
+                if let Some(id) = name
+                    .strip_prefix("agent-")
+                    .and_then(|n| n.strip_suffix(".jsonl"))
+                {
+                    found.push((id.to_owned(), path));
+                }
+            } else if file_type.is_ok_and(|t| t.is_dir()) {
+                walk(&path, found);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(&transcript.with_extension("").join("subagents"), &mut found);
+    found
+}
+
+pub(super) fn subagent_messages(
+    transcript: &Path,
+    agent_id: &str,
+    page: Page,
+) -> Result<Vec<SessionMessage>, SessionsError> {
+    let Some((_, path)) = agent_files(transcript)
+        .into_iter()
+        .find(|(id, _)| id == agent_id)
+    else {
+        return Ok(Vec::new());
+    };
+    let meta_path = path.with_file_name(format!("agent-{agent_id}.meta.json"));
+    // Optional: an unreadable sidecar reads as none, as in the SDKs.
+    let parents = std::fs::read(&meta_path)
+        .map(|bytes| AgentParents::from_metadata(&bytes))
+        .unwrap_or_default();
+    let mut index = TranscriptIndex::new();
+    let file = scan_lines(&path, |span, line| index.handle_line(span, line))?;
+    Ok(messages_at(
+        &file,
+        index.subagent_conversation(),
+        page,
+        &parents,
+    ))
+}
