@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 mod block_on;
+pub mod conformance;
 mod memory;
 mod store;
 
