@@ -12,10 +12,13 @@
 
 mod block_on;
 pub mod conformance;
+mod directory;
 mod memory;
 mod store;
+mod worker;
 
 pub use block_on::{block_on, block_on_until};
 pub use claude_proto::transcript::SessionKey;
+pub use directory::DirectoryStore;
 pub use memory::MemoryStore;
 pub use store::{Entry, SessionStore, SessionSummary, StoreError, StoreFuture, StoredSession};

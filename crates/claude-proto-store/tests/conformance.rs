@@ -3,7 +3,8 @@
 
 use claude_proto_store::conformance::{self, CONTRACTS, ConformanceFailure};
 use claude_proto_store::{
-    Entry, MemoryStore, SessionKey, SessionStore, StoreFuture, StoredSession, block_on,
+    DirectoryStore, Entry, MemoryStore, SessionKey, SessionStore, StoreFuture, StoredSession,
+    block_on,
 };
 
 #[test]
@@ -170,4 +171,44 @@ fn the_shared_run_catches_a_broken_store_too() {
     };
     let failure = block_on(conformance::run(&store)).expect_err("a broken store fails");
     assert_eq!(failure.number, 1, "{failure}");
+}
+
+/// A directory of its own under the system's temporary directory, removed
+/// when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        use std::hash::BuildHasher;
+        let random = std::collections::hash_map::RandomState::new().hash_one(name);
+        Self(std::env::temp_dir().join(format!(
+            "claude-proto-store-conformance-{name}-{random:016x}"
+        )))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn directory_store_passes_with_a_fresh_directory_per_contract() {
+    let scratch = Scratch::new("fresh");
+    let mut count = 0;
+    let report = block_on(conformance::run_with(|| {
+        count += 1;
+        DirectoryStore::new(scratch.0.join(count.to_string()))
+    }))
+    .unwrap_or_else(|failure| panic!("{failure}"));
+    assert_eq!(report.ran.len(), 13, "{report:?}");
+}
+
+#[test]
+fn directory_store_passes_in_one_shared_directory() {
+    let scratch = Scratch::new("shared");
+    let store = DirectoryStore::new(&scratch.0);
+    block_on(conformance::run(&store)).unwrap_or_else(|failure| panic!("{failure}"));
+    block_on(conformance::run(&store)).unwrap_or_else(|failure| panic!("{failure}"));
 }
