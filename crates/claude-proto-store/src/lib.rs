@@ -14,6 +14,8 @@ mod block_on;
 pub mod conformance;
 mod directory;
 mod memory;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod store;
 mod worker;
 
@@ -21,4 +23,6 @@ pub use block_on::{block_on, block_on_until};
 pub use claude_proto::transcript::SessionKey;
 pub use directory::DirectoryStore;
 pub use memory::MemoryStore;
+#[cfg(feature = "postgres")]
+pub use postgres::{PostgresOptions, PostgresStore};
 pub use store::{Entry, SessionStore, SessionSummary, StoreError, StoreFuture, StoredSession};
