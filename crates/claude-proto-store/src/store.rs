@@ -81,8 +81,8 @@ impl StoreError {
 /// the others return [`StoreError::Unsupported`] unless implemented, and
 /// callers treat that as "this store cannot" (deleting from a store without
 /// [`delete`](Self::delete) does nothing, for example). Every backend in
-/// this crate implements all of them and passes
-/// `tests/conformance.rs`'s suite.
+/// this crate implements all of them and passes the
+/// [`conformance`](crate::conformance) suite.
 pub trait SessionStore: Send + Sync + 'static {
     /// Appends `entries` to the transcript at `key`, after what earlier
     /// calls appended. An empty slice changes nothing (and creates no
