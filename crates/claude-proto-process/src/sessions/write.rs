@@ -74,7 +74,7 @@ pub(super) fn append_line(
 fn try_append(path: &Path, line: &str) -> Result<bool, SessionsError> {
     // Append mode without create: a missing file fails the open, with no
     // window between a check and the write.
-    let file = match OpenOptions::new().append(true).open(path) {
+    let file = match OpenOptions::new().read(true).append(true).open(path) {
         Ok(file) => file,
         Err(e)
             if matches!(
