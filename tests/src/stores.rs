@@ -7,12 +7,49 @@ use std::task::{Poll, Waker};
 
 use claude_proto::transcript::{Entry, SessionKey};
 use claude_proto_process::session_store::{
-    MemoryStore, SessionStore, StoreError, StoreFuture, StoredSession,
+    MemoryStore, PostgresOptions, PostgresStore, SessionStore, StoreError, StoreFuture,
+    StoredSession, block_on,
 };
 
-/// The store a scenario that spans "machines" uses: in memory for now.
-pub fn shared_store(_name: &str) -> Arc<dyn SessionStore> {
-    Arc::new(MemoryStore::new())
+/// The variable naming the PostgreSQL server for the tests (`.ci/postgres.sh`
+/// starts one and prints its URL).
+pub const POSTGRES_URL_VAR: &str = "CLAUDE_PROTO_TEST_POSTGRES";
+
+/// The table prefix the tests crate's scenarios share; each scenario's
+/// sessions have fresh ids and are deleted at its end.
+pub const POSTGRES_TABLE_PREFIX: &str = "claude_proto_tests";
+
+/// The PostgreSQL URL, or `None` after saying the scenario falls back to a
+/// store in memory. Under CI a missing URL is a failure.
+pub fn postgres_url(scenario: &str) -> Option<String> {
+    match std::env::var(POSTGRES_URL_VAR) {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            crate::python::skip(&format!(
+                "{POSTGRES_URL_VAR} is not set: {scenario} shares a store in memory, not PostgreSQL \
+                 (export {POSTGRES_URL_VAR}=\"$(bash .ci/postgres.sh | tail -n 1)\")"
+            ));
+            None
+        }
+    }
+}
+
+/// The stores of two machines that share one: two connections to the
+/// same PostgreSQL database when [`postgres_url`] gives one, else the same
+/// store in memory twice.
+pub fn two_hosts(scenario: &str) -> (Arc<dyn SessionStore>, Arc<dyn SessionStore>) {
+    let Some(url) = postgres_url(scenario) else {
+        let store: Arc<dyn SessionStore> = Arc::new(MemoryStore::new());
+        return (store.clone(), store);
+    };
+    let connect = || -> Arc<dyn SessionStore> {
+        let options = PostgresOptions::default().table_prefix(POSTGRES_TABLE_PREFIX);
+        match block_on(PostgresStore::connect_with(&url, options)) {
+            Ok(store) => Arc::new(store),
+            Err(e) => panic!("PostgreSQL at {POSTGRES_URL_VAR} does not answer: {e}"),
+        }
+    };
+    (connect(), connect())
 }
 
 /// A store in memory whose appends fail every other call (the first

@@ -1425,8 +1425,10 @@ pub fn resume_session<H: RealHarness>() {
 
 /// Two machines sharing only a session store: the first runs a turn with
 /// an empty `HOME` (so an empty config directory), mirrored to the store;
-/// the second, with another empty `HOME`, resumes the session from the
-/// store alone, and the model sees the first turn in its history.
+/// the second, with another empty `HOME` and its own connection to the
+/// store, resumes the session from the store alone, and the model sees the
+/// first turn in its history. The store is PostgreSQL when
+/// `CLAUDE_PROTO_TEST_POSTGRES` names one (always under CI).
 pub fn resume_from_the_store_on_another_machine<H: RealHarness>() {
     use claude_proto::transcript::SessionKey;
     use claude_proto_process::session_store::block_on;
@@ -1444,8 +1446,8 @@ pub fn resume_from_the_store_on_another_machine<H: RealHarness>() {
     }) else {
         return;
     };
-    let store = crate::stores::shared_store("real-cli-resume");
-    let machine = |home: &Path| {
+    let (store, store_b) = crate::stores::two_hosts("resume_from_the_store_on_another_machine");
+    let machine = |home: &Path, store: &Arc<dyn claude_proto_process::session_store::SessionStore>| {
         std::fs::create_dir_all(home).expect("a home");
         let mut spec = peer.spec();
         spec.transcript = None;
@@ -1455,7 +1457,7 @@ pub fn resume_from_the_store_on_another_machine<H: RealHarness>() {
     };
     let (home_a, home_b) = (peer.home().join("a"), peer.home().join("b"));
 
-    let mut s = start::<H>(machine(&home_a));
+    let mut s = start::<H>(machine(&home_a, &store));
     let first = query(&mut *s, "Remember the word pineapple.");
     assert_eq!(first.text, "Noted.");
     let session_id = result_of(&first).session_id.clone();
@@ -1469,7 +1471,7 @@ pub fn resume_from_the_store_on_another_machine<H: RealHarness>() {
     assert!(stored.len() >= 2, "{} entries", stored.len());
     must("close", s.close());
 
-    let mut spec = machine(&home_b);
+    let mut spec = machine(&home_b, &store_b);
     spec.options = spec.options.resume(session_id.clone());
     let mut s = start::<H>(spec);
     let second = query(&mut *s, "Which word did I ask you to remember?");
@@ -1489,6 +1491,7 @@ pub fn resume_from_the_store_on_another_machine<H: RealHarness>() {
         !home_b_config.exists(),
         "the second machine's own config directory was not used"
     );
+    must("delete", block_on(store.delete(&key)));
 }
 
 /// Instantiates every real-CLI scenario as a `#[test]` for a [`RealHarness`].
