@@ -1447,14 +1447,15 @@ pub fn resume_from_the_store_on_another_machine<H: RealHarness>() {
         return;
     };
     let (store, store_b) = crate::stores::two_hosts("resume_from_the_store_on_another_machine");
-    let machine = |home: &Path, store: &Arc<dyn claude_proto_process::session_store::SessionStore>| {
-        std::fs::create_dir_all(home).expect("a home");
-        let mut spec = peer.spec();
-        spec.transcript = None;
-        spec.options = spec.options.env("HOME", home);
-        spec.store = Some(claude_proto_process::StoreSettings::shared(store.clone()));
-        spec
-    };
+    let machine =
+        |home: &Path, store: &Arc<dyn claude_proto_process::session_store::SessionStore>| {
+            std::fs::create_dir_all(home).expect("a home");
+            let mut spec = peer.spec();
+            spec.transcript = None;
+            spec.options = spec.options.env("HOME", home);
+            spec.store = Some(claude_proto_process::StoreSettings::shared(store.clone()));
+            spec
+        };
     let (home_a, home_b) = (peer.home().join("a"), peer.home().join("b"));
 
     let mut s = start::<H>(machine(&home_a, &store));
