@@ -5,7 +5,8 @@
 //! The same vocabulary and results as the Python SDK's `list_sessions`,
 //! `get_session_info`, `get_session_messages`, `list_subagents`,
 //! `get_subagent_messages`, `rename_session`, `tag_session`,
-//! `delete_session` and `fork_session` (TypeScript: the camelCase names),
+//! `delete_session` and `fork_session` (TypeScript: the camelCase names,
+//! and `archiveSession`/`unarchiveSession`),
 //! checked side by side on the same directories. What a transcript means
 //! is decided in the core ([`claude_proto::transcript`]); this module
 //! reads and writes the files.
@@ -310,7 +311,8 @@ impl Sessions {
     /// interleaves with the CLI's lines, and the file is never replaced
     /// (a CLI holding it open would go on writing to a replaced file and
     /// lose its lines). After a torn last line, the new line starts on a
-    /// line of its own.
+    /// line of its own (if a CLI's line was landing at that instant, this
+    /// leaves a blank line, which every reader skips).
     pub fn rename(&self, session_id: &str, title: &str) -> Result<(), SessionsError> {
         check_session_id(session_id)?;
         let title = title.trim();
@@ -337,6 +339,26 @@ impl Sessions {
             None => String::new(),
         };
         write::append_line(self, session_id, &write::tag_line(session_id, &tag))
+    }
+
+    /// Archives a session: TypeScript's `archiveSession`. The transcript
+    /// is not changed; a mark beside it (`<session id>/archived.json`, as
+    /// the TypeScript SDK keeps it) makes [`list`](Self::list) and
+    /// [`info`](Self::info) report `archived: Some(true)` until the session
+    /// is unarchived or the user sends a prompt in it. A running CLI is
+    /// not stopped.
+    pub fn archive(&self, session_id: &str) -> Result<(), SessionsError> {
+        check_session_id(session_id)?;
+        let path = self.require(session_id)?;
+        write::set_archived(session_id, &path, true)
+    }
+
+    /// Unarchives a session: TypeScript's `unarchiveSession`; it then lists
+    /// with `archived: Some(false)`.
+    pub fn unarchive(&self, session_id: &str) -> Result<(), SessionsError> {
+        check_session_id(session_id)?;
+        let path = self.require(session_id)?;
+        write::set_archived(session_id, &path, false)
     }
 
     /// Deletes a session's transcript and its subagents' directory: the

@@ -8,7 +8,8 @@ use std::os::unix::fs::{FileExt as _, MetadataExt as _};
 use std::path::{Path, PathBuf};
 
 use claude_proto::transcript::{
-    AgentParents, LITE_WINDOW, Lite, SessionInfo, SessionMessage, Span, TranscriptIndex, is_uuid,
+    AgentParents, ArchiveMark, LITE_WINDOW, Lite, MAX_ARCHIVE_MARK_BYTES, SessionInfo,
+    SessionMessage, Span, TranscriptIndex, is_uuid,
 };
 
 use super::locate::{all_project_dirs, project_dir, worktrees};
@@ -90,10 +91,36 @@ fn sessions_in(dir: &Path, project_path: Option<&str>) -> Vec<SessionInfo> {
             continue;
         }
         if let Some(lite) = read_lite(&entry.path()) {
-            infos.extend(SessionInfo::from_lite(id, lite.lite(), project_path));
+            infos.extend(listing(dir, id, &lite, project_path));
         }
     }
     infos
+}
+
+/// The listing of the session `id` in `dir`, with its archived state.
+fn listing(
+    dir: &Path,
+    id: &str,
+    lite: &LiteFile,
+    project_path: Option<&str>,
+) -> Option<SessionInfo> {
+    let mut info = SessionInfo::from_lite(id, lite.lite(), project_path)?;
+    info.archived = read_archive_mark(dir, id).map(|mark| mark.is_archived(&lite.head, &lite.tail));
+    Some(info)
+}
+
+/// Where the TypeScript SDK keeps a session's archived mark.
+pub(super) fn archive_mark_path(dir: &Path, id: &str) -> PathBuf {
+    dir.join(id).join("archived.json")
+}
+
+fn read_archive_mark(dir: &Path, id: &str) -> Option<ArchiveMark> {
+    let file = File::open(archive_mark_path(dir, id)).ok()?;
+    let mut bytes = Vec::new();
+    file.take(MAX_ARCHIVE_MARK_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    ArchiveMark::parse(&bytes)
 }
 
 /// Keeps each session id once, its newest copy, in first-seen order.
@@ -186,18 +213,22 @@ pub(super) fn info(sessions: &Sessions, session_id: &str) -> Option<SessionInfo>
     let Some(project) = &sessions.project else {
         return all_project_dirs(&projects)
             .iter()
-            .find_map(|d| read_lite(&d.join(&file)))
-            .and_then(|lite| SessionInfo::from_lite(session_id, lite.lite(), None));
+            .find_map(|d| read_lite(&d.join(&file)).map(|lite| (d.clone(), lite)))
+            .and_then(|(dir, lite)| listing(&dir, session_id, &lite, None));
     };
-    if let Some(lite) = project_dir(&projects, project).and_then(|d| read_lite(&d.join(&file))) {
-        return SessionInfo::from_lite(session_id, lite.lite(), Some(project));
+    if let Some(dir) = project_dir(&projects, project) {
+        if let Some(lite) = read_lite(&dir.join(&file)) {
+            return listing(&dir, session_id, &lite, Some(project));
+        }
     }
     if !sessions.worktrees {
         return None;
     }
     for tree in worktrees(project).iter().filter(|t| *t != project) {
-        if let Some(lite) = project_dir(&projects, tree).and_then(|d| read_lite(&d.join(&file))) {
-            return SessionInfo::from_lite(session_id, lite.lite(), Some(tree));
+        if let Some(dir) = project_dir(&projects, tree) {
+            if let Some(lite) = read_lite(&dir.join(&file)) {
+                return listing(&dir, session_id, &lite, Some(tree));
+            }
         }
     }
     None

@@ -7,11 +7,13 @@ use std::os::unix::fs::{FileExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use claude_proto::transcript::{Fork, ForkSource, first_prompt_of, title_of};
+use std::os::unix::fs::DirBuilderExt as _;
+
+use claude_proto::transcript::{ArchiveMark, Fork, ForkSource, first_prompt_of, title_of};
 use unicode_normalization::UnicodeNormalization as _;
 
 use super::locate::{all_project_dirs, project_dir, worktrees};
-use super::read::{read_lite, read_span, scan_lines};
+use super::read::{archive_mark_path, read_lite, read_span, scan_lines};
 use super::{ForkOptions, Forked, Sessions, SessionsError, io_error};
 
 fn json(text: &str) -> String {
@@ -157,6 +159,38 @@ fn is_format_or_private(c: char) -> bool {
             | 0xF0000..=0xFFFFD
             | 0x100000..=0x10FFFD
     )
+}
+
+/// Writes the archived mark beside the transcript at `path`: to a
+/// temporary file renamed into place, so a reader sees the old mark or the
+/// new one.
+pub(super) fn set_archived(
+    session_id: &str,
+    path: &Path,
+    archived: bool,
+) -> Result<(), SessionsError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mark_path = archive_mark_path(dir, session_id);
+    let mark_dir = dir.join(session_id);
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&mark_dir)
+        .map_err(io_error("create", &mark_dir))?;
+    let temporary = mark_dir.join(format!(".archived.{}.tmp", new_uuid()));
+    let text = ArchiveMark::new(archived, now_millis()).to_json();
+    let written = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&temporary)
+        .and_then(|mut file| file.write_all(text.as_bytes()))
+        .and_then(|()| std::fs::rename(&temporary, &mark_path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(io_error("write", &mark_path)(e));
+    }
+    Ok(())
 }
 
 pub(super) fn delete(session_id: &str, path: &Path) -> Result<(), SessionsError> {

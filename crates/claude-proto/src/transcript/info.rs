@@ -45,6 +45,11 @@ pub struct SessionInfo {
     /// When the session started, from its first timestamp, in
     /// milliseconds since the epoch.
     pub created_at: Option<i64>,
+    /// Whether the session is archived (TypeScript's `archiveSession`):
+    /// `None` if it never was, `Some(false)` once unarchived or when a
+    /// prompt was sent after the mark. Not in the Python SDK.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archived: Option<bool>,
 }
 
 /// The parts of a transcript the session list reads: its first and last
@@ -114,6 +119,7 @@ impl SessionInfo {
             cwd,
             tag,
             created_at,
+            archived: None,
         })
     }
 
@@ -131,6 +137,7 @@ impl SessionInfo {
             cwd: None,
             tag: None,
             created_at: None,
+            archived: None,
         }
     }
 }

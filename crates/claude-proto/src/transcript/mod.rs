@@ -8,6 +8,7 @@
 //! holds what both need: how a session is named ([`SessionKey`]) and how its
 //! lines are understood.
 
+mod archive;
 mod chain;
 mod fork;
 mod info;
@@ -19,6 +20,7 @@ mod project;
 mod scan;
 mod time;
 
+pub use archive::{ArchiveMark, MAX_ARCHIVE_MARK_BYTES};
 pub use chain::{Span, TranscriptIndex};
 pub use fork::{Fork, ForkError, ForkSource};
 pub use info::{FIRST_PROMPT_CHARS, LITE_WINDOW, Lite, SessionInfo, first_prompt_of, title_of};
