@@ -17,6 +17,7 @@ mod mirror;
 mod probe;
 mod project;
 mod scan;
+mod summary;
 mod time;
 
 pub use chain::{Span, TranscriptIndex};
@@ -26,6 +27,7 @@ pub use key::{SessionKey, SessionKeyError};
 pub use message::{AgentParents, SessionMessage};
 pub use mirror::MirrorFrame;
 pub use project::{MAX_PROJECT_KEY_LEN, is_truncated_key_of, is_uuid, project_key};
+pub use summary::{SessionSummary, fold_summary, summary_to_info};
 pub use time::{format_iso_millis, parse_iso_millis};
 
 /// One transcript line: a JSON object kept as the text the CLI wrote.
