@@ -11,6 +11,7 @@
 mod chain;
 mod fork;
 mod info;
+mod jsonl;
 mod key;
 mod message;
 mod mirror;
@@ -23,6 +24,7 @@ mod time;
 pub use chain::{Span, TranscriptIndex};
 pub use fork::{Fork, ForkError, ForkSource};
 pub use info::{FIRST_PROMPT_CHARS, LITE_WINDOW, Lite, SessionInfo, first_prompt_of, title_of};
+pub use jsonl::entries_to_jsonl;
 pub use key::{SessionKey, SessionKeyError};
 pub use message::{AgentParents, SessionMessage};
 pub use mirror::MirrorFrame;
