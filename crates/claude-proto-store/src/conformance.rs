@@ -14,8 +14,10 @@ use std::hash::BuildHasher;
 
 use serde_json::Value;
 
+use claude_proto::transcript::fold_summary;
+
 use crate::SessionKey;
-use crate::store::{Entry, SessionStore, StoreError};
+use crate::store::{Entry, SessionStore, SessionSummary, StoreError};
 
 /// The contracts' titles; contract `n` is `CONTRACTS[n - 1]`.
 pub const CONTRACTS: &[&str] = &[
@@ -41,8 +43,7 @@ pub struct ConformanceReport {
     /// The contracts checked, all of which held.
     pub ran: Vec<&'static str>,
     /// The contracts not checked: their optional method is unsupported
-    /// by the store (or, for the summaries, not yet checked by this
-    /// suite).
+    /// by the store.
     pub skipped: Vec<&'static str>,
 }
 
@@ -112,6 +113,7 @@ impl Fresh<'_> {
 #[derive(Debug, Clone, Copy)]
 struct Supported {
     list_sessions: bool,
+    list_session_summaries: bool,
     delete: bool,
     list_subkeys: bool,
 }
@@ -254,6 +256,15 @@ impl Contract {
         self.store_call(&format!("list_subkeys({key})"), result)
     }
 
+    async fn summaries(
+        self,
+        store: &dyn SessionStore,
+        project: &str,
+    ) -> Result<Vec<SessionSummary>, ConformanceFailure> {
+        let result = store.list_session_summaries(project).await;
+        self.store_call(&format!("list_session_summaries({project})"), result)
+    }
+
     async fn delete(
         self,
         store: &dyn SessionStore,
@@ -310,6 +321,12 @@ impl<'s, F: FnMut() -> Fresh<'s>> Suite<F> {
             |result: Result<(), StoreError>| !matches!(result, Err(e) if e.is_unsupported());
         Supported {
             list_sessions: answers(store.list_sessions(&key.project_key).await.map(drop)),
+            list_session_summaries: answers(
+                store
+                    .list_session_summaries(&key.project_key)
+                    .await
+                    .map(drop),
+            ),
             delete: answers(store.delete(&key).await),
             list_subkeys: answers(store.list_subkeys(&key).await.map(drop)),
         }
@@ -356,9 +373,13 @@ impl<'s, F: FnMut() -> Fresh<'s>> Suite<F> {
         }
 
         // --- Optional: list_session_summaries ---
-        // CONTRACT 14 (summaries) GOES HERE: it needs the summary fold
-        // (Python's `fold_session_summary`), which this crate does not have
-        // yet; until then it is reported as skipped.
+        // Checked here, between list_sessions and delete, as Python orders
+        // it.
+        if supported.list_session_summaries {
+            let fresh = (self.fresh)();
+            summaries_round_trip(self.contract(14), fresh.store(), supported).await?;
+        }
+        record(14, supported.list_session_summaries);
 
         // --- Optional: delete ---
         for number in [9, 10, 11] {
@@ -387,7 +408,6 @@ impl<'s, F: FnMut() -> Fresh<'s>> Suite<F> {
             record(number, supported.list_subkeys);
         }
 
-        record(14, false);
         Ok(report)
     }
 }
@@ -627,6 +647,115 @@ async fn subkeys_exclude_main(
         let subkeys = c.subkeys(store, k).await?;
         c.check(subkeys.is_empty(), || {
             format!("list_subkeys({k}) gave {subkeys:?}, expected none")
+        })?;
+    }
+    Ok(())
+}
+
+// 14. What `list_session_summaries` gives is the fold's output, persisted
+// as it is: it folds again, keeps the store's write time (on the clock of
+// `list_sessions`), ignores subagents and goes with the session.
+async fn summaries_round_trip(
+    c: Contract,
+    store: &dyn SessionStore,
+    supported: Supported,
+) -> Result<(), ConformanceFailure> {
+    let key = c.key("proj", "summ-sess");
+    let stamped = |ts: &str, title: Option<&str>| {
+        let mut fields = serde_json::json!({"timestamp": ts});
+        if let (Some(title), Some(map)) = (title, fields.as_object_mut()) {
+            map.insert("customTitle".into(), title.into());
+        }
+        e(fields)
+    };
+    c.append(
+        store,
+        &key,
+        &[
+            stamped("2024-01-01T00:00:00.000Z", Some("first")),
+            stamped("2024-01-01T00:00:01.000Z", None),
+        ],
+    )
+    .await?;
+    c.append(
+        store,
+        &key,
+        &[stamped("2024-01-01T00:00:02.000Z", Some("second"))],
+    )
+    .await?;
+    c.append(
+        store,
+        &c.key("other", "elsewhere"),
+        &[stamped("2024-01-01T00:00:00.000Z", None)],
+    )
+    .await?;
+    let project = &key.project_key;
+    let summaries = c.summaries(store, project).await?;
+    let ids: Vec<&str> = summaries.iter().map(|s| s.session_id.as_str()).collect();
+    c.check(ids == ["summ-sess"], || {
+        format!("list_session_summaries({project}) gave {ids:?}, expected [\"summ-sess\"]")
+    })?;
+    let summary = &summaries[0];
+    // Epoch milliseconds: more than 1e12 rules out epoch seconds.
+    c.check(summary.mtime > 1_000_000_000_000, || {
+        format!(
+            "the summary's mtime {} is not in epoch milliseconds",
+            summary.mtime
+        )
+    })?;
+    if supported.list_sessions {
+        // The summary's time is the store's write time, on the clock of
+        // list_sessions: one taken from the entries' timestamps would look
+        // stale to a listing and never be used.
+        let result = store.list_sessions(project).await;
+        let listed = c.store_call(&format!("list_sessions({project})"), result)?;
+        let listed_mtime = listed
+            .iter()
+            .find(|s| s.session_id == "summ-sess")
+            .map(|s| s.mtime);
+        c.check(listed_mtime.is_some_and(|m| summary.mtime >= m), || {
+            format!(
+                "the summary's mtime {} is older than list_sessions' {listed_mtime:?}",
+                summary.mtime
+            )
+        })?;
+    }
+    let refolded = fold_summary(
+        Some(summary),
+        &key,
+        &[to_entry(&stamped("2024-01-01T00:00:03.000Z", None))],
+    );
+    c.check(
+        refolded.session_id == "summ-sess" && refolded.mtime == summary.mtime,
+        || format!("the stored summary does not fold again as it is: {summary:?}"),
+    )?;
+    c.append(
+        store,
+        &key.with_subpath("subagents/agent-1"),
+        &[stamped("2024-01-01T00:00:09.000Z", Some("subagent"))],
+    )
+    .await?;
+    let after = c.summaries(store, project).await?;
+    let after_data = after
+        .iter()
+        .find(|s| s.session_id == "summ-sess")
+        .map(|s| &s.data);
+    c.check(after_data == Some(&summary.data), || {
+        format!(
+            "a subagent's append changed its session's summary from {:?} to {after_data:?}",
+            summary.data
+        )
+    })?;
+    let never = c.project("never-appended-project");
+    let none = c.summaries(store, &never).await?;
+    c.check(none.is_empty(), || {
+        format!("list_session_summaries({never}) gave {none:?}, expected none")
+    })?;
+    if supported.delete {
+        c.delete(store, &key).await?;
+        let left = c.summaries(store, project).await?;
+        c.check(left.is_empty(), || {
+            format!("list_session_summaries({project}) gave {left:?} after deleting the session")
         })?;
     }
     Ok(())

@@ -9,8 +9,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::value::RawValue;
 
+use claude_proto::transcript::fold_summary;
+
 use crate::SessionKey;
-use crate::store::{Entry, SessionStore, StoreError, StoreFuture, StoredSession};
+use crate::store::{Entry, SessionStore, SessionSummary, StoreError, StoreFuture, StoredSession};
 use crate::worker::Worker;
 
 /// Keeps transcripts as files under a root directory: the default store,
@@ -92,9 +94,33 @@ impl DirectoryStore {
 
     fn project_dir(&self, key: &SessionKey) -> Result<PathBuf, StoreError> {
         check_plain_name(key, "project key", &key.project_key)?;
+        if key.project_key == SUMMARIES {
+            return Err(invalid(
+                key,
+                format!("the project key `{SUMMARIES}` is where this store keeps its summaries"),
+            ));
+        }
         Ok(self.root.join(&key.project_key))
     }
+
+    /// The directory of a project's summaries.
+    fn summaries_dir(&self, key: &SessionKey) -> Result<PathBuf, StoreError> {
+        self.project_dir(key)?;
+        Ok(self.root.join(SUMMARIES).join(&key.project_key))
+    }
+
+    /// The file of the summary of `key`'s session.
+    fn summary_path(&self, key: &SessionKey) -> Result<PathBuf, StoreError> {
+        check_part(key, "session id", &key.session_id)?;
+        Ok(self
+            .summaries_dir(key)?
+            .join(format!("{}.json", key.session_id)))
+    }
 }
+
+/// The directory under the root that holds the summaries; no project key
+/// may name it.
+const SUMMARIES: &str = ".summaries";
 
 /// Refuses a session id or subpath segment that is not a plain name, or
 /// that ends in `.jsonl` (`s.jsonl` the file and `s.jsonl/` the directory
@@ -292,6 +318,102 @@ fn walk_subkeys(dir: &Path, prefix: &str, found: &mut Vec<String>) -> Result<(),
     Ok(())
 }
 
+fn file_mtime(path: &Path) -> Option<i64> {
+    fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .map(epoch_ms)
+}
+
+fn read_summary(path: &Path) -> Option<SessionSummary> {
+    serde_json::from_slice(&fs::read(path).ok()?).ok()
+}
+
+/// Appends a main transcript's batch, then folds it into the session's
+/// summary. The summary is folded from the whole transcript when there is
+/// none, or when the transcript changed since it was written (appended by
+/// something that did not fold), so it never misses entries.
+fn append_main(
+    path: &Path,
+    lines: &[u8],
+    summary_path: &Path,
+    key: &SessionKey,
+    entries: &[Entry],
+) -> Result<(), StoreError> {
+    let before = file_mtime(path);
+    append_lines(path, lines)?;
+    let previous = read_summary(summary_path)
+        .filter(|summary| before.is_none_or(|mtime| summary.mtime >= mtime));
+    let folded = match (&previous, before) {
+        (None, Some(_)) => load_file(path)
+            .ok()
+            .flatten()
+            .map(|all| fold_summary(None, key, &all)),
+        _ => Some(fold_summary(previous.as_ref(), key, entries)),
+    };
+    let written = folded.is_some_and(|mut summary| {
+        // No earlier than the transcript's own time, on its clock, so a
+        // listing finds it fresh.
+        let now = epoch_ms(SystemTime::now());
+        summary.mtime = file_mtime(path).map_or(now, |mtime| now.max(mtime));
+        write_summary(summary_path, &summary).is_ok()
+    });
+    if !written {
+        // A summary that missed this batch must not be folded into later:
+        // without one, the next append folds the whole transcript.
+        let _ = fs::remove_file(summary_path);
+    }
+    Ok(())
+}
+
+/// Replaces the summary whole: written beside it, then renamed over it.
+fn write_summary(path: &Path, summary: &SessionSummary) -> io::Result<()> {
+    if let Some(dir) = path.parent() {
+        let mut builder = DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(dir)?;
+    }
+    let bytes = serde_json::to_vec(summary).map_err(io::Error::other)?;
+    // Per process: two processes appending to one session at once do not
+    // write the same temporary file.
+    let temporary = path.with_extension(format!("json.{}.tmp", std::process::id()));
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let written = options
+        .open(&temporary)
+        .and_then(|mut file| file.write_all(&bytes))
+        .and_then(|()| fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    written
+}
+
+fn list_summaries(dir: &Path) -> Result<Vec<SessionSummary>, StoreError> {
+    let listing = match fs::read_dir(dir) {
+        Ok(listing) => listing,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(failed("listing", dir, e)),
+    };
+    let mut summaries = Vec::new();
+    for item in listing {
+        let item = item.map_err(|e| failed("listing", dir, e))?;
+        let name = item.file_name();
+        let is_summary = name.to_str().is_some_and(|n| n.ends_with(".json"))
+            && item.file_type().is_ok_and(|t| t.is_file());
+        // One that cannot be read is left out: the listing then loads its
+        // session instead.
+        if let Some(summary) = is_summary.then(|| read_summary(&item.path())).flatten() {
+            summaries.push(summary);
+        }
+    }
+    Ok(summaries)
+}
+
 fn remove_file(path: &Path) -> Result<(), StoreError> {
     match fs::remove_file(path) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => Err(failed("deleting", path, e)),
@@ -309,7 +431,16 @@ impl SessionStore for DirectoryStore {
             return Box::pin(std::future::ready(Ok(())));
         }
         let lines = batch_lines(entries);
-        self.worker.run(move |()| append_lines(&path, &lines))
+        if key.subpath.is_some() {
+            return self.worker.run(move |()| append_lines(&path, &lines));
+        }
+        let summary_path = match self.summary_path(key) {
+            Ok(path) => path,
+            Err(e) => return refused(e),
+        };
+        let (key, entries) = (key.clone(), entries.to_vec());
+        self.worker
+            .run(move |()| append_main(&path, &lines, &summary_path, &key, &entries))
     }
 
     fn load<'a>(&'a self, key: &'a SessionKey) -> StoreFuture<'a, Option<Vec<Entry>>> {
@@ -326,13 +457,33 @@ impl SessionStore for DirectoryStore {
         }
     }
 
+    fn list_session_summaries<'a>(
+        &'a self,
+        project_key: &'a str,
+    ) -> StoreFuture<'a, Vec<SessionSummary>> {
+        match self.summaries_dir(&SessionKey::main(project_key, "")) {
+            Ok(dir) => self.worker.run(move |()| list_summaries(&dir)),
+            Err(e) => refused(e),
+        }
+    }
+
     fn delete<'a>(&'a self, key: &'a SessionKey) -> StoreFuture<'a, ()> {
-        let (path, session_dir) = match (self.transcript_path(key), self.session_dir(key)) {
-            (Ok(path), Ok(dir)) => (path, dir),
-            (Err(e), _) | (_, Err(e)) => return refused(e),
+        let (path, session_dir, summary) = match (
+            self.transcript_path(key),
+            self.session_dir(key),
+            self.summary_path(key),
+        ) {
+            (Ok(path), Ok(dir), Ok(summary)) => (path, dir, summary),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return refused(e),
         };
         let main = key.subpath.is_none();
         self.worker.run(move |()| {
+            if main {
+                // The summary first: a summary without its transcript is
+                // left out of listings anyway, a transcript without one is
+                // loaded instead.
+                remove_file(&summary)?;
+            }
             remove_file(&path)?;
             if main {
                 return match fs::remove_dir_all(&session_dir) {
@@ -517,5 +668,37 @@ mod tests {
         block_on(store.delete(&sub)).expect("deletes");
         assert!(!scratch.0.join("p/s").exists());
         assert!(scratch.0.join("p/s.jsonl").exists());
+    }
+
+    #[test]
+    fn a_transcript_without_a_summary_is_folded_whole_on_its_next_append() {
+        let scratch = Scratch::new("summary");
+        let store = DirectoryStore::new(&scratch.0);
+        let key = SessionKey::main("p", "s");
+        // Written by something that does not fold (an older version).
+        fs::create_dir_all(scratch.0.join("p")).expect("creates");
+        fs::write(
+            scratch.0.join("p/s.jsonl"),
+            "{\"type\":\"user\",\"cwd\":\"/w\",\"message\":{\"content\":\"hello\"}}\n",
+        )
+        .expect("writes");
+        assert!(
+            block_on(store.list_session_summaries("p"))
+                .expect("lists")
+                .is_empty()
+        );
+        block_on(store.append(&key, &[entry(r#"{"type":"tag","tag":"t"}"#)])).expect("appends");
+        let summaries = block_on(store.list_session_summaries("p")).expect("lists");
+        let data = &summaries[0].data;
+        assert_eq!(data["first_prompt"], "hello");
+        assert_eq!(data["cwd"], "/w");
+        assert_eq!(data["tag"], "t");
+        let listed = block_on(store.list_sessions("p")).expect("lists");
+        assert!(summaries[0].mtime >= listed[0].mtime);
+        // Its directory is not a project.
+        assert!(matches!(
+            block_on(store.list_sessions(".summaries")),
+            Err(StoreError::InvalidKey { .. })
+        ));
     }
 }

@@ -5,10 +5,17 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::SessionKey;
-use crate::store::{Entry, SessionStore, StoreFuture, StoredSession};
+use claude_proto::transcript::fold_summary;
+
+use crate::store::{Entry, SessionStore, SessionSummary, StoreFuture, StoredSession};
 
 /// Keeps transcripts in memory: for tests, and for programs that resume
 /// sessions only within one run. Everything is lost when it is dropped.
+///
+/// Keeps each session's summary as it appends (as the Python SDK's
+/// `InMemorySessionStore` does), so
+/// [`list_session_summaries`](SessionStore::list_session_summaries)
+/// answers without folding anything.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     state: Mutex<State>,
@@ -17,6 +24,8 @@ pub struct MemoryStore {
 #[derive(Debug, Default)]
 struct State {
     transcripts: BTreeMap<SessionKey, Stored>,
+    /// By project key, then session id: main transcripts only.
+    summaries: BTreeMap<(String, String), SessionSummary>,
     last_mtime: i64,
 }
 
@@ -63,6 +72,15 @@ impl SessionStore for MemoryStore {
             });
             stored.entries.extend(entries.iter().cloned());
             stored.mtime = mtime;
+            // A subagent's entries say nothing about its session's listing.
+            if key.subpath.is_none() {
+                let at = (key.project_key.clone(), key.session_id.clone());
+                let mut folded = fold_summary(state.summaries.get(&at), key, entries);
+                // The transcript's own time: the same clock as
+                // `list_sessions`, so the summary is never older than it.
+                folded.mtime = mtime;
+                state.summaries.insert(at, folded);
+            }
         }
         ready(())
     }
@@ -85,6 +103,20 @@ impl SessionStore for MemoryStore {
         ready(listed)
     }
 
+    fn list_session_summaries<'a>(
+        &'a self,
+        project_key: &'a str,
+    ) -> StoreFuture<'a, Vec<SessionSummary>> {
+        let summaries = self
+            .lock()
+            .summaries
+            .iter()
+            .filter(|((project, _), _)| project == project_key)
+            .map(|(_, summary)| summary.clone())
+            .collect();
+        ready(summaries)
+    }
+
     fn delete<'a>(&'a self, key: &'a SessionKey) -> StoreFuture<'a, ()> {
         let mut state = self.lock();
         if key.subpath.is_some() {
@@ -93,6 +125,9 @@ impl SessionStore for MemoryStore {
             state.transcripts.retain(|k, _| {
                 !(k.project_key == key.project_key && k.session_id == key.session_id)
             });
+            state
+                .summaries
+                .remove(&(key.project_key.clone(), key.session_id.clone()));
         }
         ready(())
     }

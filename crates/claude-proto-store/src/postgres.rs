@@ -10,8 +10,10 @@ use std::time::Duration;
 use postgres::{Client, Config, NoTls};
 use serde_json::value::RawValue;
 
+use claude_proto::transcript::fold_summary;
+
 use crate::SessionKey;
-use crate::store::{Entry, SessionStore, StoreError, StoreFuture, StoredSession};
+use crate::store::{Entry, SessionStore, SessionSummary, StoreError, StoreFuture, StoredSession};
 use crate::worker::Worker;
 
 /// How a [`PostgresStore`] names its table and bounds its waits. Start from
@@ -20,7 +22,8 @@ use crate::worker::Worker;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PostgresOptions {
-    /// The table is `<table_prefix>_entries`. Lowercase ASCII letters,
+    /// The tables are `<table_prefix>_entries` and
+    /// `<table_prefix>_summaries`. Lowercase ASCII letters,
     /// digits and `_`, starting with a letter or `_`, at most 40 bytes;
     /// `claude_proto` by default.
     pub table_prefix: String,
@@ -123,11 +126,17 @@ impl PostgresOptions {
 /// Keeps transcripts in a PostgreSQL table, for stores shared between
 /// machines. What it guarantees:
 ///
-/// - One table, `<prefix>_entries` (`project_key`, `session_id`, `subpath`
-///   — `''` for a main transcript — `seq bigserial`, `entry json`, `mtime`
-///   in epoch milliseconds from the server's `clock_timestamp()`), created
-///   if missing. `json`, not `jsonb`: an entry is loaded as the very text
-///   appended.
+/// - One table of entries, `<prefix>_entries` (`project_key`,
+///   `session_id`, `subpath` — `''` for a main transcript — `seq
+///   bigserial`, `entry json`, `mtime` in epoch milliseconds from the
+///   server's `clock_timestamp()`), created if missing. `json`, not
+///   `jsonb`: an entry is loaded as the very text appended.
+/// - One table of summaries, `<prefix>_summaries` (`project_key`,
+///   `session_id`, `mtime`, `data json`), one row per session, folded from
+///   each main-transcript batch in the batch's transaction (appends to one
+///   session take turns, under an advisory lock) and stamped after its
+///   entries, so it is never older than them. A session without a row
+///   (written by an older version) is folded whole on its next append.
 /// - A batch is appended in one transaction, in order. An entry whose
 ///   `uuid` the key already holds is skipped (a unique index makes the
 ///   retry of a batch that did land harmless); entries without a `uuid`
@@ -144,14 +153,21 @@ impl PostgresOptions {
 /// TLS is not supported yet: use a URL the server accepts without it (a
 /// local socket, a private network, or a TLS-terminating proxy).
 pub struct PostgresStore {
-    table: String,
+    tables: Tables,
     worker: Worker<Connection>,
+}
+
+/// The names of a store's tables.
+#[derive(Debug, Clone)]
+struct Tables {
+    entries: String,
+    summaries: String,
 }
 
 impl fmt::Debug for PostgresStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PostgresStore")
-            .field("table", &self.table)
+            .field("tables", &self.tables)
             .finish_non_exhaustive()
     }
 }
@@ -181,7 +197,10 @@ impl PostgresStore {
             .keepalives(true)
             .keepalives_idle(Duration::from_secs(30))
             .application_name("claude-proto-store");
-        let table = format!("{}_entries", options.table_prefix);
+        let tables = Tables {
+            entries: format!("{}_entries", options.table_prefix),
+            summaries: format!("{}_summaries", options.table_prefix),
+        };
         let worker = Worker::spawn(
             "claude-proto-store-postgres",
             Connection {
@@ -190,34 +209,43 @@ impl PostgresStore {
                 client: None,
             },
         );
-        let schema = schema_sql(&table);
+        let schema = schema_sql(&tables);
         worker
             .run(move |connection| connection.with_client(|client| client.batch_execute(&schema)))
             .await?;
-        Ok(Self { table, worker })
+        Ok(Self { tables, worker })
     }
 
-    /// The table's name, `<prefix>_entries`.
+    /// The entries' table's name, `<prefix>_entries`.
     pub fn table(&self) -> &str {
-        &self.table
+        &self.tables.entries
+    }
+
+    /// The summaries' table's name, `<prefix>_summaries`.
+    pub fn summaries_table(&self) -> &str {
+        &self.tables.summaries
     }
 
     /// Runs `job` on the worker with the open connection and this store's
-    /// table name.
+    /// table names.
     fn run<T, F>(&self, job: F) -> StoreFuture<'static, T>
     where
         T: Send + 'static,
-        F: Fn(&mut Client, &str) -> Result<T, postgres::Error> + Send + 'static,
+        F: Fn(&mut Client, &Tables) -> Result<T, postgres::Error> + Send + 'static,
     {
-        let table = self.table.clone();
+        let tables = self.tables.clone();
         self.worker
-            .run(move |connection| connection.with_client(|client| job(client, &table)))
+            .run(move |connection| connection.with_client(|client| job(client, &tables)))
     }
 }
 
-/// The table and its indexes, created under an advisory lock so that two
-/// stores starting at once do not race to create them.
-fn schema_sql(table: &str) -> String {
+/// The tables and their indexes, created under an advisory lock so that
+/// two stores starting at once do not race to create them.
+fn schema_sql(tables: &Tables) -> String {
+    let Tables {
+        entries: table,
+        summaries,
+    } = tables;
     format!(
         r#"
 BEGIN;
@@ -234,6 +262,13 @@ CREATE INDEX IF NOT EXISTS "{table}_key" ON "{table}" (project_key, session_id, 
 CREATE UNIQUE INDEX IF NOT EXISTS "{table}_uuid"
     ON "{table}" (project_key, session_id, subpath, (entry->>'uuid'))
     WHERE entry->>'uuid' IS NOT NULL;
+CREATE TABLE IF NOT EXISTS "{summaries}" (
+    project_key text NOT NULL,
+    session_id text NOT NULL,
+    mtime bigint NOT NULL,
+    data json NOT NULL,
+    PRIMARY KEY (project_key, session_id)
+);
 COMMIT;
 "#
     )
@@ -346,21 +381,36 @@ impl SessionStore for PostgresStore {
             return Box::pin(std::future::ready(Ok(())));
         }
         let texts: Vec<String> = entries.iter().map(|e| e.get().to_owned()).collect();
-        self.run(move |client, table| {
+        let key = key.clone();
+        self.run(move |client, tables| {
+            let table = &tables.entries;
             // One statement in one transaction; `ordinality` keeps the
             // batch's order in `seq`, and a `uuid` already held is skipped.
             let mut transaction = client.transaction()?;
-            transaction.execute(
+            let main = subpath.is_empty();
+            if main {
+                // Appends to one session take turns, so each folds the
+                // summary the last one wrote.
+                transaction.execute(
+                    "SELECT pg_advisory_xact_lock(hashtext($1))",
+                    &[&format!("{}/{project}/{session}", tables.summaries)],
+                )?;
+            }
+            let inserted = transaction.query(
                 &format!(
                     r#"INSERT INTO "{table}" (project_key, session_id, subpath, entry, mtime)
                        SELECT $1, $2, $3, batch.entry::json, now_ms.ms
                        FROM unnest($4::text[]) WITH ORDINALITY AS batch(entry, n),
                             (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms) AS now_ms
                        ORDER BY batch.n
-                       ON CONFLICT DO NOTHING"#
+                       ON CONFLICT DO NOTHING
+                       RETURNING seq, entry::text"#
                 ),
                 &[&project, &session, &subpath, &texts],
             )?;
+            if main {
+                fold_in(&mut transaction, tables, &key, inserted)?;
+            }
             transaction.commit()
         })
     }
@@ -370,7 +420,8 @@ impl SessionStore for PostgresStore {
             Ok(columns) => columns,
             Err(e) => return refused(e),
         };
-        let texts = self.run(move |client, table| {
+        let texts = self.run(move |client, tables| {
+            let table = &tables.entries;
             let rows = client.query(
                 &format!(
                     r#"SELECT entry::text FROM "{table}"
@@ -402,7 +453,8 @@ impl SessionStore for PostgresStore {
             Ok((project, _, _)) => project,
             Err(e) => return refused(e),
         };
-        self.run(move |client, table| {
+        self.run(move |client, tables| {
+            let table = &tables.entries;
             let rows = client.query(
                 &format!(
                     r#"SELECT session_id, max(mtime) FROM "{table}"
@@ -422,18 +474,60 @@ impl SessionStore for PostgresStore {
         })
     }
 
+    fn list_session_summaries<'a>(
+        &'a self,
+        project_key: &'a str,
+    ) -> StoreFuture<'a, Vec<SessionSummary>> {
+        let key = SessionKey::main(project_key, "");
+        let project = match columns(&key) {
+            Ok((project, _, _)) => project,
+            Err(e) => return refused(e),
+        };
+        self.run(move |client, tables| {
+            let rows = client.query(
+                &format!(
+                    r#"SELECT session_id, mtime, data::text FROM "{}"
+                       WHERE project_key = $1"#,
+                    tables.summaries
+                ),
+                &[&project],
+            )?;
+            let mut summaries = Vec::with_capacity(rows.len());
+            for row in &rows {
+                // A row whose data is not an object (written by hand, say)
+                // is left out: the listing loads its session instead.
+                if let Some(data) = object(&row.try_get::<_, String>(2)?) {
+                    summaries.push(SessionSummary {
+                        session_id: row.try_get(0)?,
+                        mtime: row.try_get(1)?,
+                        data,
+                    });
+                }
+            }
+            Ok(summaries)
+        })
+    }
+
     fn delete<'a>(&'a self, key: &'a SessionKey) -> StoreFuture<'a, ()> {
         let (project, session, subpath) = match columns(key) {
             Ok(columns) => columns,
             Err(e) => return refused(e),
         };
-        self.run(move |client, table| {
+        self.run(move |client, tables| {
+            let table = &tables.entries;
             if subpath.is_empty() {
-                // The main transcript's key deletes the whole session.
-                client.execute(
-                    &format!(r#"DELETE FROM "{table}" WHERE project_key = $1 AND session_id = $2"#),
-                    &[&project, &session],
-                )?;
+                // The main transcript's key deletes the whole session, its
+                // summary with it.
+                let mut transaction = client.transaction()?;
+                for table in [table, &tables.summaries] {
+                    transaction.execute(
+                        &format!(
+                            r#"DELETE FROM "{table}" WHERE project_key = $1 AND session_id = $2"#
+                        ),
+                        &[&project, &session],
+                    )?;
+                }
+                transaction.commit()?;
             } else {
                 client.execute(
                     &format!(
@@ -452,7 +546,8 @@ impl SessionStore for PostgresStore {
             Ok(columns) => columns,
             Err(e) => return refused(e),
         };
-        self.run(move |client, table| {
+        self.run(move |client, tables| {
+            let table = &tables.entries;
             let rows = client.query(
                 &format!(
                     r#"SELECT DISTINCT subpath FROM "{table}"
@@ -463,4 +558,83 @@ impl SessionStore for PostgresStore {
             rows.iter().map(|row| row.try_get(0)).collect()
         })
     }
+}
+
+/// A JSON object's members, if `text` is one.
+fn object(text: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
+    match serde_json::from_str(text) {
+        Ok(serde_json::Value::Object(map)) => Some(map),
+        _ => None,
+    }
+}
+
+/// Folds the entries just inserted at the main transcript `key` (rows of
+/// `seq`, `entry`) into its summary, within the append's transaction. A
+/// session without a summary is folded whole.
+fn fold_in(
+    transaction: &mut postgres::Transaction<'_>,
+    tables: &Tables,
+    key: &SessionKey,
+    mut inserted: Vec<postgres::Row>,
+) -> Result<(), postgres::Error> {
+    let (project, session) = (&key.project_key, &key.session_id);
+    let previous = transaction
+        .query_opt(
+            &format!(
+                r#"SELECT mtime, data::text FROM "{}"
+                   WHERE project_key = $1 AND session_id = $2"#,
+                tables.summaries
+            ),
+            &[project, session],
+        )?
+        .map(|row| -> Result<_, postgres::Error> {
+            Ok(
+                object(&row.try_get::<_, String>(1)?).map(|data| SessionSummary {
+                    session_id: session.clone(),
+                    mtime: row.try_get(0).unwrap_or_default(),
+                    data,
+                }),
+            )
+        })
+        .transpose()?
+        .flatten();
+    let rows = match &previous {
+        // A retried batch that was all there already changes nothing.
+        Some(_) if inserted.is_empty() => return Ok(()),
+        Some(_) => {
+            // RETURNING's order is not promised: `seq` is the batch's.
+            inserted.sort_by_key(|row| row.try_get::<_, i64>(0).unwrap_or_default());
+            inserted
+        }
+        None => transaction.query(
+            &format!(
+                r#"SELECT seq, entry::text FROM "{}"
+                   WHERE project_key = $1 AND session_id = $2 AND subpath = ''
+                   ORDER BY seq"#,
+                tables.entries
+            ),
+            &[project, session],
+        )?,
+    };
+    let mut entries = Vec::with_capacity(rows.len());
+    for row in &rows {
+        if let Ok(entry) = RawValue::from_string(row.try_get(1)?) {
+            entries.push(entry);
+        }
+    }
+    let folded = fold_summary(previous.as_ref(), key, &entries);
+    let data = serde_json::Value::Object(folded.data).to_string();
+    // Stamped now, after the entries' own `clock_timestamp()`: never older
+    // than the session's time in `list_sessions`.
+    transaction.execute(
+        &format!(
+            r#"INSERT INTO "{}" (project_key, session_id, mtime, data)
+               VALUES ($1, $2, (extract(epoch FROM clock_timestamp()) * 1000)::bigint, $3::text::json)
+               ON CONFLICT (project_key, session_id)
+               DO UPDATE SET mtime = excluded.mtime, data = excluded.data"#,
+            tables.summaries
+        ),
+        &[project, session, &data],
+    )?;
+    Ok(())
 }

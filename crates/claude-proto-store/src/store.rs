@@ -26,17 +26,9 @@ pub struct StoredSession {
 }
 
 /// A session's summary, kept up to date by the store as it appends (see
-/// [`SessionStore::list_session_summaries`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct SessionSummary {
-    /// The session's id.
-    pub session_id: String,
-    /// When the store wrote the summary, in Unix epoch milliseconds, on the
-    /// same clock as [`StoredSession::mtime`].
-    pub mtime: i64,
-    /// The summary's state: owned by this library, stored as it is.
-    pub data: serde_json::Map<String, serde_json::Value>,
-}
+/// [`SessionStore::list_session_summaries`]): the core's type, so a store
+/// folds with [`claude_proto::transcript::fold_summary`].
+pub use claude_proto::transcript::SessionSummary;
 
 /// Why a store call failed.
 #[derive(Debug, thiserror::Error)]

@@ -59,7 +59,7 @@ impl Drop for Table {
         let dropped =
             postgres::Client::connect(&self.url, postgres::NoTls).and_then(|mut client| {
                 client.batch_execute(&format!(
-                    r#"DROP TABLE IF EXISTS "{}_entries""#,
+                    r#"DROP TABLE IF EXISTS "{0}_entries", "{0}_summaries""#,
                     self.prefix
                 ))
             });
@@ -81,7 +81,7 @@ fn postgres_store_passes_the_conformance_suite() {
     let table = Table::new(&url);
     let store = block_on(PostgresStore::connect_with(&url, table.options())).expect("connects");
     let report = block_on(conformance::run(&store)).unwrap_or_else(|failure| panic!("{failure}"));
-    assert_eq!(report.ran.len(), 13, "{report:?}");
+    assert_eq!(report.ran.len(), 14, "{report:?}");
 }
 
 #[test]
@@ -220,4 +220,39 @@ fn a_broken_connection_is_reopened() {
     block_on(store.append(&key, &[entry(r#"{"uuid":"2"}"#)])).expect("appends after reconnecting");
     let loaded = block_on(store.load(&key)).expect("loads").expect("exists");
     assert_eq!(loaded.len(), 2);
+}
+
+#[test]
+fn summaries_fold_once_per_entry_and_whole_sessions_without_one() {
+    let Some(url) = server_url("summaries_fold_once_per_entry_and_whole_sessions_without_one")
+    else {
+        return;
+    };
+    let table = Table::new(&url);
+    let store = block_on(PostgresStore::connect_with(&url, table.options())).expect("connects");
+    let key = SessionKey::main("p", "s");
+    let first = entry(r#"{"type":"user","uuid":"1","cwd":"/w","message":{"content":"hello"}}"#);
+    block_on(store.append(&key, &[first])).expect("appends");
+    // As if written by a version that kept no summaries.
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).expect("connects");
+    admin
+        .execute(
+            &format!(r#"DELETE FROM "{}""#, store.summaries_table()),
+            &[],
+        )
+        .expect("deletes the summary");
+    let tag = entry(r#"{"type":"tag","tag":"t","uuid":"2"}"#);
+    block_on(store.append(&key, std::slice::from_ref(&tag))).expect("appends");
+    let summaries = block_on(store.list_session_summaries("p")).expect("lists");
+    assert_eq!(summaries.len(), 1);
+    let data = &summaries[0].data;
+    assert_eq!(data["first_prompt"], "hello");
+    assert_eq!(data["cwd"], "/w");
+    assert_eq!(data["tag"], "t");
+    // A retried batch is skipped, and folds nothing again.
+    let clear = entry(r#"{"type":"tag","tag":"","uuid":"3"}"#);
+    block_on(store.append(&key, std::slice::from_ref(&clear))).expect("appends");
+    block_on(store.append(&key, &[tag])).expect("appends");
+    let summaries = block_on(store.list_session_summaries("p")).expect("lists");
+    assert!(!summaries[0].data.contains_key("tag"), "{summaries:?}");
 }

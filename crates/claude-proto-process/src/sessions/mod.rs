@@ -18,9 +18,14 @@
 //! of messages asked for is kept), and a CLI appending while we change a
 //! session (see [`Sessions::rename`]).
 //!
-//! Everything here is blocking file IO: from async code call it on a
-//! blocking thread (`spawn_blocking` and the like).
+//! [`Sessions`] is blocking file IO: from async code call it on a
+//! blocking thread (`spawn_blocking` and the like). [`StoreSessions`]
+//! asks the same of a session store (`claude_proto_store`), with async
+//! methods.
 
+mod from_store;
+mod jsonl;
+mod load_all;
 mod locate;
 mod read;
 mod write;
@@ -29,6 +34,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 pub use claude_proto::transcript::{ForkError, SessionInfo, SessionMessage};
+pub use claude_proto_store::StoreError;
+pub use from_store::{StoreForked, StoreSessions};
 pub use locate::project_key_for_directory;
 
 /// The sessions under one config directory, optionally narrowed to one
@@ -155,6 +162,10 @@ pub enum SessionsError {
     /// The session cannot be forked as asked.
     #[error(transparent)]
     Fork(#[from] ForkError),
+    /// The session store failed, or cannot do what was asked
+    /// ([`StoreError::Unsupported`]).
+    #[error(transparent)]
+    Store(#[from] StoreError),
     /// Reading or writing a file failed.
     #[error("{what} `{}`: {source}", path.display())]
     Io {

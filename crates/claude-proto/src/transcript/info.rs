@@ -226,7 +226,7 @@ fn first_prompt(head: &str) -> String {
 }
 
 /// The name in `<command-name>…</command-name>`, if the text has one.
-fn command_name(text: &str) -> Option<&str> {
+pub(super) fn command_name(text: &str) -> Option<&str> {
     const OPEN: &str = "<command-name>";
     let start = text.find(OPEN)? + OPEN.len();
     let len = text[start..].find("</command-name>")?;
@@ -234,7 +234,7 @@ fn command_name(text: &str) -> Option<&str> {
 }
 
 /// Text the CLI or an IDE wrote into a user message, not the user.
-fn is_generated(text: &str) -> bool {
+pub(super) fn is_generated(text: &str) -> bool {
     const PREFIXES: [&str; 4] = [
         "<local-command-stdout>",
         "<session-start-hook>",
