@@ -8,6 +8,7 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::chain::{Span, TranscriptIndex};
+use super::probe::truthy;
 use super::time::format_iso_millis;
 
 /// Why a session cannot be forked.
@@ -288,17 +289,6 @@ impl Fork {
             json(&self.now)
         ));
         lines
-    }
-}
-
-fn truthy(value: &serde_json::Value) -> bool {
-    match value {
-        serde_json::Value::Null => false,
-        serde_json::Value::Bool(b) => *b,
-        serde_json::Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        serde_json::Value::String(s) => !s.is_empty(),
-        serde_json::Value::Array(a) => !a.is_empty(),
-        serde_json::Value::Object(o) => !o.is_empty(),
     }
 }
 

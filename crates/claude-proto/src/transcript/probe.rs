@@ -81,7 +81,7 @@ impl Probe {
 }
 
 /// JavaScript and Python truthiness: what `if entry.get(key)` tests.
-fn truthy(value: &Value) -> bool {
+pub(super) fn truthy(value: &Value) -> bool {
     match value {
         Value::Null => false,
         Value::Bool(b) => *b,

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use super::Entry;
 use super::info::{FIRST_PROMPT_CHARS, SessionInfo, command_name, is_generated};
 use super::key::SessionKey;
+use super::probe::truthy;
 use super::time::parse_iso_millis;
 
 /// A session's summary as a store keeps it: the Python SDK's
@@ -214,19 +215,8 @@ pub fn summary_to_info(
         cwd: text("cwd").or_else(|| project_path.filter(|p| !p.is_empty()).map(str::to_owned)),
         tag: text("tag"),
         created_at: data.get("created_at").and_then(Value::as_i64),
+        archived: None,
     })
-}
-
-/// Python truthiness, for values read back from a stored summary.
-fn truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
-    }
 }
 
 #[cfg(test)]
