@@ -365,3 +365,50 @@ fn an_archived_session_stays_listed_until_unarchived_or_prompted() {
         Err(SessionsError::NotFound { .. })
     ));
 }
+
+#[test]
+fn a_large_directory_lists_in_the_same_order_however_it_is_read() {
+    let scratch = Scratch::new("many");
+    let project = scratch.0.join("config").join("projects").join("-work");
+    std::fs::create_dir_all(&project).unwrap();
+    let same_time =
+        std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+    for n in 0..1500u64 {
+        let path = project.join(format!("{}.jsonl", id(0x5000 + n)));
+        std::fs::write(&path, entry("user", 1, None, &format!("prompt {n}")) + "\n").unwrap();
+        // Every tenth file newer, the rest tied.
+        let when = same_time + std::time::Duration::from_secs(if n % 10 == 0 { n } else { 0 });
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+    }
+    let listed = Sessions::at(scratch.0.join("config")).list(Page::all());
+    assert_eq!(listed.len(), 1500);
+    // Newest first; ties in directory order, as the SDKs list them.
+    let order: Vec<String> = std::fs::read_dir(&project)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .trim_end_matches(".jsonl")
+                .to_owned()
+        })
+        .collect();
+    let mut expected: Vec<(i64, usize, &String)> = order
+        .iter()
+        .enumerate()
+        .map(|(at, id)| {
+            let n = u64::from_str_radix(&id[24..], 16).unwrap() - 0x5000;
+            let extra = if n % 10 == 0 { n as i64 * 1000 } else { 0 };
+            (-(1_700_000_000_000 + extra), at, id)
+        })
+        .collect();
+    expected.sort();
+    let expected: Vec<&String> = expected.into_iter().map(|(_, _, id)| id).collect();
+    let got: Vec<&String> = listed.iter().map(|i| &i.session_id).collect();
+    assert_eq!(got, expected);
+}

@@ -18,16 +18,21 @@ use super::{Page, Sessions, SessionsError, io_error};
 /// A transcript's head and tail, decoded, with its size and mtime.
 pub(super) struct LiteFile {
     pub(super) head: String,
-    pub(super) tail: String,
+    /// `None` when the file fits in the head.
+    tail: Option<String>,
     pub(super) mtime: i64,
     pub(super) size: u64,
 }
 
 impl LiteFile {
+    pub(super) fn tail(&self) -> &str {
+        self.tail.as_deref().unwrap_or(&self.head)
+    }
+
     pub(super) fn lite(&self) -> Lite<'_> {
         Lite {
             head: &self.head,
-            tail: &self.tail,
+            tail: self.tail(),
             mtime: self.mtime,
             size: Some(self.size),
         }
@@ -47,19 +52,23 @@ pub(super) fn read_lite(path: &Path) -> Option<LiteFile> {
     if head.is_empty() {
         return None;
     }
-    let head_text = String::from_utf8_lossy(&head).into_owned();
     let tail = if size <= LITE_WINDOW as u64 {
-        head_text.clone()
+        None
     } else {
         file.seek(SeekFrom::Start(size - LITE_WINDOW as u64)).ok()?;
-        String::from_utf8_lossy(&read_up_to(&mut file, LITE_WINDOW).ok()?).into_owned()
+        Some(decode(read_up_to(&mut file, LITE_WINDOW).ok()?))
     };
     Some(LiteFile {
-        head: head_text,
+        head: decode(head),
         tail,
         mtime: mtime_millis(&meta),
         size,
     })
+}
+
+/// UTF-8 with bad sequences replaced; no copy when there are none.
+fn decode(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 fn read_up_to(file: &mut File, limit: usize) -> io::Result<Vec<u8>> {
@@ -77,24 +86,55 @@ pub(super) fn mtime_millis(meta: &std::fs::Metadata) -> i64 {
 }
 
 /// The listable sessions of one project directory, in directory order.
+///
+/// A large directory is read by a few threads, each a contiguous part of
+/// it, so the order is kept: listing is mostly opening and reading small
+/// files, which threads overlap.
 fn sessions_in(dir: &Path, project_path: Option<&str>) -> Vec<SessionInfo> {
+    /// Below this many transcripts a thread costs more than it saves.
+    const PER_THREAD: usize = 256;
+    const MAX_THREADS: usize = 8;
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut infos = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl")) else {
-            continue;
-        };
-        if !is_uuid(id) {
-            continue;
-        }
-        if let Some(lite) = read_lite(&entry.path()) {
-            infos.extend(listing(dir, id, &lite, project_path));
-        }
+    let ids: Vec<String> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let id = name.strip_suffix(".jsonl")?;
+            is_uuid(id).then(|| id.to_owned())
+        })
+        .collect();
+    let read = |ids: &[String]| -> Vec<SessionInfo> {
+        ids.iter()
+            .filter_map(|id| {
+                let lite = read_lite(&dir.join(format!("{id}.jsonl")))?;
+                listing(dir, id, &lite, project_path)
+            })
+            .collect()
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(MAX_THREADS)
+        .min(ids.len() / PER_THREAD)
+        .max(1);
+    if threads == 1 {
+        return read(&ids);
     }
-    infos
+    let chunk = ids.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = ids
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || read(part)))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|part| {
+                part.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
 }
 
 /// The listing of the session `id` in `dir`, with its archived state.
@@ -105,7 +145,8 @@ fn listing(
     project_path: Option<&str>,
 ) -> Option<SessionInfo> {
     let mut info = SessionInfo::from_lite(id, lite.lite(), project_path)?;
-    info.archived = read_archive_mark(dir, id).map(|mark| mark.is_archived(&lite.head, &lite.tail));
+    info.archived =
+        read_archive_mark(dir, id).map(|mark| mark.is_archived(&lite.head, lite.tail()));
     Some(info)
 }
 

@@ -225,7 +225,7 @@ pub(super) fn fork(
     let derived = match options.title.as_deref().map(str::trim) {
         Some(title) if !title.is_empty() => None,
         _ => read_lite(source).and_then(|lite| {
-            title_of(&lite.head, &lite.tail).or_else(|| first_prompt_of(&lite.head))
+            title_of(&lite.head, lite.tail()).or_else(|| first_prompt_of(&lite.head))
         }),
     };
     let dir = source.parent().unwrap_or(Path::new("."));

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::scan::{first_string_field, last_string_field};
+use super::scan::{Fields, last_string_field};
 use super::time::parse_iso_millis;
 
 /// How many bytes of a transcript's head and of its tail the session list
@@ -89,16 +89,25 @@ impl SessionInfo {
         {
             return None;
         }
-        let custom_title = title_of(head, tail);
+        let head_fields = Fields::scan(head, LISTED_KEYS);
+        // A short transcript's head is its tail: scanned once.
+        let tail_fields;
+        let tail_fields = if std::ptr::eq(head, tail) || head == tail {
+            &head_fields
+        } else {
+            tail_fields = Fields::scan(tail, LISTED_KEYS);
+            &tail_fields
+        };
+        let custom_title = title_from(&head_fields, tail_fields);
         let first_prompt = first_prompt_of(head);
         let summary = custom_title
             .clone()
-            .or_else(|| non_empty_field(last_string_field(tail, "lastPrompt")))
-            .or_else(|| non_empty_field(last_string_field(tail, "summary")))
+            .or_else(|| non_empty_field(tail_fields.last("lastPrompt")))
+            .or_else(|| non_empty_field(tail_fields.last("summary")))
             .or_else(|| first_prompt.clone())?;
-        let git_branch = non_empty_field(last_string_field(tail, "gitBranch"))
-            .or_else(|| non_empty_field(first_string_field(head, "gitBranch")));
-        let cwd = non_empty_field(first_string_field(head, "cwd"))
+        let git_branch = non_empty_field(tail_fields.last("gitBranch"))
+            .or_else(|| non_empty_field(head_fields.first("gitBranch")));
+        let cwd = non_empty_field(head_fields.first("cwd"))
             .or_else(|| project_path.filter(|p| !p.is_empty()).map(str::to_owned));
         // Only `{"type":"tag"` lines: a bare "tag" key also occurs in tool
         // inputs (git tags, image tags).
@@ -107,7 +116,9 @@ impl SessionInfo {
             .rev()
             .find(|line| line.starts_with("{\"type\":\"tag\""))
             .and_then(|line| non_empty_field(last_string_field(line, "tag")));
-        let created_at = first_string_field(head, "timestamp").and_then(|t| parse_iso_millis(&t));
+        let created_at = head_fields
+            .first("timestamp")
+            .and_then(|t| parse_iso_millis(&t));
         Some(Self {
             session_id: session_id.to_owned(),
             summary,
@@ -146,10 +157,30 @@ impl SessionInfo {
 /// title, else the AI-generated one; the last of each in the tail, else in
 /// the head (a short session's title may be near the top).
 pub fn title_of(head: &str, tail: &str) -> Option<String> {
-    non_empty_field(last_string_field(tail, "customTitle"))
-        .or_else(|| non_empty_field(last_string_field(head, "customTitle")))
-        .or_else(|| non_empty_field(last_string_field(tail, "aiTitle")))
-        .or_else(|| non_empty_field(last_string_field(head, "aiTitle")))
+    title_from(
+        &Fields::scan(head, TITLE_KEYS),
+        &Fields::scan(tail, TITLE_KEYS),
+    )
+}
+
+/// The keys a listing reads from a transcript's head and tail.
+const LISTED_KEYS: &[&str] = &[
+    "customTitle",
+    "aiTitle",
+    "lastPrompt",
+    "summary",
+    "gitBranch",
+    "cwd",
+    "timestamp",
+];
+
+const TITLE_KEYS: &[&str] = &["customTitle", "aiTitle"];
+
+fn title_from(head: &Fields<'_>, tail: &Fields<'_>) -> Option<String> {
+    non_empty_field(tail.last("customTitle"))
+        .or_else(|| non_empty_field(head.last("customTitle")))
+        .or_else(|| non_empty_field(tail.last("aiTitle")))
+        .or_else(|| non_empty_field(head.last("aiTitle")))
 }
 
 fn non_empty_field(value: Option<String>) -> Option<String> {

@@ -3,44 +3,113 @@
 //! may be cut in half. The rules are the SDKs', kept exactly (which
 //! spellings count, which occurrence wins) so both list the same.
 
-/// The value of the first `"key":"…"` (else of the first `"key": "…"`) in
-/// `text` whose closing quote is in `text`.
-pub(crate) fn first_string_field(text: &str, key: &str) -> Option<String> {
-    for pattern in patterns(key) {
-        let Some(at) = text.find(&pattern) else {
-            continue;
-        };
-        let start = at + pattern.len();
-        if let Some(end) = closing_quote(text, start) {
-            return Some(unescape(&text[start..end]));
-        }
-    }
-    None
+/// Where `"key":"` and `"key": "` occur in a text, for a few keys at
+/// once, found in one pass over its quotes (the listing reads seven keys
+/// from every transcript's head and tail; a search per key was most of
+/// its time).
+pub(crate) struct Fields<'a> {
+    text: &'a str,
+    keys: &'a [&'a str],
+    /// (key index, spaced form, pattern start, value start), in text order.
+    hits: Vec<(usize, bool, usize, usize)>,
 }
 
-/// The value of the last complete `"key":"…"` in `text`; if the spaced
-/// form `"key": "…"` occurs too, its last occurrence wins (the SDKs look
-/// for the compact form first, then the spaced one).
-pub(crate) fn last_string_field(text: &str, key: &str) -> Option<String> {
-    let mut last = None;
-    for pattern in patterns(key) {
-        let mut from = 0;
-        while let Some(at) = text[from..].find(&pattern) {
-            let start = from + at + pattern.len();
-            match closing_quote(text, start) {
-                Some(end) => {
-                    last = Some(unescape(&text[start..end]));
-                    from = end + 1;
-                }
-                None => break,
+impl<'a> Fields<'a> {
+    /// Scans `text` for every key of `keys`.
+    pub(crate) fn scan(text: &'a str, keys: &'a [&'a str]) -> Self {
+        let bytes = text.as_bytes();
+        let mut hits = Vec::new();
+        // Quotes are every few bytes in JSON: a plain loop beats a search
+        // call per quote.
+        let mut starts = [false; 256];
+        for key in keys {
+            if let Some(&b) = key.as_bytes().first() {
+                starts[usize::from(b)] = true;
             }
         }
+        for (quote, _) in bytes.iter().enumerate().filter(|(_, b)| **b == b'"') {
+            let rest = &bytes[quote + 1..];
+            // Most quotes open another key or a value: one byte tells.
+            let Some(&first) = rest.first() else { break };
+            if !starts[usize::from(first)] {
+                continue;
+            }
+            for (index, key) in keys.iter().enumerate() {
+                if key.as_bytes().first() != Some(&first) {
+                    continue;
+                }
+                let Some(after) = rest.strip_prefix(key.as_bytes()) else {
+                    continue;
+                };
+                let spaced = if after.starts_with(b"\":\"") {
+                    false
+                } else if after.starts_with(b"\": \"") {
+                    true
+                } else {
+                    continue;
+                };
+                let value = quote + 1 + key.len() + if spaced { 4 } else { 3 };
+                hits.push((index, spaced, quote, value));
+            }
+        }
+        Self { text, keys, hits }
     }
-    last
+
+    fn index(&self, key: &str) -> Option<usize> {
+        self.keys.iter().position(|k| *k == key)
+    }
+
+    /// The value of the first `"key":"…"` if it is complete, else of the
+    /// first complete `"key": "…"`: the SDKs' `_extract_json_string_field`.
+    pub(crate) fn first(&self, key: &str) -> Option<String> {
+        let index = self.index(key)?;
+        for spaced in [false, true] {
+            let Some(&(_, _, _, start)) = self.hits.iter().find(|h| h.0 == index && h.1 == spaced)
+            else {
+                continue;
+            };
+            if let Some(end) = closing_quote(self.text, start) {
+                return Some(unescape(&self.text[start..end]));
+            }
+        }
+        None
+    }
+
+    /// The value of the last complete `"key":"…"`, unless a complete
+    /// `"key": "…"` occurs, whose last one then wins (the SDKs search the
+    /// compact spelling first, then the spaced one); an occurrence inside
+    /// an earlier value, or after an unterminated one, does not count: the
+    /// SDKs' `_extract_last_json_string_field`.
+    pub(crate) fn last(&self, key: &str) -> Option<String> {
+        let index = self.index(key)?;
+        let mut last = None;
+        for spaced in [false, true] {
+            let mut from = 0;
+            for &(_, _, quote, start) in self.hits.iter().filter(|h| h.0 == index && h.1 == spaced)
+            {
+                if quote < from {
+                    continue;
+                }
+                let Some(end) = closing_quote(self.text, start) else {
+                    break;
+                };
+                last = Some((start, end));
+                from = end + 1;
+            }
+        }
+        last.map(|(start, end)| unescape(&self.text[start..end]))
+    }
 }
 
-fn patterns(key: &str) -> [String; 2] {
-    [format!("\"{key}\":\""), format!("\"{key}\": \"")]
+/// [`Fields::last`] for one key.
+pub(crate) fn last_string_field(text: &str, key: &str) -> Option<String> {
+    Fields::scan(text, &[key]).last(key)
+}
+
+/// [`Fields::first`] for one key.
+#[cfg(test)]
+pub(crate) fn first_string_field(text: &str, key: &str) -> Option<String> {
+    Fields::scan(text, &[key]).first(key)
 }
 
 /// The index of the unescaped `"` that ends a string starting at `start`.
