@@ -412,3 +412,34 @@ fn a_large_directory_lists_in_the_same_order_however_it_is_read() {
     let got: Vec<&String> = listed.iter().map(|i| &i.session_id).collect();
     assert_eq!(got, expected);
 }
+
+#[test]
+fn a_transcript_larger_than_a_read_block_threads_whole() {
+    let scratch = Scratch::new("large");
+    // Lines across several 8 MiB blocks, one line longer than a block, and
+    // a last line without its newline.
+    let mut lines = Vec::new();
+    for n in 1..=3000u64 {
+        let kind = if n % 2 == 1 { "user" } else { "assistant" };
+        let text = if n == 1500 {
+            "x".repeat(9 << 20)
+        } else {
+            format!("{n} {}", "y".repeat(5000))
+        };
+        lines.push(entry(kind, n, (n > 1).then(|| n - 1), &text));
+    }
+    let (config, path) = session(&scratch, &lines);
+    let text = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &text[..text.len() - 1]).unwrap();
+    let sessions = Sessions::at(&config);
+    let messages = sessions.messages(SESSION, Page::all()).unwrap();
+    assert_eq!(messages.len(), 3000);
+    for (n, message) in messages.iter().enumerate() {
+        assert_eq!(message.uuid, id(n as u64 + 1));
+    }
+    let page = sessions
+        .messages(SESSION, Page::all().offset(1499).limit(1))
+        .unwrap();
+    let body: Value = serde_json::from_str(page[0].message.as_ref().unwrap().get()).unwrap();
+    assert_eq!(body["content"].as_str().unwrap().len(), 9 << 20);
+}

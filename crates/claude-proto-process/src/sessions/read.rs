@@ -8,7 +8,7 @@ use std::os::unix::fs::{FileExt as _, MetadataExt as _};
 use std::path::{Path, PathBuf};
 
 use claude_proto::transcript::{
-    AgentParents, ArchiveMark, LITE_WINDOW, Lite, MAX_ARCHIVE_MARK_BYTES, SessionInfo,
+    AgentParents, ArchiveMark, LITE_WINDOW, Lite, MAX_ARCHIVE_MARK_BYTES, ReadLine, SessionInfo,
     SessionMessage, Span, TranscriptIndex, is_uuid,
 };
 
@@ -87,13 +87,8 @@ pub(super) fn mtime_millis(meta: &std::fs::Metadata) -> i64 {
 
 /// The listable sessions of one project directory, in directory order.
 ///
-/// A large directory is read by a few threads, each a contiguous part of
-/// it, so the order is kept: listing is mostly opening and reading small
-/// files, which threads overlap.
+/// A large directory is read by a few threads (see [`in_parallel`]).
 fn sessions_in(dir: &Path, project_path: Option<&str>) -> Vec<SessionInfo> {
-    /// Below this many transcripts a thread costs more than it saves.
-    const PER_THREAD: usize = 256;
-    const MAX_THREADS: usize = 8;
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -105,27 +100,36 @@ fn sessions_in(dir: &Path, project_path: Option<&str>) -> Vec<SessionInfo> {
             is_uuid(id).then(|| id.to_owned())
         })
         .collect();
-    let read = |ids: &[String]| -> Vec<SessionInfo> {
-        ids.iter()
-            .filter_map(|id| {
-                let lite = read_lite(&dir.join(format!("{id}.jsonl")))?;
-                listing(dir, id, &lite, project_path)
-            })
-            .collect()
-    };
+    in_parallel(&ids, 256, |id| {
+        let lite = read_lite(&dir.join(format!("{id}.jsonl")))?;
+        listing(dir, id, &lite, project_path)
+    })
+}
+
+/// `f` over `items`, in order, by up to eight threads (the available
+/// parallelism), each a contiguous part of at least `per_thread` items;
+/// on this thread when there are fewer. Reading transcripts is opening
+/// files and scanning JSON, which threads overlap and share.
+fn in_parallel<T: Sync, R: Send>(
+    items: &[T],
+    per_thread: usize,
+    f: impl Fn(&T) -> Option<R> + Sync,
+) -> Vec<R> {
+    const MAX_THREADS: usize = 8;
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(MAX_THREADS)
-        .min(ids.len() / PER_THREAD)
+        .min(items.len() / per_thread.max(1))
         .max(1);
     if threads == 1 {
-        return read(&ids);
+        return items.iter().filter_map(&f).collect();
     }
-    let chunk = ids.len().div_ceil(threads);
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
     std::thread::scope(|scope| {
-        let parts: Vec<_> = ids
+        let parts: Vec<_> = items
             .chunks(chunk)
-            .map(|part| scope.spawn(move || read(part)))
+            .map(|part| scope.spawn(move || part.iter().filter_map(f).collect::<Vec<R>>()))
             .collect();
         parts
             .into_iter()
@@ -320,23 +324,79 @@ fn messages_at(
     page: Page,
     parents: &AgentParents,
 ) -> Vec<SessionMessage> {
-    page.apply(spans)
-        .into_iter()
-        .filter_map(|span| read_span(file, span))
-        .filter_map(|line| SessionMessage::from_line(&line))
-        .map(|m| m.with_parents(parents))
-        .collect()
+    in_parallel(&page.apply(spans), 64, |&span| {
+        let line = read_span(file, span)?;
+        Some(SessionMessage::from_line(&line)?.with_parents(parents))
+    })
 }
 
 pub(super) fn messages(path: &Path, page: Page) -> Result<Vec<SessionMessage>, SessionsError> {
-    let mut index = TranscriptIndex::new();
-    let file = scan_lines(path, |span, line| index.handle_line(span, line))?;
+    let (index, file) = index_file(path)?;
     Ok(messages_at(
         &file,
         index.conversation(),
         page,
         &AgentParents::default(),
     ))
+}
+
+/// Indexes the transcript at `path` a block at a time: each block's lines
+/// are read by [`in_parallel`] and handed to the index in order. Memory is
+/// one block (8 MiB) or the longest line if longer.
+fn index_file(path: &Path) -> Result<(TranscriptIndex, File), SessionsError> {
+    const BLOCK: usize = 8 << 20;
+    let file = File::open(path).map_err(io_error("open", path))?;
+    let mut index = TranscriptIndex::new();
+    // `buf[..filled]` holds bytes read and not yet indexed; it grows only
+    // for a line longer than a block.
+    let mut buf = vec![0u8; BLOCK];
+    let mut filled = 0;
+    let mut offset = 0u64;
+    let mut eof = false;
+    while !eof || filled > 0 {
+        while filled < buf.len() && !eof {
+            let read = (&file)
+                .read(&mut buf[filled..])
+                .map_err(io_error("read", path))?;
+            filled += read;
+            eof = read == 0;
+        }
+        let block = &buf[..filled];
+        // Whole lines only, unless the file ends without a newline.
+        let complete = match block.iter().rposition(|&b| b == b'\n') {
+            _ if eof => filled,
+            Some(newline) => newline + 1,
+            None => {
+                // A line longer than the block: read on.
+                buf.resize(buf.len() * 2, 0);
+                continue;
+            }
+        };
+        let mut lines = Vec::new();
+        let mut start = 0;
+        while start < complete {
+            let end = block[start..complete]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(complete, |n| start + n);
+            lines.push((start, end));
+            start = end + 1;
+        }
+        let reads = in_parallel(&lines, 64, |&(start, end)| {
+            Some(ReadLine::of(&block[start..end]))
+        });
+        for (&(start, end), read) in lines.iter().zip(reads) {
+            let span = Span {
+                start: offset + start as u64,
+                len: (end - start) as u64,
+            };
+            index.handle_read(span, read);
+        }
+        buf.copy_within(complete..filled, 0);
+        filled -= complete;
+        offset += complete as u64;
+    }
+    Ok((index, file))
 }
 
 /// Every `agent-<id>.jsonl` under the session's `subagents/` directory,
@@ -386,8 +446,7 @@ pub(super) fn subagent_messages(
     let parents = std::fs::read(&meta_path)
         .map(|bytes| AgentParents::from_metadata(&bytes))
         .unwrap_or_default();
-    let mut index = TranscriptIndex::new();
-    let file = scan_lines(&path, |span, line| index.handle_line(span, line))?;
+    let (index, file) = index_file(&path)?;
     Ok(messages_at(
         &file,
         index.subagent_conversation(),

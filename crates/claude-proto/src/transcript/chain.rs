@@ -26,6 +26,29 @@ pub struct Span {
     pub len: u64,
 }
 
+/// A line's links and flags, read from its bytes (the costly part of
+/// indexing, and independent of every other line, so it may run on
+/// several threads): hand it to [`TranscriptIndex::handle_read`].
+#[derive(Debug)]
+pub struct ReadLine(Read);
+
+#[derive(Debug)]
+enum Read {
+    Blank,
+    NotJson,
+    Probe(Box<Probe>),
+}
+
+impl ReadLine {
+    /// Reads `line` (without its newline).
+    pub fn of(line: &[u8]) -> Self {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Self(Read::Blank);
+        }
+        Self(Probe::of(line).map_or(Read::NotJson, |p| Read::Probe(Box::new(p))))
+    }
+}
+
 /// The kinds of line that take part in the conversation's links.
 const CHAIN_KINDS: [&str; 5] = ["user", "assistant", "progress", "system", "attachment"];
 
@@ -90,12 +113,19 @@ impl TranscriptIndex {
     /// at `span`. Never fails: a line that is not JSON is counted as
     /// skipped, one that is not part of the conversation is passed over.
     pub fn handle_line(&mut self, span: Span, line: &[u8]) {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return;
-        }
-        let Some(probe) = Probe::of(line) else {
-            self.skipped += 1;
-            return;
+        self.handle_read(span, ReadLine::of(line));
+    }
+
+    /// [`handle_line`](Self::handle_line) for a line read ahead, perhaps
+    /// on another thread: lines must still be handed over in file order.
+    pub fn handle_read(&mut self, span: Span, line: ReadLine) {
+        let probe = match line.0 {
+            Read::Blank => return,
+            Read::NotJson => {
+                self.skipped += 1;
+                return;
+            }
+            Read::Probe(probe) => *probe,
         };
         let (Some(kind), Some(uuid)) = (probe.kind.as_deref(), probe.uuid) else {
             return;

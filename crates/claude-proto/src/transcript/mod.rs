@@ -23,7 +23,7 @@ mod summary;
 mod time;
 
 pub use archive::{ArchiveMark, MAX_ARCHIVE_MARK_BYTES};
-pub use chain::{Span, TranscriptIndex};
+pub use chain::{ReadLine, Span, TranscriptIndex};
 pub use fork::{Fork, ForkError, ForkSource};
 pub use info::{FIRST_PROMPT_CHARS, LITE_WINDOW, Lite, SessionInfo, first_prompt_of, title_of};
 pub use jsonl::entries_to_jsonl;
