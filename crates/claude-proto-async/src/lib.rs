@@ -78,6 +78,9 @@ pub use claude_proto_host::{
     Turn, TurnId,
 };
 pub use claude_proto_process::session_store;
+/// Sessions on disk and in a store: list, read, rename, tag, fork, delete
+/// (`Sessions`, `StoreSessions`).
+pub use claude_proto_process::sessions;
 pub use claude_proto_process::{Configure, HookOptions, ShutdownPolicy, StoreSettings};
 
 /// What a typical program needs, in one import, for a runtime of your own:
