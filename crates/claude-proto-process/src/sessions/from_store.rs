@@ -8,8 +8,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use claude_proto::transcript::{
-    AgentParents, Fork, ForkSource, Lite, SessionInfo, SessionMessage, Span, TranscriptIndex,
-    entries_to_jsonl, first_prompt_of, format_iso_millis, is_uuid, summary_to_info,
+    AgentParents, ForkSource, Lite, SessionInfo, SessionMessage, Span, TranscriptIndex,
+    entries_to_jsonl, first_prompt_of, format_iso_millis, summary_to_info,
 };
 use claude_proto_store::{Entry, SessionKey, SessionStore, StoreError, StoredSession};
 use serde_json::value::RawValue;
@@ -17,7 +17,9 @@ use serde_json::value::RawValue;
 use super::jsonl::{head_and_tail, mtime_from_tail};
 use super::load_all::load_all;
 use super::write::{new_uuid, now_millis, sanitize_tag};
-use super::{ForkOptions, Page, SessionsError, check_session_id, locate};
+use super::{
+    ForkOptions, Page, SessionsError, check_agent_id, check_session_id, locate, plan_fork,
+};
 
 /// The sessions of one project in a session store: list them, read their
 /// messages and their subagents', rename, tag, fork and delete them.
@@ -282,9 +284,7 @@ impl StoreSessions {
         page: Page,
     ) -> Result<Vec<SessionMessage>, SessionsError> {
         check_session_id(session_id)?;
-        if agent_id.is_empty() || agent_id.contains(['/', '\\', '\0']) {
-            return Err(SessionsError::InvalidAgentId(agent_id.to_owned()));
-        }
+        check_agent_id(agent_id)?;
         let key = self.key(session_id);
         let subpath = match self.store.list_subkeys(&key).await {
             Ok(subkeys) => match subkeys.into_iter().find(|s| agent_of(s) == Some(agent_id)) {
@@ -392,11 +392,6 @@ impl StoreSessions {
         options: &ForkOptions,
     ) -> Result<StoreForked, SessionsError> {
         check_session_id(session_id)?;
-        if let Some(up_to) = options.up_to_message_id.as_deref() {
-            if !is_uuid(up_to) {
-                return Err(SessionsError::InvalidMessageId(up_to.to_owned()));
-            }
-        }
         let Some(entries) = self.load(&self.key(session_id)).await? else {
             return Err(SessionsError::NotFound {
                 session_id: session_id.to_owned(),
@@ -407,17 +402,7 @@ impl StoreSessions {
         for (at, entry) in entries.iter().enumerate() {
             source.handle_line(span_at(at), entry.get().as_bytes());
         }
-        let mut uuid = new_uuid;
-        let plan = Fork::plan(
-            source,
-            options.up_to_message_id.as_deref(),
-            now_millis(),
-            &mut uuid,
-        )?;
-        let derived = match options.title.as_deref().map(str::trim) {
-            Some(title) if !title.is_empty() => None,
-            _ => derive_title(&entries),
-        };
+        let (plan, derived) = plan_fork(source, options, || derive_title(&entries))?;
         let changed = || {
             SessionsError::Store(StoreError::backend(
                 "an entry of the source changed while it was forked",
@@ -434,7 +419,11 @@ impl StoreSessions {
                     .ok_or_else(changed)?,
             );
         }
-        lines.extend(plan.closing_lines(options.title.as_deref(), derived.as_deref(), &mut uuid));
+        lines.extend(plan.closing_lines(
+            options.title.as_deref(),
+            derived.as_deref(),
+            &mut new_uuid,
+        ));
         let forked: Vec<Entry> = lines
             .into_iter()
             .map(RawValue::from_string)

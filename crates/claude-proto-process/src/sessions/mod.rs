@@ -301,9 +301,7 @@ impl Sessions {
         page: Page,
     ) -> Result<Vec<SessionMessage>, SessionsError> {
         check_session_id(session_id)?;
-        if agent_id.is_empty() || agent_id.contains(['/', '\\', '\0']) || agent_id.contains("..") {
-            return Err(SessionsError::InvalidAgentId(agent_id.to_owned()));
-        }
+        check_agent_id(agent_id)?;
         let path = self.require(session_id)?;
         read::subagent_messages(&path, agent_id, page)
     }
@@ -387,6 +385,7 @@ impl Sessions {
     pub fn fork(&self, session_id: &str, options: &ForkOptions) -> Result<Forked, SessionsError> {
         check_session_id(session_id)?;
         if let Some(up_to) = options.up_to_message_id.as_deref() {
+            // Refused before the transcript is looked for.
             if !claude_proto::transcript::is_uuid(up_to) {
                 return Err(SessionsError::InvalidMessageId(up_to.to_owned()));
             }
@@ -403,7 +402,40 @@ impl Sessions {
     }
 }
 
-fn check_session_id(session_id: &str) -> Result<(), SessionsError> {
+/// A subagent id names a file under the session: no separators, no `..`.
+pub(crate) fn check_agent_id(agent_id: &str) -> Result<(), SessionsError> {
+    if agent_id.is_empty() || agent_id.contains(['/', '\\', '\0']) || agent_id.contains("..") {
+        return Err(SessionsError::InvalidAgentId(agent_id.to_owned()));
+    }
+    Ok(())
+}
+
+/// The fork of `source` as `options` ask, and the title to derive it from
+/// when they give none (`derive` runs only then): shared by the disk and
+/// the store.
+pub(crate) fn plan_fork(
+    source: claude_proto::transcript::ForkSource,
+    options: &ForkOptions,
+    derive: impl FnOnce() -> Option<String>,
+) -> Result<(claude_proto::transcript::Fork, Option<String>), SessionsError> {
+    let up_to = options.up_to_message_id.as_deref();
+    if let Some(up_to) = up_to.filter(|id| !claude_proto::transcript::is_uuid(id)) {
+        return Err(SessionsError::InvalidMessageId(up_to.to_owned()));
+    }
+    let plan = claude_proto::transcript::Fork::plan(
+        source,
+        up_to,
+        write::now_millis(),
+        &mut write::new_uuid,
+    )?;
+    let derived = match options.title.as_deref().map(str::trim) {
+        Some(title) if !title.is_empty() => None,
+        _ => derive(),
+    };
+    Ok((plan, derived))
+}
+
+pub(crate) fn check_session_id(session_id: &str) -> Result<(), SessionsError> {
     if claude_proto::transcript::is_uuid(session_id) {
         Ok(())
     } else {

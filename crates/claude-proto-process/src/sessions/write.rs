@@ -14,7 +14,7 @@ use unicode_normalization::UnicodeNormalization as _;
 
 use super::locate::{all_project_dirs, project_dir, worktrees};
 use super::read::{archive_mark_path, read_lite, read_span, scan_lines};
-use super::{ForkOptions, Forked, Sessions, SessionsError, io_error};
+use super::{ForkOptions, Forked, Sessions, SessionsError, io_error, plan_fork};
 
 fn json(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_default()
@@ -215,19 +215,10 @@ pub(super) fn fork(
 ) -> Result<Forked, SessionsError> {
     let mut reader = ForkSource::new(session_id);
     let file = scan_lines(source, |span, line| reader.handle_line(span, line))?;
-    let mut uuid = new_uuid;
-    let plan = Fork::plan(
-        reader,
-        options.up_to_message_id.as_deref(),
-        now_millis(),
-        &mut uuid,
-    )?;
-    let derived = match options.title.as_deref().map(str::trim) {
-        Some(title) if !title.is_empty() => None,
-        _ => read_lite(source).and_then(|lite| {
-            title_of(&lite.head, lite.tail()).or_else(|| first_prompt_of(&lite.head))
-        }),
-    };
+    let (plan, derived) = plan_fork(reader, options, || {
+        let lite = read_lite(source)?;
+        title_of(&lite.head, lite.tail()).or_else(|| first_prompt_of(&lite.head))
+    })?;
     let dir = source.parent().unwrap_or(Path::new("."));
     let path = dir.join(format!("{}.jsonl", plan.session_id()));
     let temporary = dir.join(format!(".{}.jsonl.tmp", plan.session_id()));

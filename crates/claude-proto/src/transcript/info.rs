@@ -222,38 +222,74 @@ fn first_prompt(head: &str) -> String {
         let Some(serde_json::Value::Object(message)) = entry.get("message") else {
             continue;
         };
-        let texts: Vec<&str> = match message.get("content") {
-            Some(serde_json::Value::String(text)) => vec![text],
-            Some(serde_json::Value::Array(blocks)) => blocks
-                .iter()
-                .filter(|b| b.get("type").and_then(|t| t.as_str()) == Some("text"))
-                .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
-                .collect(),
-            _ => continue,
+        let Some(texts) = user_texts(message) else {
+            continue;
         };
-        for raw in texts {
-            let text = raw.replace('\n', " ");
-            let text = text.trim();
-            if text.is_empty() {
-                continue;
+        let prompt = prompt_of_texts(texts, |name| {
+            if command_fallback.is_empty() {
+                command_fallback = name.to_owned();
             }
-            if let Some(name) = command_name(text) {
-                if command_fallback.is_empty() {
-                    command_fallback = name.to_owned();
-                }
-                continue;
-            }
-            if is_generated(text) {
-                continue;
-            }
-            if text.chars().count() > FIRST_PROMPT_CHARS {
-                let cut: String = text.chars().take(FIRST_PROMPT_CHARS).collect();
-                return format!("{}\u{2026}", cut.trim_end());
-            }
-            return text.to_owned();
+        });
+        if let Some(prompt) = prompt {
+            return prompt;
         }
     }
     command_fallback
+}
+
+/// The texts of a user message's content (a string, or its text blocks);
+/// `None` if it holds a tool result or is neither.
+pub(super) fn user_texts(
+    message: &serde_json::Map<String, serde_json::Value>,
+) -> Option<Vec<&str>> {
+    fn kind(block: &serde_json::Value) -> Option<&str> {
+        block.get("type").and_then(|t| t.as_str())
+    }
+    match message.get("content")? {
+        serde_json::Value::String(text) => Some(vec![text]),
+        serde_json::Value::Array(blocks)
+            if blocks.iter().any(|b| kind(b) == Some("tool_result")) =>
+        {
+            None
+        }
+        serde_json::Value::Array(blocks) => Some(
+            blocks
+                .iter()
+                .filter(|b| kind(b) == Some("text"))
+                .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+/// The first of `texts` that is a prompt the user typed, trimmed, on one
+/// line and cut to [`FIRST_PROMPT_CHARS`]; each slash command passed over
+/// is handed to `on_command` by name.
+pub(super) fn prompt_of_texts<'a>(
+    texts: impl IntoIterator<Item = &'a str>,
+    mut on_command: impl FnMut(&str),
+) -> Option<String> {
+    for raw in texts {
+        let text = raw.replace('\n', " ");
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        if let Some(name) = command_name(text) {
+            on_command(name);
+            continue;
+        }
+        if is_generated(text) {
+            continue;
+        }
+        if text.chars().count() > FIRST_PROMPT_CHARS {
+            let cut: String = text.chars().take(FIRST_PROMPT_CHARS).collect();
+            return Some(format!("{}\u{2026}", cut.trim_end()));
+        }
+        return Some(text.to_owned());
+    }
+    None
 }
 
 /// The name in `<command-name>…</command-name>`, if the text has one.

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::Entry;
-use super::info::{FIRST_PROMPT_CHARS, SessionInfo, command_name, is_generated};
+use super::info::{SessionInfo, prompt_of_texts, user_texts};
 use super::key::SessionKey;
 use super::probe::truthy;
 use super::time::parse_iso_millis;
@@ -129,48 +129,21 @@ fn fold_first_prompt(data: &mut Map<String, Value>, entry: &Map<String, Value>) 
     let Some(Value::Object(message)) = entry.get("message") else {
         return;
     };
-    let texts: Vec<&str> = match message.get("content") {
-        Some(Value::String(text)) => vec![text],
-        Some(Value::Array(blocks)) => {
-            let kind = |b: &Value| b.get("type").and_then(Value::as_str).map(str::to_owned);
-            if blocks
-                .iter()
-                .any(|b| kind(b).as_deref() == Some("tool_result"))
-            {
-                return;
-            }
-            blocks
-                .iter()
-                .filter(|b| kind(b).as_deref() == Some("text"))
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect()
-        }
-        _ => return,
+    let Some(texts) = user_texts(message) else {
+        return;
     };
-    for raw in texts {
-        let text = raw.replace('\n', " ");
-        let text = text.trim();
-        if text.is_empty() {
-            continue;
+    let mut fallback = None;
+    let prompt = prompt_of_texts(texts, |name| {
+        fallback.get_or_insert_with(|| name.to_owned());
+    });
+    if let Some(name) = fallback {
+        if !data.get("command_fallback").is_some_and(truthy) {
+            data.insert("command_fallback".into(), name.into());
         }
-        if let Some(name) = command_name(text) {
-            if !data.get("command_fallback").is_some_and(truthy) {
-                data.insert("command_fallback".into(), name.into());
-            }
-            continue;
-        }
-        if is_generated(text) {
-            continue;
-        }
-        let prompt = if text.chars().count() > FIRST_PROMPT_CHARS {
-            let cut: String = text.chars().take(FIRST_PROMPT_CHARS).collect();
-            format!("{}\u{2026}", cut.trim_end())
-        } else {
-            text.to_owned()
-        };
+    }
+    if let Some(prompt) = prompt {
         data.insert("first_prompt".into(), prompt.into());
         data.insert("first_prompt_locked".into(), Value::Bool(true));
-        return;
     }
 }
 
