@@ -45,6 +45,12 @@ impl ReadLine {
         if line.iter().all(u8::is_ascii_whitespace) {
             return Self(Read::Blank);
         }
+        // serde_json skips the strings it ignores without checking their
+        // UTF-8; a line the messages could not be read from must not take
+        // part in the thread either.
+        if std::str::from_utf8(line).is_err() {
+            return Self(Read::NotJson);
+        }
         Self(Probe::of(line).map_or(Read::NotJson, |p| Read::Probe(Box::new(p))))
     }
 }

@@ -26,16 +26,53 @@ pub struct SessionMessage {
     pub parent_agent_id: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct Line<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: std::borrow::Cow<'a, str>,
-    #[serde(default, borrow)]
-    uuid: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default, rename = "sessionId")]
+/// The fields of a line a message is made of. Written by hand so that a
+/// key given twice takes its last value, as the SDKs' JSON readers and the
+/// index (`probe`) read it, instead of failing the line.
+#[derive(Default)]
+struct Line {
+    kind: Option<String>,
+    uuid: Option<String>,
     session_id: Option<serde_json::Value>,
-    #[serde(default)]
     message: Option<Box<RawValue>>,
+}
+
+impl<'de> Deserialize<'de> for Line {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = Line;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a transcript line")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Line, A::Error> {
+                let mut line = Line::default();
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match key.as_ref() {
+                        "type" => {
+                            line.kind = map
+                                .next_value::<serde_json::Value>()?
+                                .as_str()
+                                .map(str::to_owned)
+                        }
+                        "uuid" => {
+                            line.uuid = map
+                                .next_value::<serde_json::Value>()?
+                                .as_str()
+                                .map(str::to_owned)
+                        }
+                        "sessionId" => line.session_id = Some(map.next_value()?),
+                        "message" => line.message = Some(map.next_value()?),
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(line)
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
 }
 
 impl SessionMessage {
@@ -43,17 +80,15 @@ impl SessionMessage {
     /// `user` or `assistant` entry (callers pass the lines a
     /// [`TranscriptIndex`](super::TranscriptIndex) picked).
     pub fn from_line(line: &[u8]) -> Option<Self> {
-        let line: Line<'_> = serde_json::from_slice(line).ok()?;
-        if line.kind != "user" && line.kind != "assistant" {
-            return None;
-        }
+        let line: Line = serde_json::from_slice(line).ok()?;
+        let kind = line.kind.filter(|k| k == "user" || k == "assistant")?;
         let session_id = match line.session_id {
             Some(serde_json::Value::String(id)) => id,
             _ => String::new(),
         };
         Some(Self {
-            kind: line.kind.into_owned(),
-            uuid: line.uuid.map(|u| u.into_owned()).unwrap_or_default(),
+            kind,
+            uuid: line.uuid.unwrap_or_default(),
             session_id,
             // A JSON `null` message reads as none, as in the SDKs.
             message: line.message.filter(|m| m.get() != "null"),
@@ -95,5 +130,20 @@ impl AgentParents {
             tool_use_id: text("toolUseId"),
             agent_id: text("parentAgentId"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_given_twice_takes_its_last_value_as_the_index_does() {
+        let line =
+            br#"{"type":"system","uuid":"a","type":"user","uuid":"b","message":{"content":"x"}}"#;
+        let message = SessionMessage::from_line(line).unwrap();
+        assert_eq!(message.kind, "user");
+        assert_eq!(message.uuid, "b");
+        assert!(SessionMessage::from_line(br#"{"type":"user","type":"summary"}"#).is_none());
     }
 }
