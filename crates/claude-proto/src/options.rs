@@ -75,8 +75,11 @@ pub const ENV_FILE_CHECKPOINTING: &str = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINT
 
 /// Variables removed from an inherited environment unless [`Options::env`]
 /// sets them: `NODE_OPTIONS` (a host's Node flags must not leak into the
-/// CLI) and `DEBUG` (the TypeScript SDK clears it too).
-pub const ENV_ALWAYS_REMOVED: [&str; 2] = ["NODE_OPTIONS", "DEBUG"];
+/// CLI), `DEBUG` (the TypeScript SDK clears it too) and `CLAUDECODE`
+/// (set inside Claude Code's own shells: a CLI that inherits it believes
+/// it runs nested in Claude Code and turns host paths off; the Python SDK
+/// drops it too).
+pub const ENV_ALWAYS_REMOVED: [&str; 3] = ["NODE_OPTIONS", "DEBUG", "CLAUDECODE"];
 
 /// The CLI a wrapped launch ([`Options::wrapper`]) runs when
 /// [`Options::cli_path`] is not set: the bare name, for the wrapper's side
@@ -1230,8 +1233,8 @@ impl Options {
     /// --input-format stream-json`, followed by the flags in the order the
     /// TypeScript SDK uses, then `extra_args`. The environment always gets
     /// `CLAUDE_CODE_ENTRYPOINT` and, by default,
-    /// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`; `NODE_OPTIONS` and `DEBUG`
-    /// are removed from an inherited environment. A name the caller sets or
+    /// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`; `NODE_OPTIONS`, `DEBUG` and
+    /// `CLAUDECODE` are removed from an inherited environment. A name the caller sets or
     /// removes explicitly is left to the caller.
     ///
     /// # Errors
@@ -1975,6 +1978,7 @@ mod tests {
             [
                 rm("NODE_OPTIONS"),
                 rm("DEBUG"),
+                rm("CLAUDECODE"),
                 set("CLAUDE_CODE_ENTRYPOINT", "sdk-cli"),
                 set("CLAUDE_AGENT_SDK_CLIENT_APP", DEFAULT_CLIENT_APP),
                 set("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1"),
@@ -2087,6 +2091,7 @@ mod tests {
             [
                 rm("NODE_OPTIONS"),
                 rm("DEBUG"),
+                rm("CLAUDECODE"),
                 rm("HTTP_PROXY"),
                 set("ANTHROPIC_API_KEY", "sk-secret"),
                 set("FOO", "bar"),
@@ -2449,6 +2454,7 @@ mod tests {
             cmd.env,
             [
                 rm("DEBUG"),
+                rm("CLAUDECODE"),
                 rm("CLAUDE_CODE_SDK_READS_SESSION_STATE"),
                 rm("CLAUDE_AGENT_SDK_CLIENT_APP"),
                 set("CLAUDE_CODE_ENTRYPOINT", "mine"),

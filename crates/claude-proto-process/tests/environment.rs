@@ -1,0 +1,78 @@
+//! The environment the CLI really gets, read from a child started the way
+//! every adapter starts the CLI (`build_command`), with a wrapper that
+//! writes out its environment instead of running the CLI.
+//!
+//! The variables to drop must be in *this* process's environment, and a
+//! test must not change its own environment while other tests run, so the
+//! test runs itself again in a child process that has them.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail loudly by design
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use claude_proto_process::{Options, build_command};
+
+const INNER: &str = "CLAUDE_PROTO_ENVIRONMENT_TEST_INNER";
+
+/// The environment a CLI started with `options` sees, as `NAME=value` lines.
+fn cli_environment(options: Options, name: &str) -> Vec<String> {
+    let out: PathBuf =
+        std::env::temp_dir().join(format!("claude-proto-env-{name}-{}", std::process::id()));
+    let options = options.wrapper(
+        "sh",
+        [
+            "-c".into(),
+            "env > \"$0\"".into(),
+            out.clone().into_os_string(),
+        ],
+    );
+    let (_, mut command) = build_command(&options).expect("a command");
+    let status = command.status().expect("the wrapper runs");
+    assert!(status.success());
+    let text = std::fs::read_to_string(&out).expect("the environment was written");
+    let _ = std::fs::remove_file(&out);
+    text.lines().map(str::to_owned).collect()
+}
+
+fn has(env: &[String], name: &str) -> Option<String> {
+    env.iter()
+        .find_map(|line| line.strip_prefix(&format!("{name}=")).map(str::to_owned))
+}
+
+#[test]
+fn an_inherited_claudecode_debug_or_node_options_does_not_reach_the_cli() {
+    if std::env::var_os(INNER).is_none() {
+        let status = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "an_inherited_claudecode_debug_or_node_options_does_not_reach_the_cli",
+                "--test-threads=1",
+            ])
+            .env(INNER, "1")
+            .env("CLAUDECODE", "1")
+            .env("DEBUG", "*")
+            .env("NODE_OPTIONS", "--inspect")
+            .env("KEEP_ME", "kept")
+            .status()
+            .expect("the test runs again");
+        assert!(status.success(), "the inner run failed");
+        return;
+    }
+    let env = cli_environment(Options::default(), "inherited");
+    assert_eq!(has(&env, "CLAUDECODE"), None, "CLAUDECODE reached the CLI");
+    assert_eq!(has(&env, "DEBUG"), None);
+    assert_eq!(has(&env, "NODE_OPTIONS"), None);
+    assert_eq!(
+        has(&env, "KEEP_ME").as_deref(),
+        Some("kept"),
+        "the rest is inherited"
+    );
+    assert_eq!(
+        has(&env, "CLAUDE_CODE_ENTRYPOINT").as_deref(),
+        Some("sdk-cli")
+    );
+
+    // A value the caller sets explicitly is the caller's.
+    let env = cli_environment(Options::default().env("CLAUDECODE", "mine"), "explicit");
+    assert_eq!(has(&env, "CLAUDECODE").as_deref(), Some("mine"));
+}
