@@ -115,8 +115,12 @@ fn serve_cli_over_tcp(
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let thread = std::thread::spawn(move || {
         let (socket, peer) = listener.accept().map_err(|e| e.to_string())?;
-        let mut command = cli_command(&options)?;
-        let mut child = command
+        // The launch holds the private files the CLI's arguments point at:
+        // kept until the CLI has exited, below.
+        let mut launch =
+            claude_proto_process::build_command(&options).map_err(|e| e.to_string())?;
+        let mut child = launch
+            .command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -149,6 +153,7 @@ fn serve_cli_over_tcp(
         let status = child.wait().map_err(|e| e.to_string());
         let _ = inbound.join();
         let _ = errors.join();
+        drop(launch);
         status
     });
     Ok((addr, thread))
@@ -170,15 +175,6 @@ fn pump(from: &mut impl Read, to: &mut impl Write) {
             }
         }
     }
-}
-
-/// The command the adapter's `spawn` would run for `options`: the located
-/// executable, argv without a shell, the environment changes, the working
-/// directory, and the three pipes.
-fn cli_command(options: &Options) -> Result<std::process::Command, String> {
-    claude_proto_process::build_command(options)
-        .map(|(_, command)| command)
-        .map_err(|e| e.to_string())
 }
 
 /// The offline stand-in: a greeting that quotes the prompt.

@@ -73,9 +73,9 @@ fn check_argv(record: &Path) {
 fn the_command_is_the_wrapper_then_the_cli() {
     let record = record_file("command");
     let options = wrapped(&record);
-    let (program, command) = claude_proto_process::build_command(&options).unwrap();
-    assert_eq!(program, Path::new(ENV));
-    let args: Vec<_> = command.get_args().collect();
+    let launch = claude_proto_process::build_command(&options).unwrap();
+    assert_eq!(launch.program, Path::new(ENV));
+    let args: Vec<_> = launch.command.get_args().collect();
     assert_eq!(args[1], FAKE);
     assert_eq!(args[2], "--output-format");
     let _ = std::fs::remove_dir_all(record.parent().unwrap());

@@ -1,6 +1,7 @@
 //! Finding the `claude` executable and building its command.
 
 use std::ffi::OsString;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -8,6 +9,8 @@ use claude_proto::discovery::{self, Lookup, Platform};
 use claude_proto::options::{EnvChange, Options};
 
 use claude_proto_host::SpawnError;
+
+use crate::private::PrivateDir;
 
 /// [`Lookup`] over the real environment and filesystem.
 #[derive(Debug, Clone, Copy, Default)]
@@ -56,13 +59,35 @@ pub fn locate_cli(options: &Options) -> Result<PathBuf, SpawnError> {
 /// arguments, the CLI's name as given ([`Options::wrapped_cli`], not
 /// searched for here) and the CLI's arguments; the returned path is then
 /// the wrapper's.
-pub fn build_command(options: &Options) -> Result<(PathBuf, Command), SpawnError> {
-    let cli = match options.wrapped_cli() {
-        Some(cli) => cli,
+///
+/// The values that can carry secrets, `--mcp-config` (MCP servers' `env`
+/// and `headers` hold tokens) and inline `--settings`, are written to
+/// files in a [`PrivateDir`] (0700, files 0600) and passed by path, so no
+/// other user reads them in the process table; keep
+/// [`Launch::private_files`] until the CLI has exited (a
+/// [`ProcessHandle`](crate::ProcessHandle) does). With a wrapper they stay
+/// inline: the CLI may run where these files are not (a container, another
+/// host).
+pub fn build_command(options: &Options) -> Result<Launch, SpawnError> {
+    let wrapped = options.wrapped_cli();
+    let cli = match &wrapped {
+        Some(cli) => cli.clone(),
         None => locate_cli(options)?,
     };
     let line = options.command().map_err(SpawnError::Options)?;
     let (program, args) = options.program_and_args(&cli, &line);
+    let (args, private_files) = if wrapped.is_some() {
+        (args, None)
+    } else {
+        move_secrets_to_files(args).map_err(|error| {
+            SpawnError::Io(io::Error::new(
+                error.kind(),
+                format!(
+                    "writing the CLI's MCP configuration and settings to a private file: {error}"
+                ),
+            ))
+        })?
+    };
     let mut command = Command::new(&program);
     command.args(&args);
     if line.clear_env {
@@ -93,5 +118,60 @@ pub fn build_command(options: &Options) -> Result<(PathBuf, Command), SpawnError
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    Ok((program, command))
+    Ok(Launch {
+        program,
+        command,
+        private_files,
+    })
+}
+
+/// A command that starts the CLI, from [`build_command`].
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Launch {
+    /// The executable started (the wrapper's, with one).
+    pub program: PathBuf,
+    /// The command, all three streams piped.
+    pub command: Command,
+    /// The private files the arguments point at, if any: removed when
+    /// dropped, so keep them until the CLI has exited.
+    pub private_files: Option<PrivateDir>,
+}
+
+/// The flags whose inline JSON values go to private files, and the files'
+/// names.
+const SECRET_FLAGS: [(&str, &str); 2] = [
+    ("--mcp-config=", "mcp-config.json"),
+    ("--settings=", "settings.json"),
+];
+
+/// `args` with every inline JSON value of [`SECRET_FLAGS`] written to a
+/// private file and replaced by its path.
+fn move_secrets_to_files(args: Vec<OsString>) -> io::Result<(Vec<OsString>, Option<PrivateDir>)> {
+    let mut dir: Option<PrivateDir> = None;
+    let mut out = Vec::with_capacity(args.len());
+    for arg in args {
+        let inline = arg.to_str().and_then(|text| {
+            SECRET_FLAGS.iter().find_map(|&(flag, file)| {
+                let value = text.strip_prefix(flag)?;
+                value
+                    .trim_start()
+                    .starts_with('{')
+                    .then_some((flag, file, value))
+            })
+        });
+        let Some((flag, file, value)) = inline else {
+            out.push(arg);
+            continue;
+        };
+        let dir = match &mut dir {
+            Some(dir) => dir,
+            None => dir.insert(PrivateDir::create("claude-args")?),
+        };
+        let path = dir.write(file, value.as_bytes())?;
+        let mut replaced = OsString::from(flag);
+        replaced.push(path.as_os_str());
+        out.push(replaced);
+    }
+    Ok((out, dir))
 }

@@ -17,6 +17,7 @@ pub mod handlers;
 mod import;
 pub mod log;
 mod pipe;
+mod private;
 mod resume;
 pub mod sessions;
 mod settings;
@@ -28,10 +29,11 @@ mod unwind;
 
 pub mod prelude;
 
-pub use command::{SystemLookup, build_command, locate_cli};
+pub use command::{Launch, SystemLookup, build_command, locate_cli};
 pub use configure::Configure;
 pub use import::{ImportError, ImportReport, import_transcripts};
 pub use pipe::{PipeFd, Stop, StoppableRead, StoppableWrite, is_stopped};
+pub use private::PrivateDir;
 pub use resume::{Prepared, ResumeDir, load_timed_out, prepare, with_deadline};
 pub use settings::{HookOptions, Settings, ShutdownPolicy};
 pub use signal::{process_exit, terminate};

@@ -5,10 +5,9 @@
 //! machine continues on another that only shares the store.
 
 use std::ffi::OsString;
-use std::fs::{self, DirBuilder, OpenOptions};
+use std::fs;
 use std::future::Future;
-use std::hash::{BuildHasher, RandomState};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::Arc;
@@ -22,6 +21,7 @@ use serde_json::Value;
 
 use crate::handlers::BoxFuture;
 use crate::log;
+use crate::private::{PrivateDir, write_private};
 use crate::store::{StoreSettings, config_dir, configured_config_dir};
 
 /// A temporary config directory holding a session loaded from a store.
@@ -30,26 +30,13 @@ use crate::store::{StoreSettings, config_dir, configured_config_dir};
 #[derive(Debug)]
 #[must_use = "dropping it removes the directory the CLI resumes from"]
 pub struct ResumeDir {
-    path: PathBuf,
+    dir: PrivateDir,
 }
 
 impl ResumeDir {
     /// The directory (what the CLI gets as `CLAUDE_CONFIG_DIR`).
     pub fn path(&self) -> &Path {
-        &self.path
-    }
-}
-
-impl Drop for ResumeDir {
-    fn drop(&mut self) {
-        if let Err(error) = fs::remove_dir_all(&self.path) {
-            if error.kind() != io::ErrorKind::NotFound {
-                log::warn(format_args!(
-                    "could not remove the temporary config directory {}: {error}",
-                    self.path.display()
-                ));
-            }
-        }
+        self.dir.path()
     }
 }
 
@@ -383,42 +370,11 @@ fn write_jsonl(path: &Path, entries: &[Entry]) -> io::Result<()> {
 
 /// Writes a new file readable by this user only, creating its directories
 /// (also private).
-fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    if let Some(parent) = path.parent() {
-        private_dir_builder().recursive(true).create(parent)?;
-    }
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path)?.write_all(bytes)
-}
-
-fn private_dir_builder() -> DirBuilder {
-    let mut builder = DirBuilder::new();
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder
-}
-
-/// A new directory under the system's temporary directory that only this
-/// user can enter, with a name nobody can guess in advance.
+/// A new private directory for a resumed session's config.
 fn create_private_dir() -> Result<ResumeDir, SpawnError> {
-    let base = std::env::temp_dir();
-    let mut last_error = None;
-    for attempt in 0..16u32 {
-        let random = RandomState::new().hash_one((std::process::id(), attempt));
-        let path = base.join(format!("claude-resume-{random:016x}"));
-        match private_dir_builder().create(&path) {
-            Ok(()) => return Ok(ResumeDir { path }),
-            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => last_error = Some(error),
-            Err(error) => return Err(store_error("creating a temporary config directory", error)),
-        }
-    }
-    Err(store_error(
-        "creating a temporary config directory",
-        last_error.unwrap_or_else(|| io::Error::other("no free name")),
-    ))
+    PrivateDir::create("claude-resume")
+        .map(|dir| ResumeDir { dir })
+        .map_err(|error| store_error("creating a temporary config directory", error))
 }
 
 fn store_error(

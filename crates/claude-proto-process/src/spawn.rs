@@ -17,8 +17,9 @@ use claude_proto::options::Options;
 use claude_proto_host::SpawnError;
 
 use crate::child::SharedChild;
-use crate::command::build_command;
+use crate::command::{Launch, build_command};
 use crate::log;
+use crate::private::PrivateDir;
 
 /// A started CLI: its pipes and a handle to its process.
 #[derive(Debug)]
@@ -38,7 +39,12 @@ pub struct Spawned {
 
 /// Locates and starts the CLI for `options` with all three streams piped.
 pub fn spawn(options: &Options) -> Result<Spawned, SpawnError> {
-    let (program, mut command) = build_command(options)?;
+    let Launch {
+        program,
+        mut command,
+        private_files,
+        ..
+    } = build_command(options)?;
     let mut child = command.spawn().map_err(|source| SpawnError::Spawn {
         program: program.clone(),
         source,
@@ -63,6 +69,7 @@ pub fn spawn(options: &Options) -> Result<Spawned, SpawnError> {
         stderr,
         process: ProcessHandle {
             child: Arc::new(SharedChild::new(child)),
+            _private_files: private_files,
         },
     })
 }
@@ -74,6 +81,9 @@ pub fn spawn(options: &Options) -> Result<Spawned, SpawnError> {
 #[derive(Debug)]
 pub struct ProcessHandle {
     child: Arc<SharedChild>,
+    /// What the CLI's arguments point at; removed with the handle, after
+    /// the process is killed (the CLI read them when it started).
+    _private_files: Option<PrivateDir>,
 }
 
 impl ProcessHandle {

@@ -26,8 +26,8 @@ fn cli_environment(options: Options, name: &str) -> Vec<String> {
             out.clone().into_os_string(),
         ],
     );
-    let (_, mut command) = build_command(&options).expect("a command");
-    let status = command.status().expect("the wrapper runs");
+    let mut launch = build_command(&options).expect("a command");
+    let status = launch.command.status().expect("the wrapper runs");
     assert!(status.success());
     let text = std::fs::read_to_string(&out).expect("the environment was written");
     let _ = std::fs::remove_file(&out);

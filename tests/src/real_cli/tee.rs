@@ -20,6 +20,8 @@ use super::{RealSpec, Transcript, WAIT};
 pub struct TeedChild {
     child: Child,
     stderr: Option<JoinHandle<String>>,
+    /// The files the CLI's arguments point at, kept while it runs.
+    _private_files: Option<claude_proto_process::PrivateDir>,
 }
 
 impl TeedChild {
@@ -31,7 +33,8 @@ impl TeedChild {
         if spec.permission.is_some() {
             options = options.permission_prompt_stdio(true);
         }
-        let (program, mut command) = build_command(&options)?;
+        let launch = build_command(&options)?;
+        let (program, mut command) = (launch.program, launch.command);
         let mut child = command
             .spawn()
             .map_err(|source| SpawnError::Spawn { program, source })?;
@@ -47,6 +50,7 @@ impl TeedChild {
         let teed = Self {
             child,
             stderr: Some(stderr),
+            _private_files: launch.private_files,
         };
         Ok((teed, stdin, stdout))
     }
