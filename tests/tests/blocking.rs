@@ -680,9 +680,13 @@ mod alone {
         .unwrap();
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
         let options = || {
+            // In the caller's process group, so that the grandchild lives
+            // on holding the pipes (in a group of its own it would be
+            // ended with the CLI: `grandchild_holding_the_pipes_does_not_stall_close`).
             claude_proto::options::Options::default()
                 .cli_path(&script)
                 .env("GRANDCHILD_PID", pid_file.display().to_string())
+                .own_process_group(false)
         };
         let baseline = figures();
 

@@ -314,7 +314,9 @@ impl<R: Runtime> ClaudeBuilder<R> {
         let (exited, exit) = oneshot::channel();
         spawned
             .process
-            .watch_exit(move |status| exited.send(status))?;
+            .watch_exit(self.settings.limits.term_grace, move |status| {
+                exited.send(status)
+            })?;
         let pipes = Pipes {
             stdin,
             stdout,

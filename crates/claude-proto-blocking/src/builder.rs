@@ -328,7 +328,7 @@ where
             resume_dir,
         }) => {
             let exited = sender.clone();
-            process.watch_exit(move |status| {
+            process.watch_exit(settings.limits.term_grace, move |status| {
                 let _ = exited.send(Input::Exited(status));
             })?;
             let (tx, lines) = (sender.clone(), StderrLines::new(settings.stderr_callback));

@@ -16,6 +16,9 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 #[derive(Debug)]
 pub(crate) struct SharedChild {
     pid: u32,
+    /// The child leads a process group of its own (pgid = pid): signals go
+    /// to the group, and the group is ended when the child exits.
+    group: bool,
     state: Mutex<State>,
 }
 
@@ -26,10 +29,12 @@ struct State {
 }
 
 impl SharedChild {
-    /// Wraps a spawned child (take its pipes first).
-    pub(crate) fn new(child: Child) -> Self {
+    /// Wraps a spawned child (take its pipes first); `group` if it was
+    /// started as the leader of a process group of its own.
+    pub(crate) fn new(child: Child, group: bool) -> Self {
         Self {
             pid: child.id(),
+            group,
             state: Mutex::new(State {
                 child,
                 status: None,
@@ -46,33 +51,49 @@ impl SharedChild {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Blocks until the child exits, reaps it and returns its status. Call
-    /// it from one thread at a time.
-    pub(crate) fn wait(&self) -> io::Result<ExitStatus> {
+    /// Blocks until the child exits, ends what is left of its process group
+    /// (see [`group::end`]; `grace` between SIGTERM and SIGKILL), reaps it
+    /// and returns its status. Call it from one thread at a time.
+    pub(crate) fn wait(&self, grace: std::time::Duration) -> io::Result<ExitStatus> {
         if let Some(status) = self.lock().status {
             return Ok(status);
         }
-        wait_unreaped(self)?;
+        let unreaped = wait_unreaped(self)?;
+        if self.group && unreaped {
+            // The child is a zombie, not yet reaped: its pid, which is the
+            // group's id, cannot be given to another process meanwhile.
+            group::end(self.pid, grace);
+        }
         let mut state = self.lock();
         let status = state.child.wait()?;
         state.status = Some(status);
         Ok(status)
     }
 
-    /// Sends SIGTERM unless the child has been reaped (then nothing to do).
+    /// Sends SIGTERM (to its group, if it leads one) unless the child has
+    /// been reaped (then nothing to do).
     pub(crate) fn terminate(&self) -> io::Result<()> {
         let state = self.lock();
         if state.status.is_some() {
             return Ok(());
         }
+        #[cfg(unix)]
+        if self.group {
+            return group::signal(self.pid, rustix::process::Signal::TERM);
+        }
         crate::terminate(self.pid)
     }
 
-    /// Kills the child (SIGKILL) unless it has been reaped.
+    /// Kills the child (SIGKILL; its group, if it leads one) unless it has
+    /// been reaped.
     pub(crate) fn kill(&self) -> io::Result<()> {
         let mut state = self.lock();
         if state.status.is_some() {
             return Ok(());
+        }
+        #[cfg(unix)]
+        if self.group {
+            return group::signal(self.pid, rustix::process::Signal::KILL);
         }
         state.child.kill()
     }
@@ -90,7 +111,7 @@ impl SharedChild {
     target_os = "illumos",
     target_os = "solaris"
 ))]
-fn wait_unreaped(child: &SharedChild) -> io::Result<()> {
+fn wait_unreaped(child: &SharedChild) -> io::Result<bool> {
     use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
     let pid = i32::try_from(child.pid)
         .ok()
@@ -101,7 +122,7 @@ fn wait_unreaped(child: &SharedChild) -> io::Result<()> {
             WaitId::Pid(pid),
             WaitIdOptions::EXITED | WaitIdOptions::NOWAIT,
         ) {
-            Ok(_) => return Ok(()),
+            Ok(_) => return Ok(true),
             Err(rustix::io::Errno::INTR) => continue,
             Err(e) => return Err(e.into()),
         }
@@ -109,7 +130,8 @@ fn wait_unreaped(child: &SharedChild) -> io::Result<()> {
 }
 
 /// Elsewhere there is no waiting without reaping: poll instead, reaping
-/// under the lock.
+/// under the lock (so the group, if any, is not ended: its id may be
+/// reused once the child is reaped).
 #[cfg(not(any(
     target_os = "linux",
     target_os = "android",
@@ -121,17 +143,116 @@ fn wait_unreaped(child: &SharedChild) -> io::Result<()> {
     target_os = "illumos",
     target_os = "solaris"
 )))]
-fn wait_unreaped(child: &SharedChild) -> io::Result<()> {
+fn wait_unreaped(child: &SharedChild) -> io::Result<bool> {
     loop {
         {
             let mut state = child.lock();
             if let Some(status) = state.child.try_wait()? {
                 state.status = Some(status);
-                return Ok(());
+                return Ok(false);
             }
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+/// A process group the CLI leads: signalling it, and ending what is left
+/// of it once the CLI has exited.
+#[cfg(unix)]
+mod group {
+    use std::io;
+    use std::time::{Duration, Instant};
+
+    use rustix::process::{Pid, Signal, kill_process_group};
+
+    /// Sends `signal` to the group `pgid`; a group already empty is not an
+    /// error.
+    pub(super) fn signal(pgid: u32, signal: Signal) -> io::Result<()> {
+        let pid = i32::try_from(pgid)
+            .ok()
+            .and_then(Pid::from_raw)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "invalid pid"))?;
+        match kill_process_group(pid, signal) {
+            Ok(()) | Err(rustix::io::Errno::SRCH) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Ends the group `pgid` whose leader has exited (unreaped): SIGTERM,
+    /// then, while a member is still alive and at most `grace`, waits;
+    /// then SIGKILL. Where the members cannot be counted (no `/proc`),
+    /// SIGKILL follows SIGTERM at once.
+    pub(super) fn end(pgid: u32, grace: Duration) {
+        if living_members(pgid) == Some(0) {
+            return;
+        }
+        let _ = signal(pgid, Signal::TERM);
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline && living_members(pgid).is_some_and(|n| n > 0) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if living_members(pgid) == Some(0) {
+            return;
+        }
+        let _ = signal(pgid, Signal::KILL);
+        // SIGKILL is not refused, but the kernel takes a moment to carry it
+        // out; wait for that, so an exit reported is a group gone (a
+        // process stuck in the kernel is left after a bound).
+        let deadline = Instant::now() + KILLED_DEADLINE;
+        while Instant::now() < deadline && living_members(pgid).is_some_and(|n| n > 0) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// How long processes that got SIGKILL may take to be gone.
+    const KILLED_DEADLINE: Duration = Duration::from_secs(2);
+
+    /// How many processes of the group are alive (zombies do not count:
+    /// they are dead, waiting for a parent to reap them); `None` where this
+    /// cannot be known.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn living_members(pgid: u32) -> Option<usize> {
+        let entries = std::fs::read_dir("/proc").ok()?;
+        let mut living = 0;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if !name
+                .to_str()
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            {
+                continue;
+            }
+            // `pid (comm) state ppid pgrp ...`; comm may hold anything, so
+            // read after its last `)`.
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            let Some(after) = stat.rfind(')').map(|at| &stat[at + 1..]) else {
+                continue;
+            };
+            let mut fields = after.split_whitespace();
+            let (Some(state), Some(_ppid), Some(group)) =
+                (fields.next(), fields.next(), fields.next())
+            else {
+                continue;
+            };
+            if group.parse::<u32>().ok() == Some(pgid) && state != "Z" && state != "X" {
+                living += 1;
+            }
+        }
+        Some(living)
+    }
+
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    fn living_members(_pgid: u32) -> Option<usize> {
+        None
+    }
+}
+
+/// No process groups here.
+#[cfg(not(unix))]
+mod group {
+    pub(super) fn end(_pgid: u32, _grace: std::time::Duration) {}
 }
 
 #[cfg(all(test, unix))]
@@ -144,10 +265,11 @@ mod tests {
     fn kill_from_another_thread_ends_a_wait() {
         let child = Arc::new(SharedChild::new(
             Command::new("sleep").arg("1000").spawn().expect("sleep"),
+            false,
         ));
         let waiter = {
             let child = child.clone();
-            std::thread::spawn(move || child.wait())
+            std::thread::spawn(move || child.wait(std::time::Duration::ZERO))
         };
         child.terminate().expect("terminate");
         let status = waiter.join().expect("join").expect("status");

@@ -118,10 +118,15 @@ pub fn build_command(options: &Options) -> Result<Launch, SpawnError> {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    #[cfg(unix)]
+    if options.own_process_group {
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    }
     Ok(Launch {
         program,
         command,
         private_files,
+        own_process_group: cfg!(unix) && options.own_process_group,
     })
 }
 
@@ -136,6 +141,9 @@ pub struct Launch {
     /// The private files the arguments point at, if any: removed when
     /// dropped, so keep them until the CLI has exited.
     pub private_files: Option<PrivateDir>,
+    /// Whether the command starts the CLI in a process group of its own
+    /// ([`Options::own_process_group`], Unix only).
+    pub own_process_group: bool,
 }
 
 /// The flags whose inline JSON values go to private files, and the files'

@@ -43,6 +43,7 @@ pub fn spawn(options: &Options) -> Result<Spawned, SpawnError> {
         program,
         mut command,
         private_files,
+        own_process_group,
         ..
     } = build_command(options)?;
     let mut child = command.spawn().map_err(|source| SpawnError::Spawn {
@@ -68,7 +69,7 @@ pub fn spawn(options: &Options) -> Result<Spawned, SpawnError> {
         stdout,
         stderr,
         process: ProcessHandle {
-            child: Arc::new(SharedChild::new(child)),
+            child: Arc::new(SharedChild::new(child, own_process_group)),
             _private_files: private_files,
         },
     })
@@ -95,23 +96,32 @@ impl ProcessHandle {
     /// Starts the thread that waits for the exit, reaps the process and
     /// calls `on_exit` with its status (once). The thread ends with the
     /// process, which dropping this handle guarantees.
+    ///
+    /// When the CLI runs in a process group of its own
+    /// ([`Options::own_process_group`]), what is left of the group when
+    /// the CLI has exited gets SIGTERM, then SIGKILL if it is still there
+    /// after `descendants_grace`, before `on_exit` is called: so an exit
+    /// reported is a whole session gone.
     pub fn watch_exit(
         &self,
+        descendants_grace: std::time::Duration,
         on_exit: impl FnOnce(io::Result<ExitStatus>) + Send + 'static,
     ) -> io::Result<()> {
         let child = self.child.clone();
         std::thread::Builder::new()
             .name("claude-proto-exit".into())
-            .spawn(move || on_exit(child.wait()))
+            .spawn(move || on_exit(child.wait(descendants_grace)))
             .map(drop)
     }
 
-    /// SIGTERM (a no-op once the process is reaped).
+    /// SIGTERM, to the CLI's whole process group when it has one (a no-op
+    /// once the process is reaped).
     pub fn terminate(&self) -> io::Result<()> {
         self.child.terminate()
     }
 
-    /// SIGKILL (a no-op once the process is reaped).
+    /// SIGKILL, to the CLI's whole process group when it has one (a no-op
+    /// once the process is reaped).
     pub fn kill(&self) -> io::Result<()> {
         self.child.kill()
     }
@@ -128,7 +138,8 @@ impl Drop for ProcessHandle {
             let reaper = std::thread::Builder::new()
                 .name("claude-proto-reaper".into())
                 .spawn(move || {
-                    let _ = child.wait();
+                    // The session is gone: no grace for what it started.
+                    let _ = child.wait(std::time::Duration::ZERO);
                 });
             if let Err(error) = reaper {
                 log::warn(format_args!(

@@ -430,6 +430,15 @@ pub struct Options {
     /// Start from the caller's environment (`true`, the default) or from an
     /// empty one (`false`: then `env` must provide `PATH`, `HOME`, API keys...).
     pub inherit_env: bool,
+    /// Start the CLI in a process group of its own (`true`, the default, on
+    /// Unix), so that ending the session ends everything the CLI started
+    /// (MCP servers, Bash commands, background shells, hooks): the group
+    /// gets the CLI's close sequence, and what is left of it when the CLI
+    /// has exited gets SIGTERM, then SIGKILL after the grace period.
+    /// `false` keeps the CLI in the caller's group and leaves its children
+    /// to outlive it. A descendant that leaves the group on purpose (its
+    /// own `setsid`) is out of reach either way.
+    pub own_process_group: bool,
     /// Value of `CLAUDE_CODE_ENTRYPOINT` (default [`DEFAULT_ENTRYPOINT`],
     /// `sdk-cli`). Values other than `sdk-cli`, `sdk-ts` and `sdk-py` make
     /// CLI 2.1.330 run the session as something other than an SDK session.
@@ -506,6 +515,7 @@ impl Default for Options {
             env: Vec::new(),
             env_remove: Vec::new(),
             inherit_env: true,
+            own_process_group: true,
             entrypoint: DEFAULT_ENTRYPOINT.to_owned(),
             client_app: DEFAULT_CLIENT_APP.to_owned(),
             reads_session_state: true,
@@ -1066,6 +1076,12 @@ impl Options {
     /// Sets `inherit_env`.
     pub fn inherit_env(mut self, on: bool) -> Self {
         self.inherit_env = on;
+        self
+    }
+
+    /// Sets `own_process_group`.
+    pub fn own_process_group(mut self, on: bool) -> Self {
+        self.own_process_group = on;
         self
     }
 
@@ -1654,6 +1670,7 @@ impl fmt::Debug for Options {
             env,
             env_remove,
             inherit_env,
+            own_process_group,
             entrypoint,
             client_app,
             reads_session_state,
@@ -1724,6 +1741,7 @@ impl fmt::Debug for Options {
             .field("env", &env)
             .field("env_remove", env_remove)
             .field("inherit_env", inherit_env)
+            .field("own_process_group", own_process_group)
             .field("entrypoint", entrypoint)
             .field("client_app", client_app)
             .field("reads_session_state", reads_session_state)

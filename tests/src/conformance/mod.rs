@@ -181,6 +181,8 @@ pub struct Spec {
     pub store: Option<claude_proto_process::StoreSettings>,
     /// Resume this session (`--resume`).
     pub resume: Option<String>,
+    /// Start the fake in a process group of its own (the default).
+    pub own_process_group: bool,
 }
 
 /// The elicitation and user-dialog handlers of [`Spec::dialogs`], written
@@ -244,6 +246,7 @@ impl Spec {
             dialogs: false,
             store: None,
             resume: None,
+            own_process_group: true,
         }
     }
 
@@ -270,7 +273,7 @@ impl Spec {
         if let Some(id) = &self.resume {
             options = options.resume(id.as_str());
         }
-        options
+        options.own_process_group(self.own_process_group)
     }
 
     /// The answer of the `calc.add` tool for `arguments`.
@@ -1698,14 +1701,17 @@ pub fn panicking_stderr_callback_is_contained<H: Harness>(fake: PathBuf) {
 }
 
 /// (e) A grandchild of the CLI holds its stdout and stderr open after the
-/// CLI exits: the session still ends (reading is given up after
-/// `drain_after_exit`), and no fd or thread is left.
+/// CLI exits: the session still ends, the grandchild is ended with the
+/// CLI's process group (`Options::own_process_group`, the default), and no
+/// fd or thread is left. Without a group of its own the grandchild lives
+/// on and the session still ends (reading is given up after
+/// `drain_after_exit`).
 pub fn grandchild_holding_the_pipes_does_not_stall_close<H: Harness>(fake: PathBuf) {
     warm_up::<H>(&fake);
     let before = crate::process::resources();
     let pids = temp_path("grandchild");
-    let mut spec =
-        Spec::new(fake, "grandchild").env("FAKE_CLAUDE_PID_FILE", pids.display().to_string());
+    let mut spec = Spec::new(fake.clone(), "grandchild")
+        .env("FAKE_CLAUDE_PID_FILE", pids.display().to_string());
     spec.limits.drain_after_exit = Duration::from_millis(50);
     let mut s = must("start", H::start(spec));
     must("send", s.send_text("hi"));
@@ -1718,15 +1724,33 @@ pub fn grandchild_holding_the_pipes_does_not_stall_close<H: Harness>(fake: PathB
         panic!("expected the CLI's and the grandchild's pids, got {found:?}");
     };
     assert!(
-        crate::process::is_running(grandchild),
-        "the grandchild is the point"
+        !crate::process::is_running(grandchild),
+        "the grandchild outlived the session's process group"
     );
-    crate::process::kill(grandchild);
     assert!(crate::process::wait_until_gone(
         cli,
         Duration::from_secs(20)
     ));
     assert_nothing_left(before);
+
+    // The CLI in the caller's group: the grandchild lives on, and holds
+    // the pipes, and close still returns.
+    let mut spec =
+        Spec::new(fake, "grandchild").env("FAKE_CLAUDE_PID_FILE", pids.display().to_string());
+    spec.limits.drain_after_exit = Duration::from_millis(50);
+    spec.own_process_group = false;
+    let mut s = must("start", H::start(spec));
+    must("send", s.send_text("hi"));
+    assert_eq!(must("turn", turn(&mut *s)).text, "echo: hi");
+    let report = must("close", s.close()).expect("an exit report");
+    assert!(report.success(), "{report}");
+    let found = read_pids(&pids);
+    let _ = std::fs::remove_file(&pids);
+    let [_, grandchild] = found[..] else {
+        panic!("expected the CLI's and the grandchild's pids, got {found:?}");
+    };
+    assert!(crate::process::is_running(grandchild), "asked to live on");
+    crate::process::kill(grandchild);
 }
 
 /// (e) A UTF-8 byte order mark before the `initialize` answer.

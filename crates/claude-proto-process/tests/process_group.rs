@@ -1,0 +1,158 @@
+//! The session owns its process tree: the CLI leads a process group of its
+//! own, and when it exits, what it started goes too, even a descendant
+//! that ignores SIGTERM or started children of its own. With
+//! `own_process_group(false)` they outlive it, as before.
+//!
+//! The stand-in CLI is a shell script; "gone" means no such process, or a
+//! zombie (dead, waiting for a parent to reap it: the test machine's init
+//! may never do so).
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail loudly by design
+
+use std::io::{BufRead as _, BufReader};
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use claude_proto_process::{Options, spawn};
+
+/// Starts a grandchild that ignores SIGTERM, and one that starts a child
+/// of its own; prints their pids and waits for stdin to close.
+const SCRIPT: &str = r#"#!/bin/sh
+sh -c 'trap "" TERM; exec sleep 1000' &
+first=$!
+sh -c 'sleep 1000 & wait' &
+second=$!
+echo "$first $second"
+cat > /dev/null
+"#;
+
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
+    let dir =
+        std::env::temp_dir().join(format!("claude-proto-group-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cli = dir.join("cli.sh");
+    std::fs::write(&cli, SCRIPT).unwrap();
+    std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o700)).unwrap();
+    Scratch(dir)
+}
+
+/// Alive: it exists and is not a zombie.
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rfind(')')
+                .map(|at| stat[at + 1..].trim_start().starts_with(['Z', 'X']))
+        })
+        .is_some_and(|dead| !dead)
+}
+
+/// Every process whose parent is `pid` (its children).
+fn children_of(pid: u32) -> Vec<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+/// Runs the stand-in CLI, ends it by closing its stdin, and returns the
+/// pids it started (and theirs), once its exit is reported.
+fn run_and_close(options: Options) -> Vec<u32> {
+    let mut spawned = spawn(&options).expect("the stand-in starts");
+    let mut line = String::new();
+    BufReader::new(&mut spawned.stdout)
+        .read_line(&mut line)
+        .unwrap();
+    let mut pids: Vec<u32> = line
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    // The second one's own child (it may take a moment to be forked).
+    let second = pids[1];
+    let grandchild = loop {
+        if let Some(&pid) = children_of(second).first() {
+            break pid;
+        }
+        std::thread::yield_now();
+    };
+    pids.push(grandchild);
+    assert!(pids.iter().all(|&p| alive(p)), "the descendants run");
+    let (exited, exit) = mpsc::channel();
+    spawned
+        .process
+        .watch_exit(Duration::from_millis(300), move |status| {
+            let _ = exited.send(status);
+        })
+        .unwrap();
+    drop(spawned.stdin);
+    exit.recv()
+        .expect("the exit is reported")
+        .expect("a status");
+    pids
+}
+
+#[test]
+fn what_the_cli_started_is_gone_when_its_exit_is_reported() {
+    let scratch = scratch("own");
+    let pids = run_and_close(Options::default().cli_path(scratch.0.join("cli.sh")));
+    for pid in pids {
+        assert!(!alive(pid), "{pid} outlived the session");
+    }
+}
+
+#[test]
+fn without_a_group_of_its_own_the_descendants_live_on() {
+    let scratch = scratch("shared");
+    let pids = run_and_close(
+        Options::default()
+            .cli_path(scratch.0.join("cli.sh"))
+            .own_process_group(false),
+    );
+    assert!(
+        pids.iter().all(|&p| alive(p)),
+        "today's behaviour, asked for"
+    );
+    for pid in pids {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+    }
+}
+
+#[test]
+fn dropping_the_handle_ends_the_whole_group() {
+    let scratch = scratch("drop");
+    let mut spawned = spawn(&Options::default().cli_path(scratch.0.join("cli.sh"))).unwrap();
+    let mut line = String::new();
+    BufReader::new(&mut spawned.stdout)
+        .read_line(&mut line)
+        .unwrap();
+    let pids: Vec<u32> = line
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    let leader = spawned.process.id();
+    drop(spawned);
+    // SIGKILL to the group is sent before `drop` returns; the kernel takes
+    // the processes down asynchronously, so wait for that (not a timing
+    // assertion: a bounded wait for a state change).
+    for pid in pids.into_iter().chain([leader]) {
+        let mut tries = 0;
+        while alive(pid) && tries < 10_000 {
+            std::thread::yield_now();
+            tries += 1;
+        }
+        assert!(!alive(pid), "{pid} survived the handle");
+    }
+}
