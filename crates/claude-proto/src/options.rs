@@ -437,7 +437,9 @@ pub struct Options {
     /// has exited gets SIGTERM, then SIGKILL after the grace period.
     /// `false` keeps the CLI in the caller's group and leaves its children
     /// to outlive it. A descendant that leaves the group on purpose (its
-    /// own `setsid`) is out of reach either way.
+    /// own `setsid`) is out of reach either way: the CLI (2.1.330) starts
+    /// each Bash tool command in a session of its own, so what such a
+    /// command leaves running in the background survives the session.
     pub own_process_group: bool,
     /// Value of `CLAUDE_CODE_ENTRYPOINT` (default [`DEFAULT_ENTRYPOINT`],
     /// `sdk-cli`). Values other than `sdk-cli`, `sdk-ts` and `sdk-py` make
