@@ -35,6 +35,21 @@ pub fn wait_until_gone(pid: u32, limit: Duration) -> bool {
     }
 }
 
+/// Waits until `pid` is no longer running (gone, or a zombie: dead and
+/// waiting for a parent to reap it, which for an orphan is init's job),
+/// checking every few milliseconds up to `limit`. A bound on a background
+/// cleanup, not a timing assertion.
+pub fn wait_until_not_running(pid: u32, limit: Duration) -> bool {
+    let start = Instant::now();
+    while is_running(pid) {
+        if start.elapsed() >= limit {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    true
+}
+
 /// What a process holds that a session must give back: open file
 /// descriptors and threads (Linux: `/proc/self/fd`, `/proc/self/task`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1148,6 +1148,30 @@ pub fn drop_without_close<H: Harness>(fake: PathBuf) {
     );
 }
 
+/// Dropping a session without closing it ends what the CLI started too:
+/// the CLI leads a process group of its own, and the group is killed.
+pub fn dropping_the_session_ends_what_the_cli_started<H: Harness>(fake: PathBuf) {
+    let pids = temp_path("dropped-grandchild");
+    let spec =
+        Spec::new(fake, "grandchild").env("FAKE_CLAUDE_PID_FILE", pids.display().to_string());
+    let mut s = must("start", H::start(spec));
+    must("send", s.send_text("hi"));
+    assert_eq!(must("turn", turn(&mut *s)).text, "echo: hi");
+    let found = read_pids(&pids);
+    let _ = std::fs::remove_file(&pids);
+    let [cli, grandchild] = found[..] else {
+        panic!("expected the CLI's and the grandchild's pids, got {found:?}");
+    };
+    assert!(crate::process::is_running(grandchild));
+    s.abandon();
+    for pid in [cli, grandchild] {
+        assert!(
+            crate::process::wait_until_not_running(pid, Duration::from_secs(20)),
+            "process {pid} outlived the dropped session"
+        );
+    }
+}
+
 /// A CLI that ignores SIGTERM is killed once the terminate grace is over;
 /// closing returns with the kill in the report and no process left.
 pub fn close_kills_a_child_that_ignores_sigterm<H: Harness>(fake: PathBuf) {
@@ -1833,7 +1857,8 @@ macro_rules! conformance_suite {
             interrupt_mid_turn, cancel_stops_handler, control_request_timeout,
             exit_mid_turn, exit_before_initialize, garbage_lines,
             flood_with_slow_consumer, stderr_flood, many_concurrent_sessions,
-            drop_without_close, close_kills_a_child_that_ignores_sigterm,
+            drop_without_close, dropping_the_session_ends_what_the_cli_started,
+            close_kills_a_child_that_ignores_sigterm,
             child_that_never_reads_stdin_does_not_stall,
             control_answer_behind_unread_events, permission_behind_unread_events,
             undecodable_lines_do_not_shift_turns, dropped_query_does_not_shift_turns,
