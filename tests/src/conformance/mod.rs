@@ -183,6 +183,8 @@ pub struct Spec {
     pub resume: Option<String>,
     /// Start the fake in a process group of its own (the default).
     pub own_process_group: bool,
+    /// `--mcp-config` for the fake (which ignores it).
+    pub mcp_config: Option<Value>,
 }
 
 /// The elicitation and user-dialog handlers of [`Spec::dialogs`], written
@@ -247,6 +249,7 @@ impl Spec {
             store: None,
             resume: None,
             own_process_group: true,
+            mcp_config: None,
         }
     }
 
@@ -272,6 +275,9 @@ impl Spec {
         }
         if let Some(id) = &self.resume {
             options = options.resume(id.as_str());
+        }
+        if let Some(config) = &self.mcp_config {
+            options = options.mcp_config(config.clone());
         }
         options.own_process_group(self.own_process_group)
     }
@@ -1172,6 +1178,54 @@ pub fn dropping_the_session_ends_what_the_cli_started<H: Harness>(fake: PathBuf)
     }
 }
 
+/// An MCP server's token reaches the CLI in a private file, never on its
+/// command line (which every local user can read), nor in the error of a
+/// session that cannot start.
+pub fn no_secret_in_the_process_table<H: Harness>(fake: PathBuf) {
+    const SENTINEL: &str = "sk-sentinel-conformance-5d1e";
+    let config = json!({"mcpServers": {"db": {"command": "db-mcp", "env": {"TOKEN": SENTINEL}}}});
+    let mut spec = Spec::new(fake.clone(), "echo");
+    spec.mcp_config = Some(config.clone());
+    let mut s = must("start", H::start(spec));
+    let pid = s.pid().expect("a child process");
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+    assert!(
+        !cmdline.contains(SENTINEL),
+        "the token is in the process table: {cmdline}"
+    );
+    assert!(
+        cmdline.contains("--mcp-config=/"),
+        "passed by path: {cmdline}"
+    );
+    let file = cmdline
+        .split(' ')
+        .find_map(|arg| arg.strip_prefix("--mcp-config="))
+        .map(PathBuf::from)
+        .expect("the file's path");
+    assert!(file.exists());
+    must("send", s.send_text("hi"));
+    assert_eq!(must("turn", turn(&mut *s)).text, "echo: hi");
+    must("close", s.close());
+    // Removed with the process handle, which the session gives up as it
+    // finishes (on some adapters just after `close` returns).
+    let start = std::time::Instant::now();
+    while file.exists() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(!file.exists(), "{} outlived the session", file.display());
+
+    let mut spec = Spec::new(fake, "echo");
+    spec.mcp_config = Some(config);
+    spec.cwd = Some(PathBuf::from("/nonexistent/claude-proto-secret-test"));
+    let Err(error) = H::start(spec) else {
+        panic!("a missing working directory must fail the start");
+    };
+    for text in [error.to_string(), format!("{error:?}")] {
+        assert!(!text.contains(SENTINEL), "the token is in an error: {text}");
+    }
+}
+
 /// A CLI that ignores SIGTERM is killed once the terminate grace is over;
 /// closing returns with the kill in the report and no process left.
 pub fn close_kills_a_child_that_ignores_sigterm<H: Harness>(fake: PathBuf) {
@@ -1858,6 +1912,7 @@ macro_rules! conformance_suite {
             exit_mid_turn, exit_before_initialize, garbage_lines,
             flood_with_slow_consumer, stderr_flood, many_concurrent_sessions,
             drop_without_close, dropping_the_session_ends_what_the_cli_started,
+            no_secret_in_the_process_table,
             close_kills_a_child_that_ignores_sigterm,
             child_that_never_reads_stdin_does_not_stall,
             control_answer_behind_unread_events, permission_behind_unread_events,
