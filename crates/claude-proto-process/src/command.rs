@@ -106,6 +106,7 @@ pub fn build_command(options: &Options) -> Result<Launch, SpawnError> {
             _ => {}
         }
     }
+    crate::trace_context::hand_over(options, &mut command);
     if let Some(cwd) = &line.cwd {
         // Checked here: the OS reports a missing directory as a missing
         // program, which sends people looking in the wrong place.

@@ -25,6 +25,7 @@ mod signal;
 mod spawn;
 mod stderr;
 mod store;
+mod trace_context;
 mod unwind;
 
 pub mod prelude;

@@ -76,3 +76,59 @@ fn an_inherited_claudecode_debug_or_node_options_does_not_reach_the_cli() {
     let env = cli_environment(Options::default().env("CLAUDECODE", "mine"), "explicit");
     assert_eq!(has(&env, "CLAUDECODE").as_deref(), Some("mine"));
 }
+
+/// The caller's current OpenTelemetry span reaches the CLI as W3C trace
+/// context (feature `opentelemetry`), replacing a stale inherited one;
+/// values the caller sets win.
+#[test]
+fn the_current_span_reaches_the_cli_as_traceparent() {
+    use opentelemetry::trace::{
+        SpanContext, SpanId, TraceContextExt as _, TraceFlags, TraceId, TraceState,
+    };
+
+    if std::env::var_os(INNER).is_none() {
+        let status = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "the_current_span_reaches_the_cli_as_traceparent",
+                "--test-threads=1",
+            ])
+            .env(INNER, "1")
+            .env(
+                "TRACEPARENT",
+                "00-00000000000000000000000000000001-0000000000000001-00",
+            )
+            .env("TRACESTATE", "stale=1")
+            .status()
+            .expect("the test runs again");
+        assert!(status.success(), "the inner run failed");
+        return;
+    }
+    // No span: the inherited context passes through untouched.
+    let env = cli_environment(Options::default(), "no-span");
+    assert_eq!(
+        has(&env, "TRACEPARENT").as_deref(),
+        Some("00-00000000000000000000000000000001-0000000000000001-00")
+    );
+
+    let span = SpanContext::new(
+        TraceId::from_hex("4bf92f3577b34da6a3ce929d0e0e4736").unwrap(),
+        SpanId::from_hex("00f067aa0ba902b7").unwrap(),
+        TraceFlags::SAMPLED,
+        true,
+        TraceState::from_key_value([("vendor", "x")]).unwrap(),
+    );
+    let _attached = opentelemetry::Context::new()
+        .with_remote_span_context(span)
+        .attach();
+    let env = cli_environment(Options::default(), "span");
+    assert_eq!(
+        has(&env, "TRACEPARENT").as_deref(),
+        Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+    );
+    assert_eq!(has(&env, "TRACESTATE").as_deref(), Some("vendor=x"));
+
+    let env = cli_environment(Options::default().env("TRACEPARENT", "mine"), "explicit");
+    assert_eq!(has(&env, "TRACEPARENT").as_deref(), Some("mine"));
+    assert_eq!(has(&env, "TRACESTATE").as_deref(), Some("vendor=x"));
+}
