@@ -26,18 +26,26 @@ pub(crate) struct SharedChild {
 struct State {
     child: Child,
     status: Option<ExitStatus>,
+    /// The group's watchdog (see [`group::watchdog`]), reaped with the child.
+    watchdog: Option<Child>,
 }
 
 impl SharedChild {
     /// Wraps a spawned child (take its pipes first); `group` if it was
     /// started as the leader of a process group of its own.
     pub(crate) fn new(child: Child, group: bool) -> Self {
+        let pid = child.id();
+        #[cfg(unix)]
+        let watchdog = group.then(|| group::watchdog(pid)).flatten();
+        #[cfg(not(unix))]
+        let watchdog = None;
         Self {
-            pid: child.id(),
+            pid,
             group,
             state: Mutex::new(State {
                 child,
                 status: None,
+                watchdog,
             }),
         }
     }
@@ -67,6 +75,12 @@ impl SharedChild {
         let mut state = self.lock();
         let status = state.child.wait()?;
         state.status = Some(status);
+        if let Some(mut watchdog) = state.watchdog.take() {
+            // Ended with the group; if it was not (no group end on this
+            // platform), its work is done: the session is over.
+            let _ = watchdog.kill();
+            let _ = watchdog.wait();
+        }
         Ok(status)
     }
 
@@ -201,6 +215,35 @@ mod group {
         let deadline = Instant::now() + KILLED_DEADLINE;
         while Instant::now() < deadline && living_members(pgid).is_some_and(|n| n > 0) {
             std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// Starts the group's watchdog: a shell in the group whose stdin is a
+    /// pipe only this process writes to (never: it is closed on exec in
+    /// every other child). When this process dies, however abruptly (a
+    /// SIGKILL, a crash), the pipe closes, the read ends and the watchdog
+    /// kills its own group: the CLI and everything it started. It is part
+    /// of the group, so ending the group ends it. `None` (logged) if it
+    /// cannot be started: the session runs without that protection.
+    pub(super) fn watchdog(pgid: u32) -> Option<std::process::Child> {
+        use std::os::unix::process::CommandExt as _;
+        use std::process::{Command, Stdio};
+        let pgid = i32::try_from(pgid).ok()?;
+        let started = Command::new("/bin/sh")
+            .args(["-c", "read -r _ || :; kill -KILL 0"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(pgid)
+            .spawn();
+        match started {
+            Ok(child) => Some(child),
+            Err(error) => {
+                crate::log::warn(format_args!(
+                    "no watchdog for the CLI's process group (it will not be ended if this process is killed): {error}"
+                ));
+                None
+            }
         }
     }
 

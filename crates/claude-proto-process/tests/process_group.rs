@@ -156,3 +156,61 @@ fn dropping_the_handle_ends_the_whole_group() {
         assert!(!alive(pid), "{pid} survived the handle");
     }
 }
+
+const INNER: &str = "CLAUDE_PROTO_GROUP_TEST_INNER";
+
+/// Our own process killed with SIGKILL (no drop, no cleanup of ours runs):
+/// the group's watchdog sees its pipe close and ends the CLI and what it
+/// started.
+#[test]
+fn a_sigkill_of_our_process_ends_the_cli_and_what_it_started() {
+    if let Some(dir) = std::env::var_os(INNER) {
+        // The inner run: start the stand-in, report the pids, wait to die.
+        let cli = PathBuf::from(dir).join("cli.sh");
+        let mut spawned = spawn(&Options::default().cli_path(cli)).unwrap();
+        let mut line = String::new();
+        BufReader::new(&mut spawned.stdout)
+            .read_line(&mut line)
+            .unwrap();
+        println!("pids {} {}", spawned.process.id(), line.trim());
+        loop {
+            std::thread::park();
+        }
+    }
+    let scratch = scratch("sigkill");
+    let mut inner = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "a_sigkill_of_our_process_ends_the_cli_and_what_it_started",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(INNER, &scratch.0)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pids = Vec::new();
+    for line in BufReader::new(inner.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        // The harness may print the test's name on the same line.
+        if let Some((_, rest)) = line.split_once("pids ") {
+            pids = rest
+                .split_whitespace()
+                .map(|p| p.parse::<u32>().unwrap())
+                .collect();
+            break;
+        }
+    }
+    assert_eq!(pids.len(), 3, "the CLI and its two descendants");
+    assert!(pids.iter().all(|&p| alive(p)));
+    inner.kill().unwrap();
+    inner.wait().unwrap();
+    for pid in pids {
+        let mut tries = 0u32;
+        while alive(pid) && tries < 200_000 {
+            std::thread::yield_now();
+            tries += 1;
+        }
+        assert!(!alive(pid), "{pid} outlived our process");
+    }
+}

@@ -434,7 +434,8 @@ pub struct Options {
     /// Unix), so that ending the session ends everything the CLI started
     /// (MCP servers, Bash commands, background shells, hooks): the group
     /// gets the CLI's close sequence, and what is left of it when the CLI
-    /// has exited gets SIGTERM, then SIGKILL after the grace period.
+    /// has exited gets SIGTERM, then SIGKILL after the grace period; and if
+    /// the caller's process dies abruptly, a watchdog in the group kills it.
     /// `false` keeps the CLI in the caller's group and leaves its children
     /// to outlive it. A descendant that leaves the group on purpose (its
     /// own `setsid`) is out of reach either way: the CLI (2.1.330) starts
