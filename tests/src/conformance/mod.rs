@@ -1787,20 +1787,7 @@ pub fn panicking_stderr_callback_is_contained<H: Harness>(fake: PathBuf) {
 pub fn grandchild_holding_the_pipes_does_not_stall_close<H: Harness>(fake: PathBuf) {
     warm_up::<H>(&fake);
     let before = crate::process::resources();
-    let pids = temp_path("grandchild");
-    let mut spec = Spec::new(fake.clone(), "grandchild")
-        .env("FAKE_CLAUDE_PID_FILE", pids.display().to_string());
-    spec.limits.drain_after_exit = Duration::from_millis(50);
-    let mut s = must("start", H::start(spec));
-    must("send", s.send_text("hi"));
-    assert_eq!(must("turn", turn(&mut *s)).text, "echo: hi");
-    let report = must("close", s.close()).expect("an exit report");
-    assert!(report.success(), "{report}");
-    let found = read_pids(&pids);
-    let _ = std::fs::remove_file(&pids);
-    let [cli, grandchild] = found[..] else {
-        panic!("expected the CLI's and the grandchild's pids, got {found:?}");
-    };
+    let [cli, grandchild] = close_with_a_grandchild::<H>(&fake, true);
     assert!(
         !crate::process::is_running(grandchild),
         "the grandchild outlived the session's process group"
@@ -1813,10 +1800,19 @@ pub fn grandchild_holding_the_pipes_does_not_stall_close<H: Harness>(fake: PathB
 
     // The CLI in the caller's group: the grandchild lives on, and holds
     // the pipes, and close still returns.
-    let mut spec =
-        Spec::new(fake, "grandchild").env("FAKE_CLAUDE_PID_FILE", pids.display().to_string());
+    let [_, grandchild] = close_with_a_grandchild::<H>(&fake, false);
+    assert!(crate::process::is_running(grandchild), "asked to live on");
+    crate::process::kill(grandchild);
+}
+
+/// Runs a turn of the fake's `grandchild` scenario and closes: the pids of
+/// the CLI and of its grandchild.
+fn close_with_a_grandchild<H: Harness>(fake: &Path, own_process_group: bool) -> [u32; 2] {
+    let pids = temp_path("grandchild");
+    let mut spec = Spec::new(fake.to_path_buf(), "grandchild")
+        .env("FAKE_CLAUDE_PID_FILE", pids.display().to_string());
     spec.limits.drain_after_exit = Duration::from_millis(50);
-    spec.own_process_group = false;
+    spec.own_process_group = own_process_group;
     let mut s = must("start", H::start(spec));
     must("send", s.send_text("hi"));
     assert_eq!(must("turn", turn(&mut *s)).text, "echo: hi");
@@ -1824,11 +1820,10 @@ pub fn grandchild_holding_the_pipes_does_not_stall_close<H: Harness>(fake: PathB
     assert!(report.success(), "{report}");
     let found = read_pids(&pids);
     let _ = std::fs::remove_file(&pids);
-    let [_, grandchild] = found[..] else {
+    let [cli, grandchild] = found[..] else {
         panic!("expected the CLI's and the grandchild's pids, got {found:?}");
     };
-    assert!(crate::process::is_running(grandchild), "asked to live on");
-    crate::process::kill(grandchild);
+    [cli, grandchild]
 }
 
 /// (e) A UTF-8 byte order mark before the `initialize` answer.
