@@ -4,7 +4,7 @@
 //! one whose descendants behave in three ways: none, one that exits on
 //! SIGTERM, one that ignores it (then SIGKILL after the grace).
 //!
-//! usage: bench-close [ROUNDS] (default 20); prints a Markdown table.
+//! usage: `bench-close [ROUNDS]` (default 20); prints a Markdown table.
 
 use std::io::{BufRead as _, BufReader};
 use std::os::unix::fs::PermissionsExt as _;
