@@ -71,11 +71,46 @@ pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
     if let Some(parent) = path.parent() {
         private_dir_builder().recursive(true).create(parent)?;
     }
+    private_file_options().open(path)?.write_all(bytes)
+}
+
+/// Options that create a new file only this user can read (0600 on Unix).
+pub(crate) fn private_file_options() -> OpenOptions {
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path)?.write_all(bytes)
+    options
+}
+
+/// Reads exactly `buf.len()` bytes at `offset`, leaving the file's cursor
+/// alone on Unix (so threads can share the file).
+pub(crate) fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        let mut done = 0;
+        while done < buf.len() {
+            let read = std::os::windows::fs::FileExt::seek_read(
+                file,
+                &mut buf[done..],
+                offset + done as u64,
+            )?;
+            if read == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            done += read;
+        }
+        Ok(())
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        let _ = (file, buf, offset);
+        Err(io::ErrorKind::Unsupported.into())
+    }
 }
 
 /// A directory builder making directories only this user can enter.

@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
-use std::os::unix::fs::{FileExt as _, MetadataExt as _};
 use std::path::{Path, PathBuf};
 
 use claude_proto::transcript::{
@@ -81,7 +80,16 @@ fn read_up_to(file: &mut File, limit: usize) -> io::Result<Vec<u8>> {
 /// `int(st_mtime * 1000)` (a float of seconds), so both agree to the
 /// millisecond.
 pub(super) fn mtime_millis(meta: &std::fs::Metadata) -> i64 {
-    let seconds = meta.mtime() as f64 + meta.mtime_nsec() as f64 * 1e-9;
+    let Ok(since_epoch) = meta
+        .modified()
+        .map(|m| m.duration_since(std::time::UNIX_EPOCH))
+    else {
+        return 0;
+    };
+    let Ok(since_epoch) = since_epoch else {
+        return 0;
+    };
+    let seconds = since_epoch.as_secs() as f64 + f64::from(since_epoch.subsec_nanos()) * 1e-9;
     (seconds * 1000.0) as i64
 }
 
@@ -314,7 +322,7 @@ pub(super) fn scan_lines(
 /// The line at `span`, read again; `None` if the file shrank.
 pub(super) fn read_span(file: &File, span: Span) -> Option<Vec<u8>> {
     let mut buf = vec![0; usize::try_from(span.len).ok()?];
-    file.read_exact_at(&mut buf, span.start).ok()?;
+    crate::private::read_exact_at(file, &mut buf, span.start).ok()?;
     Some(buf)
 }
 

@@ -3,11 +3,8 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write as _};
-use std::os::unix::fs::{FileExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
-
-use std::os::unix::fs::DirBuilderExt as _;
 
 use claude_proto::transcript::{ArchiveMark, Fork, ForkSource, first_prompt_of, title_of};
 use unicode_normalization::UnicodeNormalization as _;
@@ -93,9 +90,7 @@ fn try_append(path: &Path, line: &str) -> Result<bool, SessionsError> {
         return Ok(false);
     }
     let mut last = [0u8];
-    let torn = file
-        .read_at(&mut last, size - 1)
-        .map(|n| n == 1 && last[0] != b'\n');
+    let torn = crate::private::read_exact_at(&file, &mut last, size - 1).map(|()| last[0] != b'\n');
     let mut bytes = Vec::with_capacity(line.len() + 1);
     if torn.unwrap_or(false) {
         bytes.push(b'\n');
@@ -172,17 +167,13 @@ pub(super) fn set_archived(
     let dir = path.parent().unwrap_or(Path::new("."));
     let mark_path = archive_mark_path(dir, session_id);
     let mark_dir = dir.join(session_id);
-    std::fs::DirBuilder::new()
+    crate::private::private_dir_builder()
         .recursive(true)
-        .mode(0o700)
         .create(&mark_dir)
         .map_err(io_error("create", &mark_dir))?;
     let temporary = mark_dir.join(format!(".archived.{}.tmp", new_uuid()));
     let text = ArchiveMark::new(archived, now_millis()).to_json();
-    let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
+    let written = crate::private::private_file_options()
         .open(&temporary)
         .and_then(|mut file| file.write_all(text.as_bytes()))
         .and_then(|()| std::fs::rename(&temporary, &mark_path));
@@ -247,11 +238,7 @@ fn write_fork(
     derived: Option<&str>,
     to: &Path,
 ) -> io::Result<()> {
-    let out = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(to)?;
+    let out = crate::private::private_file_options().open(to)?;
     let mut out = io::BufWriter::new(out);
     for (n, span) in plan.spans().enumerate() {
         let line = read_span(source, span)
