@@ -132,7 +132,9 @@ pub struct Forked {
 pub enum SessionsError {
     /// Neither `CLAUDE_CONFIG_DIR` nor `HOME` is set, so there is no
     /// default config directory.
-    #[error("no config directory: neither CLAUDE_CONFIG_DIR nor HOME is set")]
+    #[error(
+        "no config directory: neither CLAUDE_CONFIG_DIR nor HOME is set; set one, or name the directory with Sessions::at"
+    )]
     NoConfigDir,
     /// The session id is not a UUID (the only ids the CLI writes; anything
     /// else could name a path outside the projects directory).

@@ -134,16 +134,27 @@ fn in_parallel<T: Sync, R: Send>(
     }
     let chunk = items.len().div_ceil(threads);
     let f = &f;
+    let run = move |part: &[T]| part.iter().filter_map(f).collect::<Vec<R>>();
     std::thread::scope(|scope| {
-        let parts: Vec<_> = items
+        // A thread that cannot be started (the system is out of them) is
+        // not an error: its part is done here instead (`scope.spawn` would
+        // panic).
+        let parts: Vec<Result<_, &[T]>> = items
             .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().filter_map(f).collect::<Vec<R>>()))
+            .map(|part| {
+                std::thread::Builder::new()
+                    .name("claude-proto-sessions".into())
+                    .spawn_scoped(scope, move || run(part))
+                    .map_err(|_| part)
+            })
             .collect();
         parts
             .into_iter()
-            .flat_map(|part| {
-                part.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            .flat_map(|part| match part {
+                Ok(thread) => thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(part) => run(part),
             })
             .collect()
     })
