@@ -10,7 +10,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail loudly by design
 
 use std::io::{BufRead as _, BufReader};
-use std::os::unix::fs::PermissionsExt as _;
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -28,22 +27,11 @@ echo "$first $second"
 cat > /dev/null
 "#;
 
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::Scratch;
 
 fn scratch(name: &str) -> Scratch {
-    let dir =
-        std::env::temp_dir().join(format!("claude-proto-group-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let cli = dir.join("cli.sh");
-    std::fs::write(&cli, SCRIPT).unwrap();
-    std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o700)).unwrap();
-    Scratch(dir)
+    Scratch::with_cli("group", name, SCRIPT)
 }
 
 /// Alive: it exists and is not a zombie.

@@ -23,24 +23,11 @@ echo ready
 cat > /dev/null
 "#;
 
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::Scratch;
 
 fn scratch(name: &str) -> Scratch {
-    let dir = std::env::temp_dir().join(format!(
-        "claude-proto-secrets-{name}-{}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let cli = dir.join("cli.sh");
-    std::fs::write(&cli, SCRIPT).unwrap();
-    std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o700)).unwrap();
-    Scratch(dir)
+    Scratch::with_cli("secrets", name, SCRIPT)
 }
 
 fn value_of<'a>(args: &'a [String], flag: &str) -> &'a str {
