@@ -72,9 +72,41 @@ fn an_inherited_claudecode_debug_or_node_options_does_not_reach_the_cli() {
         Some("sdk-cli")
     );
 
+    // The library names itself, and claims no official SDK's version.
+    assert_eq!(
+        has(&env, "CLAUDE_AGENT_SDK_CLIENT_APP").as_deref(),
+        Some(claude_proto::options::DEFAULT_CLIENT_APP)
+    );
+    assert_eq!(has(&env, "CLAUDE_AGENT_SDK_VERSION"), None);
+
     // A value the caller sets explicitly is the caller's.
     let env = cli_environment(Options::default().env("CLAUDECODE", "mine"), "explicit");
     assert_eq!(has(&env, "CLAUDECODE").as_deref(), Some("mine"));
+}
+
+/// `PWD` names the directory the CLI starts in, not the caller's: read
+/// from the environment the wrapper was started with (`/proc/<pid>/environ`),
+/// since a shell fixes up its own `PWD` before `env` could show it.
+#[cfg(target_os = "linux")]
+#[test]
+fn pwd_names_the_directory_the_cli_starts_in() {
+    let dir = std::env::temp_dir().join(format!("claude-proto-pwd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("environ");
+    let options = Options::default().cwd(&dir).wrapper(
+        "sh",
+        [
+            "-c".into(),
+            "tr '\\0' '\\n' < /proc/$$/environ > \"$0\"".into(),
+            out.clone().into_os_string(),
+        ],
+    );
+    let mut launch = build_command(&options).expect("a command");
+    assert!(launch.command.status().expect("the wrapper runs").success());
+    let text = std::fs::read_to_string(&out).expect("the environment was written");
+    let _ = std::fs::remove_dir_all(&dir);
+    let env: Vec<String> = text.lines().map(str::to_owned).collect();
+    assert_eq!(has(&env, "PWD"), Some(dir.display().to_string()));
 }
 
 /// The caller's current OpenTelemetry span reaches the CLI as W3C trace

@@ -51,6 +51,12 @@ pub const DEFAULT_ENTRYPOINT: &str = "sdk-cli";
 /// Value of `CLAUDE_AGENT_SDK_CLIENT_APP` when [`Options::client_app`] is
 /// not changed: this library and its version. The CLI adds it to the
 /// `User-Agent` of its requests (`client-app/claude-proto/<version>`).
+///
+/// This is the library's identity. `CLAUDE_AGENT_SDK_VERSION`, which the
+/// official SDKs set to their own version, is left alone: CLI 2.1.330 reads
+/// it as the version of *its* Agent SDK (an `agent-sdk/<version>` in the
+/// `User-Agent`, and some behaviour keyed on it being set), and ours would
+/// be a false claim. An inherited value passes through untouched.
 pub const DEFAULT_CLIENT_APP: &str = concat!("claude-proto/", env!("CARGO_PKG_VERSION"));
 
 /// The arguments every stream-json session starts with, in order
@@ -68,6 +74,10 @@ pub const ENV_ENTRYPOINT: &str = "CLAUDE_CODE_ENTRYPOINT";
 /// Environment variable naming the program that drives the CLI, for the
 /// `User-Agent` of the CLI's requests.
 pub const ENV_CLIENT_APP: &str = "CLAUDE_AGENT_SDK_CLIENT_APP";
+/// Environment variable naming the working directory, set to [`Options::cwd`]
+/// when that is absolute (and removed when it is relative, rather than left
+/// naming the caller's directory).
+pub const ENV_PWD: &str = "PWD";
 /// Environment variable that makes the CLI emit `system/session_state_changed` frames.
 pub const ENV_READS_SESSION_STATE: &str = "CLAUDE_CODE_SDK_READS_SESSION_STATE";
 /// Environment variable that turns on file checkpointing for `rewind_files`.
@@ -419,7 +429,8 @@ pub struct Options {
     /// `--name=value`, or `--name` when the value is `None`. Names are given
     /// without the leading `--`.
     pub extra_args: Vec<(String, Option<String>)>,
-    /// Working directory of the CLI; `None` keeps the caller's.
+    /// Working directory of the CLI; `None` keeps the caller's. When set,
+    /// `PWD` follows it (see [`ENV_PWD`]) unless `env` names `PWD`.
     pub cwd: Option<PathBuf>,
     /// Variables to set, in order (setting a name again replaces its value).
     /// Names set here are never changed by the crate's own defaults.
@@ -1251,10 +1262,12 @@ impl Options {
     /// The arguments start with `--output-format stream-json --verbose
     /// --input-format stream-json`, followed by the flags in the order the
     /// TypeScript SDK uses, then `extra_args`. The environment always gets
-    /// `CLAUDE_CODE_ENTRYPOINT` and, by default,
-    /// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`; `NODE_OPTIONS`, `DEBUG` and
-    /// `CLAUDECODE` are removed from an inherited environment. A name the caller sets or
-    /// removes explicitly is left to the caller.
+    /// `CLAUDE_CODE_ENTRYPOINT`, `CLAUDE_AGENT_SDK_CLIENT_APP` (unless
+    /// `client_app` is empty) and, by default,
+    /// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`; with a `cwd`, `PWD` follows
+    /// it; `NODE_OPTIONS`, `DEBUG` and `CLAUDECODE` are removed from an
+    /// inherited environment. A name the caller sets or removes explicitly
+    /// is left to the caller.
     ///
     /// # Errors
     ///
@@ -1610,6 +1623,16 @@ impl Options {
                 ENV_CLIENT_APP.into(),
                 self.client_app.clone().into(),
             ));
+        }
+        if let Some(cwd) = self.cwd.as_ref().filter(|_| !mentioned(ENV_PWD)) {
+            // A shell's `PWD` names the directory it was started in; the
+            // CLI's Bash tool and hooks would inherit the caller's instead
+            // of the one the CLI runs in. The Python SDK sets it too.
+            out.push(if cwd.is_absolute() {
+                EnvChange::Set(ENV_PWD.into(), cwd.clone().into_os_string())
+            } else {
+                EnvChange::Remove(ENV_PWD.into())
+            });
         }
         if self.reads_session_state && !mentioned(ENV_READS_SESSION_STATE) {
             out.push(EnvChange::Set(ENV_READS_SESSION_STATE.into(), "1".into()));
@@ -2118,6 +2141,7 @@ mod tests {
                 set("FOO", "bar"),
                 set("CLAUDE_CODE_ENTRYPOINT", "my-app"),
                 set("CLAUDE_AGENT_SDK_CLIENT_APP", "my-app/1.2"),
+                set("PWD", "/work"),
                 set("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1"),
                 set("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING", "true"),
             ]
@@ -2499,6 +2523,29 @@ mod tests {
                 set("CLAUDE_CODE_ENTRYPOINT", "sdk-cli"),
                 set("CLAUDE_AGENT_SDK_CLIENT_APP", DEFAULT_CLIENT_APP),
             ]
+        );
+        // `PWD` follows an absolute working directory, goes with a relative
+        // one, and is the caller's when they name it.
+        let pwd = |options: Options| {
+            options
+                .command()
+                .unwrap()
+                .env
+                .into_iter()
+                .filter(|change| match change {
+                    EnvChange::Set(name, _) | EnvChange::Remove(name) => name == "PWD",
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(pwd(Options::new()), []);
+        assert_eq!(
+            pwd(Options::new().cwd("/srv/app")),
+            [set("PWD", "/srv/app")]
+        );
+        assert_eq!(pwd(Options::new().cwd("app")), [rm("PWD")]);
+        assert_eq!(
+            pwd(Options::new().cwd("/srv/app").env("PWD", "/mine")),
+            [set("PWD", "/mine")]
         );
         assert_eq!(
             Options::new().env("A", "1").env_remove("A").command(),
