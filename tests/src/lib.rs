@@ -6,6 +6,7 @@
 //!   every adapter through its `Harness` implementation (`tests/*.rs`).
 //! - [`handlers`]: the handlers a conformance spec asks for, for every
 //!   async adapter.
+//! - [`logs`]: what the library logs through `tracing`, captured.
 //! - [`process`]: checks on child processes (is it still running?).
 //! - [`model_server`]: a loopback stand-in for the Anthropic Messages API,
 //!   so the real CLI runs offline.
@@ -14,6 +15,7 @@
 
 pub mod conformance;
 pub mod handlers;
+pub mod logs;
 pub mod model_server;
 pub mod process;
 pub mod python;

@@ -185,6 +185,8 @@ pub struct Spec {
     pub own_process_group: bool,
     /// `--mcp-config` for the fake (which ignores it).
     pub mcp_config: Option<Value>,
+    /// Inline `--settings` for the fake (which ignores them).
+    pub settings: Option<Value>,
 }
 
 /// The elicitation and user-dialog handlers of [`Spec::dialogs`], written
@@ -250,6 +252,7 @@ impl Spec {
             resume: None,
             own_process_group: true,
             mcp_config: None,
+            settings: None,
         }
     }
 
@@ -278,6 +281,9 @@ impl Spec {
         }
         if let Some(config) = &self.mcp_config {
             options = options.mcp_config(config.clone());
+        }
+        if let Some(settings) = &self.settings {
+            options = options.settings(claude_proto::options::Settings::Inline(settings.clone()));
         }
         options.own_process_group(self.own_process_group)
     }
@@ -1226,6 +1232,70 @@ pub fn no_secret_in_the_process_table<H: Harness>(fake: PathBuf) {
     }
 }
 
+/// A token in the MCP configuration and in inline settings appears in no
+/// line the library logs and in no error it returns, through a turn, a
+/// protocol error, a failing handler, a crash and a failed start.
+pub fn no_secret_in_logs_or_errors<H: Harness>(fake: PathBuf) {
+    const SENTINEL: &str = "sk-sentinel-logs-8c2b0e";
+    crate::logs::capture();
+    let with_secrets = |scenario| {
+        let mut spec = Spec::new(fake.clone(), scenario);
+        spec.mcp_config = Some(json!({"mcpServers": {"db": {
+            "command": "db-mcp",
+            "env": {"TOKEN": SENTINEL},
+            "headers": {"Authorization": format!("Bearer {SENTINEL}")}
+        }}}));
+        spec.settings = Some(json!({"env": {"API_TOKEN": SENTINEL}}));
+        spec
+    };
+    let mut texts = Vec::new();
+    let mut record = |error: &dyn std::fmt::Debug, display: String| {
+        texts.push(format!("{error:?}"));
+        texts.push(display);
+    };
+    let mut pids = Vec::new();
+    for scenario in ["echo", "garbage", "exit_mid_turn"] {
+        let mut s = must("start", H::start(with_secrets(scenario)));
+        pids.extend(s.pid());
+        must("send", s.send_text("hi"));
+        if let Err(error) = turn(&mut *s) {
+            record(&error, error.to_string());
+        }
+        if let Err(error) = s.close() {
+            record(&error, error.to_string());
+        }
+    }
+    // A handler that fails: the library logs its failure.
+    let mut spec = with_secrets("permission");
+    spec.permission = Some(Permission::Fail("the handler fails on purpose".to_owned()));
+    let mut s = must("start", H::start(spec));
+    pids.extend(s.pid());
+    must("send", s.send_text("hi"));
+    if let Err(error) = turn(&mut *s) {
+        record(&error, error.to_string());
+    }
+    let _ = s.close();
+    let mut spec = with_secrets("echo");
+    spec.cwd = Some(PathBuf::from("/nonexistent/claude-proto-secret-test"));
+    match H::start(spec) {
+        Ok(_) => panic!("a missing working directory must fail the start"),
+        Err(error) => record(&error, error.to_string()),
+    }
+
+    let lines = crate::logs::captured();
+    for pid in pids {
+        assert!(
+            lines
+                .iter()
+                .any(|line| line.contains(&format!("pid {pid}"))),
+            "the session of pid {pid} logged nothing: is the capture on? {lines:#?}"
+        );
+    }
+    for text in lines.iter().chain(&texts) {
+        assert!(!text.contains(SENTINEL), "the token leaked: {text}");
+    }
+}
+
 /// A CLI that ignores SIGTERM is killed once the terminate grace is over;
 /// closing returns with the kill in the report and no process left.
 pub fn close_kills_a_child_that_ignores_sigterm<H: Harness>(fake: PathBuf) {
@@ -1908,6 +1978,7 @@ macro_rules! conformance_suite {
             flood_with_slow_consumer, stderr_flood, many_concurrent_sessions,
             drop_without_close, dropping_the_session_ends_what_the_cli_started,
             no_secret_in_the_process_table,
+            no_secret_in_logs_or_errors,
             close_kills_a_child_that_ignores_sigterm,
             child_that_never_reads_stdin_does_not_stall,
             control_answer_behind_unread_events, permission_behind_unread_events,
