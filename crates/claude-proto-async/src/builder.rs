@@ -304,7 +304,7 @@ impl<R: Runtime> ClaudeBuilder<R> {
             None => None,
         };
         let prepared = self.settings.prepared(&mut host, loaded);
-        let spawned = claude_proto_process::spawn(&prepared.options)?;
+        let mut spawned = claude_proto_process::spawn(&prepared.options)?;
         // From here a failure drops `spawned.process`, which kills and
         // reaps the child.
         let pid = spawned.process.id();

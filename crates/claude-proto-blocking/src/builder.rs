@@ -322,7 +322,7 @@ where
     let mut pipe_threads = Vec::new();
     let (process, stop, resume_dir) = match child {
         Some(Child {
-            process,
+            mut process,
             stderr,
             stop,
             resume_dir,

@@ -84,6 +84,30 @@ impl SharedChild {
         Ok(status)
     }
 
+    /// Whether the child has exited, without reaping it.
+    pub(crate) fn has_exited(&self) -> bool {
+        let mut state = self.lock();
+        if state.status.is_some() {
+            return true;
+        }
+        exited_unreaped(self.pid, &mut state)
+    }
+
+    /// Waits at most `grace` for the child to exit (without reaping it);
+    /// whether it did.
+    pub(crate) fn exits_within(&self, grace: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + grace;
+        loop {
+            if self.has_exited() {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
     /// Sends SIGTERM (to its group, if it leads one) unless the child has
     /// been reaped (then nothing to do).
     pub(crate) fn terminate(&self) -> io::Result<()> {
@@ -140,6 +164,60 @@ fn wait_unreaped(child: &SharedChild) -> io::Result<bool> {
             Err(rustix::io::Errno::INTR) => continue,
             Err(e) => return Err(e.into()),
         }
+    }
+}
+
+/// Whether the child has exited, leaving it waitable.
+#[cfg(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "dragonfly",
+    target_os = "illumos",
+    target_os = "solaris"
+))]
+fn exited_unreaped(pid: u32, _: &mut State) -> bool {
+    use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
+    let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+        return true;
+    };
+    loop {
+        match waitid(
+            WaitId::Pid(pid),
+            WaitIdOptions::EXITED | WaitIdOptions::NOWAIT | WaitIdOptions::NOHANG,
+        ) {
+            Ok(found) => return found.is_some(),
+            Err(rustix::io::Errno::INTR) => continue,
+            // Not our child (any more): nothing left to wait for.
+            Err(_) => return true,
+        }
+    }
+}
+
+/// Elsewhere an exit is only seen by reaping (there are no process groups
+/// to end there, see [`wait_unreaped`]).
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "dragonfly",
+    target_os = "illumos",
+    target_os = "solaris"
+)))]
+fn exited_unreaped(_: u32, state: &mut State) -> bool {
+    match state.child.try_wait() {
+        Ok(Some(status)) => {
+            state.status = Some(status);
+            true
+        }
+        Ok(None) => false,
+        Err(_) => true,
     }
 }
 
@@ -222,15 +300,22 @@ mod group {
     /// pipe only this process writes to (never: it is closed on exec in
     /// every other child). When this process dies, however abruptly (a
     /// SIGKILL, a crash), the pipe closes, the read ends and the watchdog
-    /// kills its own group: the CLI and everything it started. It is part
-    /// of the group, so ending the group ends it. `None` (logged) if it
-    /// cannot be started: the session runs without that protection.
+    /// ends its own group: the CLI and everything it started get SIGTERM
+    /// (the CLI then ends what it started outside the group, such as its
+    /// Bash commands), and SIGKILL after [`WATCHDOG_GRACE`]. Only then does
+    /// the watchdog ignore SIGTERM: until then it is part of the group, so
+    /// ending the group ends it. `None` (logged) if it cannot be started:
+    /// the session runs without that protection.
     pub(super) fn watchdog(pgid: u32) -> Option<std::process::Child> {
         use std::os::unix::process::CommandExt as _;
         use std::process::{Command, Stdio};
         let pgid = i32::try_from(pgid).ok()?;
+        let script = format!(
+            "read -r _ || :; trap '' TERM; kill -TERM 0; sleep {}; kill -KILL 0",
+            WATCHDOG_GRACE.as_secs()
+        );
         let started = Command::new("/bin/sh")
-            .args(["-c", "read -r _ || :; kill -KILL 0"])
+            .args(["-c", &script])
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -246,6 +331,10 @@ mod group {
             }
         }
     }
+
+    /// How long the watchdog waits between SIGTERM and SIGKILL once this
+    /// process has died: the default `term_grace` of the host's limits.
+    const WATCHDOG_GRACE: Duration = Duration::from_secs(5);
 
     /// How long processes that got SIGKILL may take to be gone.
     const KILLED_DEADLINE: Duration = Duration::from_secs(2);

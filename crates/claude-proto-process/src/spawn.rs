@@ -70,18 +70,29 @@ pub fn spawn(options: &Options) -> Result<Spawned, SpawnError> {
         stderr,
         process: ProcessHandle {
             child: Arc::new(SharedChild::new(child, own_process_group)),
+            term_grace: claude_proto_host::Limits::default().term_grace,
             _private_files: private_files,
         },
     })
 }
 
-/// The CLI process: signal it, and learn of its exit. Dropping the handle
-/// kills the process if it has not exited yet; the exit watcher (see
-/// [`watch_exit`](Self::watch_exit)) then reaps it, so nothing is left
-/// behind however a session ends.
+/// The CLI process: signal it, and learn of its exit.
+///
+/// Dropping the handle ends the process if it has not exited yet, as a
+/// close would: SIGTERM at once (to its group, when it leads one), SIGKILL
+/// once the grace given to [`watch_exit`](Self::watch_exit) is over
+/// (the default `term_grace` of [`Limits`](claude_proto_host::Limits)
+/// without one), on a thread of its own, so the
+/// drop does not block. The SIGTERM first matters: the CLI starts its Bash
+/// commands outside its process group and ends them only when it is asked
+/// to stop, never when it is killed. The process is reaped (by the exit
+/// watcher, or by that thread), so nothing is left behind however a
+/// session ends.
 #[derive(Debug)]
 pub struct ProcessHandle {
     child: Arc<SharedChild>,
+    /// Between SIGTERM and SIGKILL when the handle is dropped.
+    term_grace: std::time::Duration,
     /// What the CLI's arguments point at; removed with the handle, after
     /// the process is killed (the CLI read them when it started).
     _private_files: Option<PrivateDir>,
@@ -102,11 +113,15 @@ impl ProcessHandle {
     /// the CLI has exited gets SIGTERM, then SIGKILL if it is still there
     /// after `descendants_grace`, before `on_exit` is called: so an exit
     /// reported is a whole session gone.
+    ///
+    /// The same grace separates SIGTERM from SIGKILL when the handle is
+    /// dropped while the CLI runs.
     pub fn watch_exit(
-        &self,
+        &mut self,
         descendants_grace: std::time::Duration,
         on_exit: impl FnOnce(io::Result<ExitStatus>) + Send + 'static,
     ) -> io::Result<()> {
+        self.term_grace = descendants_grace;
         let child = self.child.clone();
         std::thread::Builder::new()
             .name("claude-proto-exit".into())
@@ -129,23 +144,36 @@ impl ProcessHandle {
 
 impl Drop for ProcessHandle {
     fn drop(&mut self) {
-        // A no-op if it was reaped; otherwise the session is going away
-        // without having seen the exit, and the process must not outlive it.
-        let _ = self.child.kill();
-        if Arc::strong_count(&self.child) == 1 {
-            // Nobody watches the exit: reap it here, off this thread.
-            let child = self.child.clone();
-            let reaper = std::thread::Builder::new()
-                .name("claude-proto-reaper".into())
-                .spawn(move || {
-                    // The session is gone: no grace for what it started.
+        let watched = Arc::strong_count(&self.child) > 1;
+        let running = !self.child.has_exited();
+        if !running && watched {
+            // The watcher reaps it and ends what is left of its group.
+            return;
+        }
+        if running {
+            // The session is going away without having seen the exit.
+            let _ = self.child.terminate();
+        }
+        let child = self.child.clone();
+        let grace = self.term_grace;
+        let ender = std::thread::Builder::new()
+            .name("claude-proto-reaper".into())
+            .spawn(move || {
+                if running && !child.exits_within(grace) {
+                    let _ = child.kill();
+                }
+                if !watched {
+                    // Nobody else reaps it. The session is gone: no grace
+                    // for what it started.
                     let _ = child.wait(std::time::Duration::ZERO);
-                });
-            if let Err(error) = reaper {
-                log::warn(format_args!(
-                    "could not start a thread to reap the CLI: {error}"
-                ));
-            }
+                }
+            });
+        if let Err(error) = ender {
+            // No thread: no grace either, but nothing outlives the handle.
+            let _ = self.child.kill();
+            log::warn(format_args!(
+                "could not start a thread to end the CLI; killed it at once: {error}"
+            ));
         }
     }
 }

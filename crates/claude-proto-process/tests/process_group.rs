@@ -45,6 +45,18 @@ fn alive(pid: u32) -> bool {
         .is_some_and(|dead| !dead)
 }
 
+/// Waits (bounded, polling) until `pid` is gone; whether it is.
+fn gone_within(pid: u32, bound: Duration) -> bool {
+    let deadline = std::time::Instant::now() + bound;
+    while alive(pid) {
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    true
+}
+
 /// Every process whose parent is `pid` (its children).
 fn children_of(pid: u32) -> Vec<u32> {
     std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
@@ -132,17 +144,48 @@ fn dropping_the_handle_ends_the_whole_group() {
         .collect();
     let leader = spawned.process.id();
     drop(spawned);
-    // SIGKILL to the group is sent before `drop` returns; the kernel takes
-    // the processes down asynchronously, so wait for that (not a timing
-    // assertion: a bounded wait for a state change).
+    // The group is ended in the background (SIGTERM, then SIGKILL for the
+    // grandchild that ignores it): a bounded wait for a state change.
     for pid in pids.into_iter().chain([leader]) {
-        let mut tries = 0;
-        while alive(pid) && tries < 10_000 {
-            std::thread::yield_now();
-            tries += 1;
-        }
-        assert!(!alive(pid), "{pid} survived the handle");
+        assert!(gone_within(pid, BOUND), "{pid} survived the handle");
     }
+}
+
+/// Generous: the grace of the default limits is 5 s.
+const BOUND: Duration = Duration::from_secs(30);
+
+/// Dropping the handle asks the CLI to stop (SIGTERM) before it kills it:
+/// the real CLI starts its Bash commands in sessions of their own, out of
+/// reach of a group signal, and ends them itself only when asked to stop.
+/// The stand-in does the same with a `setsid` child.
+#[test]
+fn dropping_the_handle_lets_the_cli_end_what_left_its_group() {
+    // The pid is told once the child leads its own session (field 6 of
+    // its stat) and the trap can name it; a trap interrupts `wait` at once.
+    const ASKS_TO_STOP: &str = r#"#!/bin/sh
+trap 'kill $outside; exit 0' TERM
+setsid sleep 1000 &
+outside=$!
+until [ "$(cut -d' ' -f6 /proc/$outside/stat)" = "$outside" ]; do :; done
+echo "$outside"
+sleep 1000 &
+wait
+"#;
+    let scratch = Scratch::with_cli("group", "outside", ASKS_TO_STOP);
+    let mut spawned = spawn(&Options::default().cli_path(scratch.0.join("cli.sh"))).unwrap();
+    let mut line = String::new();
+    BufReader::new(&mut spawned.stdout)
+        .read_line(&mut line)
+        .unwrap();
+    let outside: u32 = line.trim().parse().unwrap();
+    let leader = spawned.process.id();
+    assert!(alive(outside));
+    drop(spawned);
+    assert!(gone_within(leader, BOUND), "the CLI survived the handle");
+    assert!(
+        gone_within(outside, BOUND),
+        "what the CLI started outside its group survived: it was killed, not asked to stop"
+    );
 }
 
 const INNER: &str = "CLAUDE_PROTO_GROUP_TEST_INNER";
@@ -194,11 +237,6 @@ fn a_sigkill_of_our_process_ends_the_cli_and_what_it_started() {
     inner.kill().unwrap();
     inner.wait().unwrap();
     for pid in pids {
-        let mut tries = 0u32;
-        while alive(pid) && tries < 200_000 {
-            std::thread::yield_now();
-            tries += 1;
-        }
-        assert!(!alive(pid), "{pid} outlived our process");
+        assert!(gone_within(pid, BOUND), "{pid} outlived our process");
     }
 }

@@ -449,9 +449,18 @@ pub struct Options {
     /// the caller's process dies abruptly, a watchdog in the group kills it.
     /// `false` keeps the CLI in the caller's group and leaves its children
     /// to outlive it. A descendant that leaves the group on purpose (its
-    /// own `setsid`) is out of reach either way: the CLI (2.1.330) starts
-    /// each Bash tool command in a session of its own, so what such a
-    /// command leaves running in the background survives the session.
+    /// own `setsid`) is out of reach of the group's signals either way:
+    /// the CLI (2.1.330) starts each Bash tool command in a session of its
+    /// own and ends them itself on SIGTERM, which every way of ending a
+    /// session sends before SIGKILL; a CLI that crashes leaves them behind.
+    ///
+    /// On Linux and the BSDs, macOS included, all of this holds as
+    /// described (where `/proc` is missing, SIGKILL follows SIGTERM to the
+    /// rest of the group without waiting for it to go). Windows has no
+    /// process groups: the option does nothing there and only the CLI
+    /// itself is ended; a job object with kill-on-close would be the
+    /// equivalent, and is not built (it needs the Win32 API, which this
+    /// workspace does not call).
     pub own_process_group: bool,
     /// Value of `CLAUDE_CODE_ENTRYPOINT` (default [`DEFAULT_ENTRYPOINT`],
     /// `sdk-cli`). Values other than `sdk-cli`, `sdk-ts` and `sdk-py` make
