@@ -44,8 +44,11 @@ pub trait McpEndpoint: Send + Sync + 'static {
 /// [`McpEndpoint::handle`].
 #[must_use = "the CLI waits for the answer; a reply dropped unanswered answers it with an error"]
 pub struct McpReply {
-    answer: Option<Box<dyn FnOnce(Result<Option<Json>, String>) + Send>>,
+    answer: Option<Answer>,
 }
+
+/// Called once with the answer: `Ok` sent, `Err` failed or dropped.
+type Answer = Box<dyn FnOnce(Result<Option<Json>, String>) + Send>;
 
 impl McpReply {
     /// A reply that calls `answer` once: with `Ok` when
@@ -125,10 +128,12 @@ mod tests {
     use super::*;
     use std::sync::Mutex;
 
+    type Seen = Arc<Mutex<Vec<Result<Option<Json>, String>>>>;
+
     #[test]
     fn a_reply_answers_once_and_a_dropped_one_answers_with_an_error() {
         let seen = Arc::new(Mutex::new(Vec::new()));
-        let record = |seen: &Arc<Mutex<Vec<Result<Option<Json>, String>>>>| {
+        let record = |seen: &Seen| {
             let seen = seen.clone();
             move |answer| seen.lock().unwrap_or_else(|e| e.into_inner()).push(answer)
         };
