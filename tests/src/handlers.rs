@@ -183,6 +183,9 @@ macro_rules! register_spec_handlers {
         if spec.mcp_typed {
             builder = builder.mcp_server($crate::handlers::typed_calc_server());
         }
+        if spec.mcp_endpoint {
+            builder = builder.mcp_endpoint("calc", $crate::endpoint::CalcEndpoint);
+        }
         if spec.dialogs {
             use $crate::conformance::Dialogs;
             builder = builder

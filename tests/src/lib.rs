@@ -14,6 +14,7 @@
 //!   (pinned in `tests/peer`), run per adapter (`tests/real_cli.rs`).
 
 pub mod conformance;
+pub mod endpoint;
 pub mod handlers;
 pub mod logs;
 pub mod model_server;

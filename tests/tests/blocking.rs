@@ -123,6 +123,9 @@ fn builder(spec: &Spec) -> ClaudeBuilder {
             |args: TypedAdd| Ok(args.run()),
         ));
     }
+    if spec.mcp_endpoint {
+        builder = builder.mcp_endpoint("calc", claude_proto_tests::endpoint::CalcEndpoint);
+    }
     if spec.mcp_calc {
         builder = builder.mcp_server(McpServer::new("calc", "1.0.0").tool_untyped(
             "add",

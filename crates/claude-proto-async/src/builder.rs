@@ -14,7 +14,8 @@ use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
 use claude_proto_host::{Host, SpawnError, Transport, deadline};
 use claude_proto_process::{
-    Configure, HookOptions, Settings, StderrLines, load_timed_out, log, with_deadline,
+    Configure, HookOptions, McpEndpoint, McpOutlet, Settings, StderrLines, load_timed_out, log,
+    mcp_message_to_cli, with_deadline,
 };
 
 use crate::client::Claude;
@@ -272,6 +273,18 @@ impl<R: Runtime> ClaudeBuilder<R> {
         self
     }
 
+    /// Hosts an in-process MCP server that speaks MCP itself under `name`
+    /// (an `rmcp` server through `claude_proto_rmcp::RmcpEndpoint`, or any
+    /// [`McpEndpoint`]): every message the CLI sends to `name` reaches it
+    /// unchanged, and its own notifications reach the CLI. Replaces a
+    /// server of the same name.
+    pub fn mcp_endpoint(mut self, name: impl Into<String>, endpoint: impl McpEndpoint) -> Self {
+        self.settings
+            .handlers
+            .add_mcp_endpoint(name, Arc::new(endpoint));
+        self
+    }
+
     /// Checks the limits, locates and starts the CLI, sends `initialize`,
     /// and returns at once (use [`Controller::initialization`](crate::Controller::initialization) to wait for the
     /// answer). Nothing is started if a limit cannot work.
@@ -370,6 +383,9 @@ impl<R: Runtime> ClaudeBuilder<R> {
         }
         let shared = Arc::new(Shared::new(self.settings.limits.read_ahead_bytes));
         let tools = self.settings.handlers.live_tools();
+        for (name, endpoint) in self.settings.handlers.mcp_endpoints() {
+            endpoint.connect(mcp_outlet(name, shared.clone(), runtime.clone()));
+        }
         let stderr_lines = StderrLines::new(self.settings.stderr_callback);
         let driver = Driver::new(
             runtime.clone(),
@@ -383,4 +399,21 @@ impl<R: Runtime> ClaudeBuilder<R> {
         runtime.spawn(Box::pin(driver));
         Claude::new(shared, runtime, pid, tools)
     }
+}
+
+/// Where the endpoint server `server`'s own messages go: each becomes an
+/// `mcp_message` control request, sent like a controller's call whose
+/// answer nobody awaits (the CLI acknowledges notifications).
+fn mcp_outlet<R: Runtime>(server: &str, shared: Arc<Shared>, runtime: R) -> McpOutlet {
+    let server = server.to_owned();
+    McpOutlet::new(move |message| {
+        let (waiter, _unawaited) = oneshot::channel();
+        // An error means the session is over: the message goes nowhere.
+        let _ = shared.push_command(claude_proto_host::Command::Call {
+            request: Box::new(mcp_message_to_cli(&server, message)),
+            timeout: None,
+            issued_at: runtime.now(),
+            waiter,
+        });
+    })
 }

@@ -6,8 +6,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use claude_proto_host::{Job, JobKind, Outcome};
 use claude_proto_process::handlers::{Async, HandlerError, Handlers, unknown_tool};
-use claude_proto_process::{CatchUnwind, panic_message};
+use claude_proto_process::{CatchUnwind, McpReply, panic_message};
 
+use crate::oneshot;
 use crate::runtime::BoxFuture;
 
 /// An in-process MCP server whose tools are async functions: build it with
@@ -78,6 +79,20 @@ fn call(handlers: &AsyncHandlers, job: &Job) -> Option<BoxFuture<Result<Outcome,
             }
             // Removed while the call was on its way.
             None => Box::pin(std::future::ready(Ok(Outcome::Tool(unknown_tool(tool))))),
+        }),
+        JobKind::McpMessage { server, message } => handlers.mcp_endpoint(server).map(|endpoint| {
+            let (answered, answer) = oneshot::channel();
+            endpoint.handle(
+                message.clone(),
+                McpReply::new(move |reply| answered.send(reply)),
+            );
+            Box::pin(async move {
+                match answer.await {
+                    Ok(Ok(response)) => Ok(Outcome::Mcp(response)),
+                    Ok(Err(message)) => Err(HandlerError::from(message)),
+                    Err(oneshot::Closed) => Err(HandlerError::from("the MCP server went away")),
+                }
+            }) as BoxFuture<_>
         }),
         _ => None,
     }

@@ -3,7 +3,7 @@
 use std::io::{Read, Write};
 use std::process::ChildStderr;
 use std::sync::Arc;
-use std::sync::mpsc::sync_channel;
+use std::sync::mpsc::{SyncSender, sync_channel};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -17,8 +17,8 @@ use claude_proto::options::Options;
 use claude_proto_host::{EndReason, Error, Host, SessionEnded, SpawnError, Transport, deadline};
 use claude_proto_process::session_store::block_on_until;
 use claude_proto_process::{
-    Configure, HookOptions, ProcessHandle, ResumeDir, Settings, StderrLines, Stop, StoppableRead,
-    load_timed_out,
+    Configure, HookOptions, McpEndpoint, McpOutlet, ProcessHandle, ResumeDir, Settings,
+    StderrLines, Stop, StoppableRead, load_timed_out, mcp_message_to_cli,
 };
 
 use crate::client::{Claude, Parts};
@@ -230,6 +230,18 @@ impl ClaudeBuilder {
         self
     }
 
+    /// Hosts an in-process MCP server that speaks MCP itself under `name`
+    /// (an `rmcp` server through `claude_proto_rmcp::RmcpEndpoint`, or any
+    /// [`McpEndpoint`]): every message the CLI sends to `name` reaches it
+    /// unchanged (a handler thread waits for its answer), and its own
+    /// notifications reach the CLI. Replaces a server of the same name.
+    pub fn mcp_endpoint(mut self, name: impl Into<String>, endpoint: impl McpEndpoint) -> Self {
+        self.settings
+            .handlers
+            .add_mcp_endpoint(name, Arc::new(endpoint));
+        self
+    }
+
     /// Checks the limits, locates and starts the CLI, sends `initialize`,
     /// and returns at once (use [`Controller::initialization`](crate::Controller::initialization) to wait for the
     /// answer). Blocks only for the `spawn` system call. On error nothing
@@ -339,6 +351,9 @@ where
         }
         None => (None, None, None),
     };
+    for (name, endpoint) in settings.handlers.mcp_endpoints() {
+        endpoint.connect(mcp_outlet(name, sender.clone()));
+    }
     let tx = sender.clone();
     let reader = thread("claude-stdout", move || read_stdout(stdout, tx, buffers))?;
     let tx = sender.clone();
@@ -408,6 +423,23 @@ impl Drop for EndGuard {
         self.shared.publish_init(Err(Error::Ended(ended)));
         self.handoff.finish(std::iter::empty());
     }
+}
+
+/// Where the endpoint server `server`'s own messages go: each becomes an
+/// `mcp_message` control request whose answer nobody awaits (the CLI
+/// acknowledges notifications). Never blocks: with the driver's input
+/// full, the message is dropped rather than stalling the server.
+fn mcp_outlet(server: &str, input: SyncSender<Input>) -> McpOutlet {
+    let server = server.to_owned();
+    McpOutlet::new(move |message| {
+        let (waiter, _unawaited) = sync_channel(1);
+        let _ = input.try_send(Input::Command(claude_proto_host::Command::Call {
+            request: Box::new(mcp_message_to_cli(&server, message)),
+            timeout: None,
+            issued_at: Instant::now(),
+            waiter,
+        }));
+    })
 }
 
 fn thread(name: &str, run: impl FnOnce() + Send + 'static) -> std::io::Result<JoinHandle<()>> {

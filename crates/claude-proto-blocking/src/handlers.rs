@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use claude_proto_host::{Job, JobKind, Outcome};
 use claude_proto_process::handlers::{Blocking, HandlerError, Handlers, unknown_tool};
-use claude_proto_process::panic_message;
+use claude_proto_process::{McpReply, panic_message};
 
 /// An in-process MCP server whose tools are plain functions, run on
 /// handler threads: build it with `McpServer::new(name, version).tool(name,
@@ -60,6 +60,22 @@ pub(crate) fn run(
                 // Removed while the call was on its way.
                 None => Ok(Outcome::Tool(unknown_tool(tool))),
             },
+            JobKind::McpMessage { server, message } => {
+                let endpoint = handlers.mcp_endpoint(server)?;
+                let (answered, answer) = std::sync::mpsc::sync_channel(1);
+                endpoint.handle(
+                    message.clone(),
+                    McpReply::new(move |reply| {
+                        let _ = answered.try_send(reply);
+                    }),
+                );
+                // The reply always comes: answered, or dropped (an error).
+                match answer.recv() {
+                    Ok(Ok(response)) => Ok(Outcome::Mcp(response)),
+                    Ok(Err(message)) => Err(HandlerError::from(message)),
+                    Err(_) => Err(HandlerError::from("the MCP server went away")),
+                }
+            }
             // Future kinds have no handler here.
             _ => return None,
         })

@@ -16,7 +16,7 @@ use claude_proto::model::incoming::{
     UserDialogRequest, UserDialogResult,
 };
 use claude_proto::model::initialize::InitializeRequest;
-use claude_proto::model::mcp::JsonRpcId;
+use claude_proto::model::mcp::{JsonRpcId, JsonRpcMessage};
 use claude_proto::model::permission::PermissionResult;
 
 /// Which handlers the user registered, so the host knows which requests to
@@ -28,8 +28,12 @@ pub struct Capabilities {
     pub permission: bool,
     /// The registered hooks.
     pub hooks: HookRegistry,
-    /// The in-process MCP servers.
+    /// The in-process MCP servers whose tools the host lists and routes.
     pub mcp_servers: Vec<McpServerSpec>,
+    /// The in-process MCP servers that speak MCP themselves (an `rmcp`
+    /// server, say): every message the CLI sends to one of these names
+    /// becomes a [`JobKind::McpMessage`], unchanged.
+    pub mcp_endpoints: Vec<String>,
     /// An elicitation handler is registered (MCP servers asking the user
     /// for input); without one, elicitations are declined.
     pub elicitation: bool,
@@ -49,11 +53,12 @@ impl Capabilities {
         if let Some(kinds) = &self.user_dialog_kinds {
             request.supported_dialog_kinds = Some(kinds.clone());
         }
-        if !self.mcp_servers.is_empty() {
+        if !self.mcp_servers.is_empty() || !self.mcp_endpoints.is_empty() {
             let names = request.sdk_mcp_servers.get_or_insert_with(Vec::new);
-            for spec in &self.mcp_servers {
-                if !names.contains(&spec.name) {
-                    names.push(spec.name.clone());
+            let served = self.mcp_servers.iter().map(|spec| &spec.name);
+            for name in served.chain(&self.mcp_endpoints) {
+                if !names.contains(name) {
+                    names.push(name.clone());
                 }
             }
         }
@@ -107,6 +112,15 @@ pub enum JobKind {
         /// The JSON-RPC id to answer.
         rpc_id: JsonRpcId,
     },
+    /// A message for an in-process MCP server that speaks MCP itself
+    /// ([`Capabilities::mcp_endpoints`]): hand it over as it came and
+    /// finish with [`Outcome::Mcp`].
+    McpMessage {
+        /// The server's name.
+        server: String,
+        /// The JSON-RPC message, as the CLI sent it.
+        message: Json,
+    },
 }
 
 /// What a handler produced.
@@ -123,6 +137,9 @@ pub enum Outcome {
     Elicitation(ElicitationResult),
     /// The user-dialog handler's answer.
     UserDialog(UserDialogResult),
+    /// An MCP server's answer to a [`JobKind::McpMessage`]: its JSON-RPC
+    /// response to a request, `None` for a notification or a response.
+    Mcp(Option<Json>),
 }
 
 /// A finished [`Job`], ready for
@@ -190,6 +207,17 @@ impl Job {
                     Err(error) => failed(format!("the answer could not be encoded: {error}")),
                 }
             }
+            (Ok(Outcome::Mcp(None)), JobKind::McpMessage { .. }) => {
+                Answer::Mcp(McpMessageResponse::notification_ack())
+            }
+            (Ok(Outcome::Mcp(Some(response))), JobKind::McpMessage { .. }) => {
+                match serde_json::from_value(response) {
+                    Ok(response @ (JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_))) => {
+                        Answer::Mcp(McpMessageResponse::new(response))
+                    }
+                    _ => failed("the MCP server's answer is not a JSON-RPC response".to_owned()),
+                }
+            }
             (Ok(_), _) => failed("the handler returned an answer of the wrong kind".into()),
             (Err(message), _) => failed(message),
         };
@@ -244,6 +272,14 @@ pub(crate) fn route(
         }
         CliRequest::RequestUserDialog(request) if caps.user_dialog_kinds.is_some() => {
             Some(JobKind::UserDialog(request.clone()))
+        }
+        CliRequest::McpMessage(message) if caps.mcp_endpoints.contains(&message.server_name) => {
+            serde_json::to_value(&message.message)
+                .ok()
+                .map(|json| JobKind::McpMessage {
+                    server: message.server_name.clone(),
+                    message: json,
+                })
         }
         CliRequest::McpMessage(message) => match route_mcp(&caps.mcp_servers, message) {
             McpRoute::Respond(response) => return Route::Answer(DirectAnswer::Mcp(response)),

@@ -1111,3 +1111,73 @@ fn end_input_while_held_waits_for_the_answer_and_a_failed_answer_is_not_a_refusa
     assert!(pair.cli.user_messages().is_empty());
     assert_ne!(pair.ended[0].reason(), EndReason::HooksNotHonoured);
 }
+
+// ----- in-process MCP servers that speak MCP themselves -------------------------
+
+fn to_weather(pair: &mut Pair, message: serde_json::Value) -> String {
+    pair.cli
+        .request(json!({"subtype": "mcp_message", "server_name": "weather", "message": message}))
+}
+
+/// Every message for an endpoint server becomes a job carrying it as the
+/// CLI sent it, whatever it is (even JSON-RPC the host's own server would
+/// refuse); its answer goes back as the `mcp_response`, a notification is
+/// acknowledged, and an answer that is not JSON-RPC fails the request with
+/// a JSON-RPC error instead of leaving the CLI waiting.
+#[test]
+fn messages_for_an_endpoint_server_reach_it_unchanged_and_its_answers_go_back() {
+    let mut capabilities = Capabilities::default();
+    capabilities.mcp_endpoints.push("weather".to_owned());
+    let mut pair = Pair::with(
+        Script::default(),
+        Limits::default(),
+        capabilities,
+        Transport::Process,
+    );
+    started(&mut pair);
+    let init = pair.cli.initialize_request().expect("initialize sent");
+    assert_eq!(init["sdkMcpServers"], json!(["weather"]));
+    pair.jobs = Jobs::Hold;
+
+    let sent = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}),
+        json!({"jsonrpc": "2.0", "id": 9.5, "method": "odd", "extra": true}),
+        json!({"jsonrpc": "2.0", "id": "s", "method": "tools/call"}),
+    ];
+    let requests: Vec<String> = sent
+        .iter()
+        .map(|m| to_weather(&mut pair, m.clone()))
+        .collect();
+    pair.run();
+    assert_eq!(pair.held.len(), 4);
+    for (job, message) in pair.held.iter().zip(&sent) {
+        let claude_proto_host::JobKind::McpMessage {
+            server,
+            message: got,
+        } = &job.kind
+        else {
+            panic!("expected an MCP message job, got {:?}", job.kind)
+        };
+        assert_eq!(server, "weather");
+        assert_eq!(got, message);
+    }
+
+    let listed = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}});
+    pair.complete_held(0, Ok(Outcome::Mcp(Some(listed.clone()))));
+    pair.complete_held(0, Ok(Outcome::Mcp(None)));
+    pair.complete_held(0, Ok(Outcome::Mcp(Some(json!("not JSON-RPC")))));
+    pair.complete_held(0, Err("the server went away".to_owned()));
+    pair.run();
+    let answer = |pair: &Pair, at: usize| pair.cli.answer(&requests[at]).expect("answered").clone();
+    assert_eq!(answer(&pair, 0)["response"]["mcp_response"], listed);
+    assert_eq!(
+        answer(&pair, 1)["response"]["mcp_response"]["result"],
+        json!({})
+    );
+    let refused = answer(&pair, 2).to_string();
+    assert!(refused.contains("not a JSON-RPC response"), "{refused}");
+    let failed = &answer(&pair, 3)["response"]["mcp_response"];
+    assert_eq!(failed["id"], "s", "{failed}");
+    assert!(failed.to_string().contains("went away"), "{failed}");
+}

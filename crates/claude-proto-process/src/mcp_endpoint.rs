@@ -17,6 +17,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use claude_proto::model::control::ControlRequest;
 use serde_json::Value as Json;
 
 /// An MCP server in this process that reads and writes MCP JSON-RPC itself.
@@ -80,7 +81,9 @@ impl McpReply {
 impl Drop for McpReply {
     fn drop(&mut self) {
         if let Some(answer) = self.answer.take() {
-            answer(Err("the MCP server dropped the request unanswered".to_owned()));
+            answer(Err(
+                "the MCP server dropped the request unanswered".to_owned()
+            ));
         }
     }
 }
@@ -115,6 +118,15 @@ impl McpOutlet {
     pub fn send(&self, message: Json) {
         (self.send)(message);
     }
+}
+
+/// The control request that carries `message`, a message of the endpoint
+/// server `server`, to the CLI. For adapters building an [`McpOutlet`].
+pub fn mcp_message_to_cli(server: &str, message: Json) -> ControlRequest {
+    // Any JSON converts: shapes JSON-RPC does not know are kept as they are.
+    let message = serde_json::from_value(message.clone())
+        .unwrap_or(claude_proto::model::mcp::JsonRpcMessage::Unknown(message));
+    ControlRequest::mcp_message(server, message)
 }
 
 impl fmt::Debug for McpOutlet {

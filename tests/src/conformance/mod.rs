@@ -162,6 +162,9 @@ pub struct Spec {
     pub hooks: Vec<Hook>,
     /// Host the `calc` MCP server with an `add` tool (a + b).
     pub mcp_calc: bool,
+    /// Host the `calc` MCP server as an endpoint that speaks MCP itself
+    /// ([`CalcEndpoint`](crate::endpoint::CalcEndpoint)).
+    pub mcp_endpoint: bool,
     /// Host the `calc` MCP server with a typed `add` tool ([`TypedAdd`]
     /// arguments, a [`TypedSum`] result).
     pub mcp_typed: bool,
@@ -242,6 +245,7 @@ impl Spec {
             hooks: Vec::new(),
             mcp_calc: false,
             mcp_typed: false,
+            mcp_endpoint: false,
             config: Config::default(),
             limits: Limits::default(),
             on_stderr: None,
@@ -703,6 +707,30 @@ pub fn mcp_round_trip<H: Harness>(fake: PathBuf) {
     );
     assert_eq!(report["initialize"]["result"]["serverInfo"]["name"], "calc");
     // "tools" is the tools/list result itself.
+    assert_eq!(report["tools"]["tools"][0]["name"], "add");
+    assert_eq!(report["call"]["result"]["content"][0]["text"], "5");
+    assert_eq!(report["unknown"]["error"]["code"], -32601);
+    must("close", s.close());
+}
+
+/// An in-process MCP server that speaks MCP itself (an endpoint, as an
+/// `rmcp` server is attached): the CLI's handshake, listing, call and an
+/// unknown method reach it unchanged and its answers come back, given
+/// from a thread of its own.
+pub fn mcp_endpoint_round_trip<H: Harness>(fake: PathBuf) {
+    let mut spec = Spec::new(fake, "mcp");
+    spec.mcp_endpoint = true;
+    let mut s = must("start", H::start(spec));
+    must(
+        "send",
+        s.send_text(r#"{"tool":"add","arguments":{"a":2,"b":3}}"#),
+    );
+    let t = must("turn", turn(&mut *s));
+    let report: Value = must(
+        "mcp result",
+        serde_json::from_str(t.text.trim_start_matches("mcp ")),
+    );
+    assert_eq!(report["initialize"]["result"]["serverInfo"]["name"], "calc");
     assert_eq!(report["tools"]["tools"][0]["name"], "add");
     assert_eq!(report["call"]["result"]["content"][0]["text"], "5");
     assert_eq!(report["unknown"]["error"]["code"], -32601);
@@ -1979,6 +2007,7 @@ macro_rules! conformance_suite {
             drop_without_close, dropping_the_session_ends_what_the_cli_started,
             no_secret_in_the_process_table,
             no_secret_in_logs_or_errors,
+            mcp_endpoint_round_trip,
             close_kills_a_child_that_ignores_sigterm,
             child_that_never_reads_stdin_does_not_stall,
             control_answer_behind_unread_events, permission_behind_unread_events,

@@ -17,6 +17,7 @@ use claude_proto::dispatch::{HookKey, HookRegistry, McpServerSpec, McpToolSpec};
 use claude_proto::model::hooks::HookEvent;
 use claude_proto_host::Capabilities;
 
+use crate::mcp_endpoint::McpEndpoint;
 use crate::settings::HookOptions;
 
 mod async_flavor;
@@ -240,6 +241,7 @@ pub struct Handlers<F: Flavor> {
     hooks: Vec<Arc<F::Hook>>,
     hook_registry: HookRegistry,
     servers: Servers<F>,
+    endpoints: Vec<(String, Arc<dyn McpEndpoint>)>,
 }
 
 impl<F: Flavor> Default for Handlers<F> {
@@ -251,6 +253,7 @@ impl<F: Flavor> Default for Handlers<F> {
             hooks: Vec::new(),
             hook_registry: HookRegistry::default(),
             servers: Arc::default(),
+            endpoints: Vec::new(),
         }
     }
 }
@@ -287,13 +290,37 @@ impl<F: Flavor> Handlers<F> {
         self.hooks.push(hook);
     }
 
-    /// Hosts an in-process MCP server, replacing one of the same name.
+    /// Hosts an in-process MCP server, replacing one of the same name (of
+    /// either kind).
     pub fn add_mcp_server(&mut self, server: McpServer<F>) {
+        self.endpoints.retain(|(n, _)| n != server.name());
         let mut servers = lock(&self.servers);
         match servers.iter().position(|s| s.name() == server.name()) {
             Some(at) => servers[at] = server,
             None => servers.push(server),
         }
+    }
+
+    /// Hosts an in-process MCP server that speaks MCP itself under `name`,
+    /// replacing any server of that name (of either kind).
+    pub fn add_mcp_endpoint(&mut self, name: impl Into<String>, endpoint: Arc<dyn McpEndpoint>) {
+        let name = name.into();
+        lock(&self.servers).retain(|s| s.name() != name);
+        self.endpoints.retain(|(n, _)| *n != name);
+        self.endpoints.push((name, endpoint));
+    }
+
+    /// The endpoint server `name`.
+    pub fn mcp_endpoint(&self, name: &str) -> Option<&Arc<dyn McpEndpoint>> {
+        self.endpoints
+            .iter()
+            .find_map(|(n, endpoint)| (n == name).then_some(endpoint))
+    }
+
+    /// Every endpoint server, with its name (to [`connect`](McpEndpoint::connect)
+    /// them when the session starts).
+    pub fn mcp_endpoints(&self) -> impl Iterator<Item = (&str, &Arc<dyn McpEndpoint>)> {
+        self.endpoints.iter().map(|(n, e)| (n.as_str(), e))
     }
 
     /// What the [`Host`](claude_proto_host::Host) needs to know: which
@@ -305,6 +332,7 @@ impl<F: Flavor> Handlers<F> {
         capabilities.user_dialog_kinds = self.user_dialog.as_ref().map(|(kinds, _)| kinds.clone());
         capabilities.hooks = self.hook_registry.clone();
         capabilities.mcp_servers = lock(&self.servers).iter().map(|s| s.spec.clone()).collect();
+        capabilities.mcp_endpoints = self.endpoints.iter().map(|(n, _)| n.clone()).collect();
         capabilities
     }
 
