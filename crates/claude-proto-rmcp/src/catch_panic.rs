@@ -19,7 +19,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Service};
 /// answer:
 ///
 /// * in `tools/call`, a tool result with `isError: true` and the text
-///   "the tool panicked: <message>", as MCP asks for tool failures, so the
+///   `"the tool panicked: <message>"`, as MCP asks for tool failures, so the
 ///   model sees what happened and can carry on;
 /// * in any other request, a JSON-RPC error -32603 naming the panic.
 pub(crate) struct CatchPanic<S>(pub(crate) S);

@@ -44,7 +44,7 @@ const STOPPED: &str = "the MCP server has stopped";
 ///   a -32603 error.
 ///
 /// A panic inside `tools/call` becomes a tool result with `isError: true`
-/// and the text "the tool panicked: <message>" (MCP reports tool failures
+/// and the text `"the tool panicked: <message>"` (MCP reports tool failures
 /// as results, so the model sees them); a panic in any other handler
 /// becomes a -32603 error. The server keeps serving either way.
 ///
