@@ -80,9 +80,7 @@ impl McpReply {
 impl Drop for McpReply {
     fn drop(&mut self) {
         if let Some(answer) = self.answer.take() {
-            answer(Err(
-                "the MCP server dropped the request unanswered".to_owned()
-            ));
+            answer(Err("the MCP server dropped the request unanswered".to_owned()));
         }
     }
 }
