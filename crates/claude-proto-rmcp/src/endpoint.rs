@@ -57,6 +57,7 @@ const STOPPED: &str = "the MCP server has stopped";
 /// The server runs on a dedicated thread with a current-thread tokio
 /// runtime (timers enabled), so tools may use tokio's timers and must be
 /// `Send`; they do not run on the caller's executor.
+#[must_use = "dropping the endpoint stops its server"]
 pub struct RmcpEndpoint {
     /// To rmcp's transport. Dropping it closes the transport.
     inbound: mpsc::UnboundedSender<ClientJsonRpcMessage>,

@@ -455,6 +455,37 @@ fn dropping_the_endpoint_answers_pending_calls_and_drops_the_server() {
     h.server_dropped.recv_timeout(WAIT).unwrap();
 }
 
+/// A server whose loop dies at once (here, `get_info` panics as rmcp
+/// starts it).
+#[derive(Clone)]
+struct DoomedServer;
+
+impl ServerHandler for DoomedServer {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        panic!("no info")
+    }
+}
+
+#[test]
+fn a_dead_server_answers_every_request_with_an_error() {
+    let endpoint = RmcpEndpoint::new(DoomedServer).unwrap();
+    let ask = |id: i64| {
+        let (tx, rx) = channel();
+        endpoint.handle(
+            json!({"jsonrpc": "2.0", "id": id, "method": "ping"}),
+            McpReply::new(move |answer| {
+                let _ = tx.send(answer);
+            }),
+        );
+        response(&rx)
+    };
+    // Whether it arrives before or after the loop died, the answer is the same.
+    for id in 1..=3 {
+        let dead = ask(id);
+        assert_eq!((error_code(&dead), &dead["id"]), (-32603, &json!(id)));
+    }
+}
+
 /// Round trip of one `tools/call` through `handle` to its reply. Run with
 /// `cargo test --release -p claude-proto-rmcp -- --ignored --nocapture`.
 #[test]
