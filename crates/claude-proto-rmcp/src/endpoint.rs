@@ -15,7 +15,7 @@ use tokio::runtime::{Builder, Runtime};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::catch_panic::CatchPanic;
-use crate::inbound::{Inbound, classify};
+use crate::inbound::{Inbound, classify, with_rmcp_id};
 use crate::jsonrpc::{INTERNAL_ERROR, INVALID_REQUEST, REQUEST_CANCELLED, error_response, id_json};
 use crate::pending::{Pending, Refusal};
 use crate::transport::BridgeTransport;
@@ -34,8 +34,7 @@ const STOPPED: &str = "the MCP server has stopped";
 /// * a message that is not JSON-RPC 2.0 as rmcp reads it, with a -32600
 ///   error carrying the id when one could be read (`null` otherwise);
 /// * a request reusing the id of one still in flight, with a -32600
-///   error, without reaching rmcp (rmcp would lose one of the two
-///   responses);
+///   error, without reaching rmcp;
 /// * a request named by `notifications/cancelled`, with a -32800 error
 ///   ("Request cancelled") at once, as rmcp drops the response of a
 ///   cancelled request; the handler sees its `ctx.ct` cancelled;
@@ -53,6 +52,11 @@ const STOPPED: &str = "the MCP server has stopped";
 /// rmcp gets a -32601 error for them at once and the handler that asked
 /// does not hang. Server notifications go to the [`McpOutlet`] given to
 /// [`connect`](McpEndpoint::connect); those sent before it are dropped.
+///
+/// rmcp sees requests renumbered with ids of the endpoint's own (so a
+/// handler's `ctx.id` is not the CLI's id); responses carry the CLI's id
+/// again. This keeps an id the CLI reuses after a cancellation from
+/// receiving the cancelled handler's late response.
 ///
 /// The server runs on a dedicated thread with a current-thread tokio
 /// runtime (timers enabled), so tools may use tokio's timers and must be
@@ -113,9 +117,9 @@ impl McpEndpoint for RmcpEndpoint {
         match classify(message) {
             Inbound::Invalid(error) => reply.send(Some(error)),
             Inbound::Request { id, message } => {
-                let refused = self
-                    .pending
-                    .admit(id.clone(), reply, || self.forward(message));
+                let refused = self.pending.admit(id.clone(), reply, |rmcp_id| {
+                    self.forward(with_rmcp_id(message, rmcp_id))
+                });
                 if let Err((reply, refusal)) = refused {
                     let (code, why) = match refusal {
                         Refusal::DuplicateId => (
@@ -134,12 +138,18 @@ impl McpEndpoint for RmcpEndpoint {
                 // Taken before rmcp sees the cancellation, so the answer
                 // is ours whichever finishes first; a response rmcp still
                 // writes finds nobody waiting and is dropped.
-                let cancelled = request_id.and_then(|id| Some((self.pending.take(&id)?, id)));
-                // If the loop has ended there is nothing left to cancel.
-                let _ = self.forward(message);
-                if let Some((cancelled, id)) = cancelled {
+                let cancelled = request_id.and_then(|cli_id| {
+                    let (rmcp_id, reply) = self.pending.take_by_cli_id(&cli_id)?;
+                    Some((cli_id, rmcp_id, reply))
+                });
+                // A request that is not pending has nothing to cancel; and
+                // passing its id on could cancel an unrelated request that
+                // rmcp happens to know by that number.
+                if let Some((cli_id, rmcp_id, cancelled)) = cancelled {
+                    // If the loop has ended there is nothing left to cancel.
+                    let _ = self.forward(with_rmcp_id(message, rmcp_id));
                     cancelled.send(Some(error_response(
-                        id_json(&id),
+                        id_json(&cli_id),
                         REQUEST_CANCELLED,
                         "Request cancelled",
                     )));

@@ -9,14 +9,15 @@ use crate::jsonrpc::{INVALID_REQUEST, error_response};
 
 /// What the endpoint does with one message from the CLI.
 pub(crate) enum Inbound {
-    /// A request: remember its reply under `id`, then forward it.
+    /// A request: remember its reply under `id` (the CLI's), then forward
+    /// it renumbered.
     Request {
         id: RequestId,
         message: ClientJsonRpcMessage,
     },
-    /// `notifications/cancelled`: forward it (rmcp cancels the handler's
-    /// token) and answer the cancelled request here, since rmcp drops the
-    /// response of a cancelled request.
+    /// `notifications/cancelled`: forward it renumbered (rmcp cancels the
+    /// handler's token) and answer the cancelled request here, since rmcp
+    /// drops the response of a cancelled request.
     Cancel {
         request_id: Option<RequestId>,
         message: ClientJsonRpcMessage,
@@ -26,6 +27,26 @@ pub(crate) enum Inbound {
     Forward(ClientJsonRpcMessage),
     /// Not a JSON-RPC 2.0 message rmcp accepts: answer with this error.
     Invalid(Json),
+}
+
+/// Renumbers a request or a cancellation with the id rmcp is to see (see
+/// the `pending` module).
+pub(crate) fn with_rmcp_id(
+    mut message: ClientJsonRpcMessage,
+    rmcp_id: RequestId,
+) -> ClientJsonRpcMessage {
+    match &mut message {
+        JsonRpcMessage::Request(request) => request.id = rmcp_id,
+        JsonRpcMessage::Notification(notification) => {
+            if let ClientNotification::CancelledNotification(cancelled) =
+                &mut notification.notification
+            {
+                cancelled.params.request_id = Some(rmcp_id);
+            }
+        }
+        JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_) => {}
+    }
+    message
 }
 
 /// Sorts `message`; never panics, whatever the JSON.

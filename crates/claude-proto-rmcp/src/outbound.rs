@@ -2,6 +2,7 @@
 //! request with its id; a notification goes to the CLI through the
 //! outlet; a request of the server's is refused at once.
 
+use claude_proto_process::McpReply;
 use rmcp::model::{
     ClientJsonRpcMessage, ErrorCode, ErrorData, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
 };
@@ -26,16 +27,19 @@ pub(crate) fn route(
     loopback: &WeakUnboundedSender<ClientJsonRpcMessage>,
 ) {
     match message {
-        JsonRpcMessage::Response(ref response) => {
-            let id = response.id.clone();
-            answer(&id, message, pending);
+        JsonRpcMessage::Response(mut response) => {
+            if let Some((cli_id, reply)) = pending.take(&response.id) {
+                response.id = cli_id.clone();
+                answer(&cli_id, &JsonRpcMessage::Response(response), reply);
+            }
         }
-        JsonRpcMessage::Error(ref error) => {
+        JsonRpcMessage::Error(mut error) => {
             // An error without an id answers nothing we sent; rmcp writes
             // those only for input it could not read, which never reaches
             // it through this transport.
-            if let Some(id) = error.id.clone() {
-                answer(&id, message, pending);
+            if let Some((cli_id, reply)) = error.id.as_ref().and_then(|id| pending.take(id)) {
+                error.id = Some(cli_id.clone());
+                answer(&cli_id, &JsonRpcMessage::Error(error), reply);
             }
         }
         JsonRpcMessage::Notification(_) => {
@@ -64,16 +68,13 @@ pub(crate) fn route(
     }
 }
 
-/// Answers the pending request `id` with rmcp's response. A response
-/// nobody waits for (its request was cancelled and answered already) is
-/// dropped.
-fn answer(id: &RequestId, message: ServerJsonRpcMessage, pending: &Pending) {
-    let Some(reply) = pending.take(id) else {
-        return;
-    };
-    let json: Json = serde_json::to_value(&message).unwrap_or_else(|error| {
+/// Answers the CLI's request `cli_id` with rmcp's response, renumbered
+/// back. (A response nobody waits for, that of a request cancelled and
+/// answered already, never gets here: it is dropped.)
+fn answer(cli_id: &RequestId, message: &ServerJsonRpcMessage, reply: McpReply) {
+    let json: Json = serde_json::to_value(message).unwrap_or_else(|error| {
         error_response(
-            id_json(id),
+            id_json(cli_id),
             INTERNAL_ERROR,
             &format!("the MCP server's response does not serialize: {error}"),
         )

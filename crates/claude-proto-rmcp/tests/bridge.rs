@@ -109,6 +109,10 @@ impl WeatherServer {
         tokio::select! {
             () = ctx.ct.cancelled() => {
                 let _ = self.signals.slow_cancelled.send(());
+                // Finish late, as a tool cleaning up would: rmcp must not
+                // mistake this response for that of a request that reuses
+                // the id meanwhile.
+                tokio::time::sleep(Duration::from_millis(100)).await;
                 "cancelled".to_owned()
             }
             () = tokio::time::sleep(Duration::from_secs(60)) => "done".to_owned(),
@@ -373,6 +377,12 @@ fn malformed_messages_are_refused_without_reaching_the_server() {
     for junk in [json!(null), json!(42), json!("ping"), json!([]), json!({})] {
         assert_eq!(error_code(&h.request(junk.clone())), -32600, "{junk}");
     }
+    // Responses from the CLI go to rmcp (which ignores ids it never used)
+    // and are acknowledged.
+    let response = h.send(json!({"jsonrpc": "2.0", "id": 0, "result": {}}));
+    assert_eq!(response.recv_timeout(WAIT).unwrap(), Ok(None));
+    let error = h.send(json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "no"}}));
+    assert_eq!(error.recv_timeout(WAIT).unwrap(), Ok(None));
     assert_eq!(h.ping(json!(15))["result"], json!({}));
 }
 
@@ -397,6 +407,31 @@ fn a_cancelled_call_is_answered_at_once_and_the_tool_sees_it() {
     h.slow_cancelled.recv_timeout(WAIT).unwrap();
     // The id is free again, and the server still answers.
     assert_eq!(h.ping(json!(40))["result"], json!({}));
+}
+
+#[test]
+fn an_id_reused_after_a_cancellation_gets_its_own_answer() {
+    let h = Harness::new().initialized();
+    let cancel = |id: i64| {
+        h.send(json!({
+            "jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id},
+        }))
+    };
+    let first = h.call(41, "slow", json!({}));
+    h.slow_started.recv_timeout(WAIT).unwrap();
+    let _ = cancel(41);
+    assert_eq!(error_code(&response(&first)), -32800);
+    h.slow_cancelled.recv_timeout(WAIT).unwrap();
+    // The first call's handler is still finishing when the id comes back.
+    let second = h.call(41, "slow", json!({}));
+    h.slow_started.recv_timeout(WAIT).unwrap();
+    assert!(
+        second.recv_timeout(Duration::from_millis(300)).is_err(),
+        "the first call's late response must not answer the second"
+    );
+    let _ = cancel(41);
+    assert_eq!(error_code(&response(&second)), -32800);
 }
 
 #[test]
