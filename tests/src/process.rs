@@ -94,3 +94,48 @@ pub fn kill(pid: u32) {
         .args(["-9", &pid.to_string()])
         .status();
 }
+
+/// The running (not zombie) members of process group `pgid`, read from
+/// every `/proc/<pid>/stat` (Linux).
+pub fn group_members(pgid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            // After the command name: state, ppid, pgrp, ...
+            let Some((_, after)) = stat.rsplit_once(')') else {
+                return false;
+            };
+            let mut fields = after.split_whitespace();
+            let state = fields.next();
+            let group = fields.nth(1).and_then(|g| g.parse::<u32>().ok());
+            group == Some(pgid) && !matches!(state, Some("Z" | "X"))
+        })
+        .collect()
+}
+
+/// Waits until no running process is left in group `pgid`, checking every
+/// few milliseconds up to `limit`. Returns the members still running at
+/// the limit (empty: the group is gone).
+pub fn wait_until_group_empty(pgid: u32, limit: Duration) -> Vec<u32> {
+    let start = Instant::now();
+    loop {
+        let members = group_members(pgid);
+        if members.is_empty() || start.elapsed() >= limit {
+            return members;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The process group of `pid`, or `None` if there is no such process.
+pub fn group_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = stat.rsplit_once(')')?.1;
+    after.split_whitespace().nth(2)?.parse().ok()
+}

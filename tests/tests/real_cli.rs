@@ -16,7 +16,7 @@ use std::time::Duration;
 use claude_proto::ControlSuccess;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
-use claude_proto_host::{Error, ExitReport, SpawnError};
+use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
 use claude_proto_tests::conformance::{Driver, Observed, ToolChange};
 use claude_proto_tests::real_cli::tee::TeedChild;
 use claude_proto_tests::real_cli::{RealHarness, RealSpec, Transcript, WAIT};
@@ -180,6 +180,24 @@ impl Driver for TokioDriver {
     fn change_tools(&mut self, change: ToolChange<'_>) -> Option<Result<(), Error>> {
         let (rt, claude) = self.parts();
         Some(rt.block_on(claude_proto_tests::handlers::change_tools(claude, change)))
+    }
+
+    fn query(
+        &mut self,
+        prompt: &str,
+        limit: Option<Duration>,
+    ) -> Option<Result<Option<Turn>, Error>> {
+        let (rt, claude) = self.parts();
+        Some(rt.block_on(async {
+            let Some(limit) = limit else {
+                return claude.ask(prompt).await.map(Some);
+            };
+            // On timeout the query future is dropped mid-turn.
+            match tokio::time::timeout(limit, claude.ask(prompt)).await {
+                Ok(turn) => turn.map(Some),
+                Err(_) => Ok(None),
+            }
+        }))
     }
 
     fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {

@@ -13,7 +13,7 @@ use claude_proto::model::hooks::{HookEvent, HookInput, HookOutput, HookSpecificO
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, Configure, McpServer};
-use claude_proto_host::{Error, ExitReport, SpawnError};
+use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
 use claude_proto_tests::conformance::{
     Driver, DropFlag, HookBehaviour, Observed, Spec, ToolChange, TypedGuard,
 };
@@ -183,6 +183,34 @@ impl Driver for BlockingDriver {
             self.claude(),
             change,
         ))
+    }
+
+    fn query(
+        &mut self,
+        prompt: &str,
+        limit: Option<Duration>,
+    ) -> Option<Result<Option<Turn>, Error>> {
+        let claude = self.claude();
+        let Some(limit) = limit else {
+            return Some(claude.ask(prompt).map(Some));
+        };
+        // A blocking call cannot be dropped: giving a query up is sending
+        // its prompt and reading its turn only until the limit.
+        if let Err(error) = claude.send_text(prompt) {
+            return Some(Err(error));
+        }
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match claude.next_event_timeout(left) {
+                Err(_) => return Some(Ok(None)),
+                Ok(Some(event)) if event.as_message().is_some_and(|m| m.is_result()) => {
+                    panic!("the turn ended within the limit; this harness cannot return it")
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("the session ended during a held query"),
+            }
+        }
     }
 
     fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {

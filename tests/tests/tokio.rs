@@ -180,6 +180,46 @@ fn runtime_shutdown_kills_the_child() {
     }
 }
 
+/// The runtime shut down while a session runs (its handle still held):
+/// the CLI and what it started, a grandchild holding its pipes, are ended
+/// with the runtime's tasks, before the handle is dropped. The CLI leads a
+/// process group of its own, and the session ends the group.
+#[test]
+fn runtime_shutdown_ends_what_the_cli_started() {
+    let _isolation = claude_proto_tests::conformance::isolation("runtime_shutdown_group");
+    let pid_file = std::env::temp_dir().join(format!(
+        "claude-proto-runtime-shutdown-grandchild-{}",
+        std::process::id()
+    ));
+    let runtime = runtime();
+    let spec = Spec::new(FAKE.into(), "grandchild")
+        .env("FAKE_CLAUDE_PID_FILE", pid_file.display().to_string());
+    let claude = runtime.block_on(async {
+        let mut claude = builder(&spec).spawn().await.unwrap();
+        assert_eq!(claude.ask("hi").await.unwrap().text(), Some("echo: hi"));
+        claude
+    });
+    let pids: Vec<u32> = std::fs::read_to_string(&pid_file)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    let _ = std::fs::remove_file(&pid_file);
+    let [cli, grandchild] = pids[..] else {
+        panic!("expected the CLI's and the grandchild's pids, got {pids:?}");
+    };
+    assert!(claude_proto_tests::process::is_running(grandchild));
+    drop(runtime);
+    for pid in [cli, grandchild] {
+        assert!(
+            claude_proto_tests::process::wait_until_not_running(pid, Duration::from_secs(20)),
+            "process {pid} outlived the runtime (state {:?})",
+            claude_proto_tests::process::state(pid)
+        );
+    }
+    drop(claude);
+}
+
 mod backpressure {
     use super::*;
     use std::sync::atomic::AtomicUsize;

@@ -1495,6 +1495,363 @@ pub fn resume_from_the_store_on_another_machine<H: RealHarness>() {
     must("delete", block_on(store.delete(&key)));
 }
 
+// ----- ending a session: nothing of its process tree outlives it ----------
+
+/// An MCP stdio server that does not go quietly. It ignores SIGTERM,
+/// writes its pid and then its child's to the file named by its first
+/// argument, answers just enough MCP for the CLI to list its (no) tools
+/// (`initialize`, `tools/list`; any other request is "method not found"),
+/// and when its stdin closes it stays, waiting for its child. The child
+/// (`sleep`) ignores SIGTERM too (ignored signals are inherited across
+/// `exec`) and holds the server's stdout and stderr, the CLI's pipes.
+const LINGERING_MCP_SERVER: &str = r#"#!/bin/sh
+trap '' TERM
+echo "$$" >> "$1"
+sleep 1000 &
+echo "$!" >> "$1"
+while IFS= read -r line; do
+  id=$(printf '%s\n' "$line" | sed -n -E 's/.*"id":("[^"]*"|[0-9]+).*/\1/p')
+  case $line in
+    *'"method":"initialize"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2024-11-05","capabilities":{"tools":{}},"serverInfo":{"name":"lingering","version":"1.0.0"}}}\n' "$id" ;;
+    *'"method":"tools/list"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}\n' "$id" ;;
+    *)
+      if [ -n "$id" ]; then
+        printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\n' "$id"
+      fi ;;
+  esac
+done
+wait
+"#;
+
+/// How long the end of a session may take to show in the process table
+/// and the file system. Generous: reaching it means something survived.
+const ENDING: Duration = Duration::from_secs(20);
+
+/// A [`LINGERING_MCP_SERVER`] in a scratch directory of its own, with the
+/// file its processes write their pids to.
+struct LingeringServer {
+    dir: TempDir,
+}
+
+impl LingeringServer {
+    fn new() -> Self {
+        let dir = must("a scratch directory", TempDir::new());
+        must(
+            "the server script is written",
+            std::fs::write(dir.path().join("server.sh"), LINGERING_MCP_SERVER),
+        );
+        Self { dir }
+    }
+
+    fn pid_file(&self) -> PathBuf {
+        self.dir.path().join("pids")
+    }
+
+    /// The `--mcp-config` that runs it under the CLI.
+    fn config(&self) -> Value {
+        json!({"mcpServers": {"lingering": {
+            "type": "stdio",
+            "command": "/bin/sh",
+            "args": [self.dir.path().join("server.sh"), self.pid_file()],
+        }}})
+    }
+
+    /// Every pid written so far (complete lines only: a pid being written
+    /// is not read half-way). Each server the CLI starts writes two.
+    fn pids(&self) -> Vec<u32> {
+        let text = std::fs::read_to_string(self.pid_file()).unwrap_or_default();
+        let complete = text.rsplit_once('\n').map_or("", |(lines, _)| lines);
+        complete
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
+    }
+
+    /// Waits (at most [`WAIT`]) until the server and its child have
+    /// written their pids, and returns them, checking that they run in the
+    /// CLI's process group (the one the session must end).
+    fn wait_until_running(&self, cli: u32) -> Vec<u32> {
+        let start = Instant::now();
+        let pids = loop {
+            let pids = self.pids();
+            if pids.len() >= 2 && pids.iter().all(|&p| crate::process::is_running(p)) {
+                break pids;
+            }
+            assert!(
+                start.elapsed() < WAIT,
+                "the MCP server and its child did not start within {WAIT:?} (pids so far: {pids:?})"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        for &pid in &pids {
+            assert_eq!(
+                crate::process::group_of(pid),
+                Some(cli),
+                "pid {pid} runs outside the CLI's process group"
+            );
+        }
+        pids
+    }
+}
+
+/// What a session started and must take with it when it ends.
+struct Tree {
+    /// The CLI, leader of the process group.
+    cli: u32,
+    /// The private files the CLI was given (`--mcp-config`, `--settings`),
+    /// and the directories holding them.
+    files: Vec<PathBuf>,
+}
+
+/// A description of `pid` for a failure message: its state, parent,
+/// group and command line.
+fn describe(pid: u32) -> String {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+    format!("pid {pid}: stat `{}` cmdline `{cmdline}`", stat.trim())
+}
+
+impl Tree {
+    /// The running CLI's pid and its private files, read from its command
+    /// line: the values of `--mcp-config=` and `--settings=` that are
+    /// paths (the session wrote them to a private directory).
+    ///
+    /// Read until it shows `--mcp-config=` (at most [`WAIT`]): spawning
+    /// may return while the child is still in `execve`, when
+    /// `/proc/<pid>/cmdline` shows the parent's command line or nothing.
+    fn of(cli: u32) -> Self {
+        let start = Instant::now();
+        let cmdline = loop {
+            let cmdline = std::fs::read(format!("/proc/{cli}/cmdline")).unwrap_or_default();
+            let cmdline = String::from_utf8_lossy(&cmdline).into_owned();
+            if cmdline.contains("--mcp-config=") || start.elapsed() >= WAIT {
+                break cmdline;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let mut files = Vec::new();
+        for arg in cmdline.split('\0') {
+            let value = ["--mcp-config=", "--settings="]
+                .iter()
+                .find_map(|flag| arg.strip_prefix(flag));
+            if let Some(path) = value.filter(|v| v.starts_with('/')) {
+                let path = PathBuf::from(path);
+                if let Some(dir) = path.parent() {
+                    files.push(dir.to_path_buf());
+                }
+                files.push(path);
+            }
+        }
+        assert!(
+            files
+                .iter()
+                .any(|f| f.ends_with("mcp-config.json") && f.exists()),
+            "the MCP configuration is not in a private file: {}",
+            cmdline.replace('\0', " ")
+        );
+        Self { cli, files }
+    }
+
+    /// Asserts, within [`ENDING`], that the CLI, every process its MCP
+    /// server wrote down and every other member of its process group are
+    /// no longer running, and that its private files are removed.
+    fn assert_gone(&self, how: &str, server: &LingeringServer) {
+        let mut pids = vec![self.cli];
+        pids.extend(server.pids());
+        for pid in pids {
+            assert!(
+                crate::process::wait_until_not_running(pid, ENDING),
+                "{how}: a process outlived the session: {}",
+                describe(pid)
+            );
+        }
+        let left = crate::process::wait_until_group_empty(self.cli, ENDING);
+        assert!(
+            left.is_empty(),
+            "{how}: the CLI's process group outlived the session: {:?}",
+            left.iter().map(|&p| describe(p)).collect::<Vec<_>>()
+        );
+        let start = Instant::now();
+        while self.files.iter().any(|f| f.exists()) && start.elapsed() < ENDING {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        for file in &self.files {
+            assert!(
+                !file.exists(),
+                "{how}: {} outlived the session",
+                file.display()
+            );
+        }
+    }
+}
+
+/// Starts a session (spawned by the adapter itself: its own process
+/// plumbing is what these scenarios test) whose CLI runs a
+/// [`LingeringServer`]; returns once the server and its child run.
+fn start_with_a_lingering_server<H: RealHarness>(
+    peer: &Peer,
+    server: &LingeringServer,
+) -> (Box<dyn Driver>, Tree) {
+    let mut spec = peer.spec();
+    spec.transcript = None;
+    spec.options = spec.options.mcp_config(server.config());
+    let s = start::<H>(spec);
+    let cli = s.pid().expect("a child process");
+    let tree = Tree::of(cli);
+    server.wait_until_running(cli);
+    (s, tree)
+}
+
+/// `true` where the process table can be read (`/proc`: Linux); elsewhere
+/// a scenario that needs it says it was skipped.
+fn sees_the_process_table<H: RealHarness>() -> bool {
+    let here = Path::new("/proc/self/stat").exists();
+    if !here {
+        eprintln!(
+            "{}: no /proc to read processes from; scenario skipped",
+            H::NAME
+        );
+    }
+    here
+}
+
+/// A model that answers slowly: 200 pieces, 100 ms apart.
+fn slow_answer(_: &ApiRequest) -> Reply {
+    Reply::text("this answer takes its time ".repeat(20)).slowly(200, Duration::from_millis(100))
+}
+
+/// Closed after a turn: the CLI, an MCP server it runs (which ignores
+/// SIGTERM and outstays its stdin) and the server's own child are all
+/// gone, and the CLI's private files removed. The group is gone before
+/// `close` reports the exit: it is checked at once.
+pub fn nothing_outlives_the_session_closed<H: RealHarness>() {
+    if !sees_the_process_table::<H>() {
+        return;
+    }
+    let Some(peer) = Peer::new(|_| Reply::text("Done.")) else {
+        return;
+    };
+    let server = LingeringServer::new();
+    let (mut s, tree) = start_with_a_lingering_server::<H>(&peer, &server);
+    assert_eq!(query(&mut *s, "Hi").text, "Done.");
+    must("close", s.close()).expect("an exit report");
+    let left = crate::process::group_members(tree.cli);
+    assert!(
+        left.is_empty(),
+        "{}: close reported the exit with the group still running: {:?}",
+        H::NAME,
+        left.iter().map(|&p| describe(p)).collect::<Vec<_>>()
+    );
+    tree.assert_gone("closed", &server);
+}
+
+/// Dropped without closing after a turn: the CLI, its MCP server (which
+/// ignores SIGTERM) and the server's child are all gone, and the CLI's
+/// private files removed.
+pub fn nothing_outlives_the_session_abandoned<H: RealHarness>() {
+    if !sees_the_process_table::<H>() {
+        return;
+    }
+    let Some(peer) = Peer::new(|_| Reply::text("Done.")) else {
+        return;
+    };
+    let server = LingeringServer::new();
+    let (mut s, tree) = start_with_a_lingering_server::<H>(&peer, &server);
+    assert_eq!(query(&mut *s, "Hi").text, "Done.");
+    s.abandon();
+    tree.assert_gone("abandoned", &server);
+}
+
+/// The CLI killed (SIGKILL) mid-turn, so it ends nothing it started: the
+/// session ends its MCP server (which ignores SIGTERM) and the server's
+/// child, and `close` reports the kill only once they are gone; the
+/// CLI's private files are removed.
+pub fn nothing_outlives_the_session_cli_killed<H: RealHarness>() {
+    if !sees_the_process_table::<H>() {
+        return;
+    }
+    let Some(peer) = Peer::new(slow_answer) else {
+        return;
+    };
+    let server = LingeringServer::new();
+    let (mut s, tree) = start_with_a_lingering_server::<H>(&peer, &server);
+    must("send", s.send_text("Take your time"));
+    assert!(
+        peer.server.wait_for_requests(1, WAIT),
+        "the CLI never called the model"
+    );
+    crate::process::kill(tree.cli);
+    let exit = must("close", s.close()).expect("an exit report");
+    assert_eq!(exit.signal, Some(9), "{exit}");
+    let left = crate::process::group_members(tree.cli);
+    assert!(
+        left.is_empty(),
+        "{}: close reported the kill with the group still running: {:?}",
+        H::NAME,
+        left.iter().map(|&p| describe(p)).collect::<Vec<_>>()
+    );
+    tree.assert_gone("killed", &server);
+}
+
+/// A query given up at its deadline while the model still answers, then
+/// the session closed: nothing of its process tree is left.
+pub fn nothing_outlives_the_session_query_given_up_then_closed<H: RealHarness>() {
+    if !sees_the_process_table::<H>() {
+        return;
+    }
+    let Some(peer) = Peer::new(slow_answer) else {
+        return;
+    };
+    let server = LingeringServer::new();
+    let (mut s, tree) = start_with_a_lingering_server::<H>(&peer, &server);
+    if !give_up_a_query::<H>(&mut *s, &peer) {
+        return;
+    }
+    must("close", s.close()).expect("an exit report");
+    tree.assert_gone("query given up, then closed", &server);
+}
+
+/// A query given up at its deadline while the model still answers, then
+/// the session dropped without closing: nothing of its process tree is
+/// left.
+pub fn nothing_outlives_the_session_query_given_up_then_abandoned<H: RealHarness>() {
+    if !sees_the_process_table::<H>() {
+        return;
+    }
+    let Some(peer) = Peer::new(slow_answer) else {
+        return;
+    };
+    let server = LingeringServer::new();
+    let (mut s, tree) = start_with_a_lingering_server::<H>(&peer, &server);
+    if !give_up_a_query::<H>(&mut *s, &peer) {
+        return;
+    }
+    s.abandon();
+    tree.assert_gone("query given up, then abandoned", &server);
+}
+
+/// Runs the harness's `query` with a limit the slow answer cannot meet,
+/// and checks that it was given up mid-answer. `false` (said loudly) if
+/// this harness has no `query`.
+fn give_up_a_query<H: RealHarness>(s: &mut dyn Driver, peer: &Peer) -> bool {
+    let Some(given_up) = s.query("Take your time", Some(Duration::from_secs(5))) else {
+        eprintln!("{}: no query in this harness; scenario skipped", H::NAME);
+        return false;
+    };
+    assert!(
+        must("query", given_up).is_none(),
+        "the slow answer finished within the limit"
+    );
+    assert!(
+        !peer.server.messages_requests().is_empty(),
+        "the query was given up before the CLI called the model"
+    );
+    true
+}
+
 /// Instantiates every real-CLI scenario as a `#[test]` for a [`RealHarness`].
 #[macro_export]
 macro_rules! real_cli_suite {
@@ -1507,7 +1864,11 @@ macro_rules! real_cli_suite {
             mcp_tool_added_while_running, blocking_hook_fails_closed, launch_fields_reach_the_cli,
             ask_user_question_answered, elicitation_reaches_the_handler,
             interrupt_slow_stream, interrupt_pending_permission, partial_messages,
-            api_error, killed_mid_turn, resume_session, resume_from_the_store_on_another_machine);
+            api_error, killed_mid_turn, resume_session, resume_from_the_store_on_another_machine,
+            nothing_outlives_the_session_closed, nothing_outlives_the_session_abandoned,
+            nothing_outlives_the_session_cli_killed,
+            nothing_outlives_the_session_query_given_up_then_closed,
+            nothing_outlives_the_session_query_given_up_then_abandoned);
     };
     (@tests $harness:ty; $($name:ident),+ $(,)?) => {
         $(

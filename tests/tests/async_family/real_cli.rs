@@ -14,7 +14,7 @@ use claude_proto::ControlSuccess;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto_async_std::{Claude, ClaudeBuilder};
-use claude_proto_host::{Error, ExitReport, SpawnError};
+use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
 use claude_proto_tests::conformance::{Driver, Observed, ToolChange};
 use claude_proto_tests::real_cli::tee::TeedChild;
 use claude_proto_tests::real_cli::{RealHarness, RealSpec, Transcript, WAIT};
@@ -173,6 +173,21 @@ impl<E: Exec> Driver for Session<E> {
         Some(E::block_on(claude_proto_tests::handlers::change_tools(
             claude, change,
         )))
+    }
+
+    fn query(
+        &mut self,
+        prompt: &str,
+        limit: Option<Duration>,
+    ) -> Option<Result<Option<Turn>, Error>> {
+        let claude = self.claude();
+        Some(E::block_on(async {
+            let Some(limit) = limit else {
+                return claude.ask(prompt).await.map(Some);
+            };
+            // When the timer wins, the query future is dropped mid-turn.
+            within(limit, claude.ask(prompt)).await.transpose()
+        }))
     }
 
     fn close(mut self: Box<Self>) -> Result<Option<ExitReport>, Error> {
