@@ -22,6 +22,7 @@ pub mod process;
 pub mod python;
 pub mod real_cli;
 pub mod stores;
+pub mod weather;
 
 /// The code samples of the repository's README, compiled as doc tests so
 /// they cannot go stale.

@@ -80,6 +80,12 @@ fn builder(spec: &RealSpec) -> ClaudeBuilder {
             })
         });
     }
+    if spec.rmcp_weather {
+        let server = claude_proto_tests::weather::WeatherServer::new(spec.calls.clone());
+        let endpoint =
+            claude_proto_rmcp::RmcpEndpoint::new(server).expect("the rmcp thread starts");
+        builder = builder.mcp_endpoint("weather", endpoint);
+    }
     if spec.mcp_calc {
         let calls = spec.calls.clone();
         builder = builder.mcp_server(McpServer::new("calc", "1.0.0").tool_untyped(

@@ -69,6 +69,12 @@ macro_rules! register_real_handlers {
         if spec.mcp_calc {
             builder = builder.mcp_server($crate::handlers::calc_server(spec.calls.clone()));
         }
+        if spec.rmcp_weather {
+            let server = $crate::weather::WeatherServer::new(spec.calls.clone());
+            let endpoint = claude_proto_rmcp::RmcpEndpoint::new(server)
+                .expect("the rmcp server's thread starts");
+            builder = builder.mcp_endpoint("weather", endpoint);
+        }
         if spec.elicitation {
             use $crate::conformance::Dialogs;
             builder = builder.on_elicitation(async |request| Dialogs::elicit(&request));

@@ -189,6 +189,7 @@ impl Peer {
             permission: None,
             hooks: Vec::new(),
             mcp_calc: false,
+            rmcp_weather: false,
             initialize: None,
             elicitation: false,
             calls: Calls::default(),
@@ -468,6 +469,9 @@ pub struct RealSpec {
     /// Host the `calc` MCP server with an `add` tool (a + b), see
     /// [`Spec::calc_add`](crate::conformance::Spec::calc_add).
     pub mcp_calc: bool,
+    /// Host the rmcp `weather` server ([`WeatherServer`](crate::weather::WeatherServer))
+    /// as an endpoint.
+    pub rmcp_weather: bool,
     /// Extra fields of the `initialize` request (the builders' escape
     /// hatch), if any.
     pub initialize: Option<claude_proto::model::initialize::InitializeRequest>,
@@ -971,6 +975,69 @@ pub fn mcp_tool<H: RealHarness>() {
     assert_eq!(tool_result_text(&block), "5", "{block}");
     assert_ne!(block["is_error"], true, "{block}");
     peer.finish(s, transcript, "e2e_sdk_mcp_tool");
+}
+
+/// An rmcp server attached as an endpoint: the CLI lists its tool with
+/// the annotations and schema rmcp derived, the model's call reaches the
+/// Rust tool with typed arguments and its structured answer comes back,
+/// and a tool that panics gives the model an error result while the
+/// session lives on.
+pub fn rmcp_tool<H: RealHarness>() {
+    let Some(peer) = Peer::new(|request: &ApiRequest| match request.tool_results().len() {
+        0 => Reply::tool_use(
+            "mcp__weather__get_weather",
+            json!({"city": "Paris", "unit": "celsius"}),
+        ),
+        1 => Reply::tool_use("mcp__weather__explode", json!({})),
+        _ => Reply::text("It is 22 degrees in Paris."),
+    }) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.rmcp_weather = true;
+    spec.options = spec
+        .options
+        .allowed_tools(["mcp__weather__get_weather", "mcp__weather__explode"]);
+    let calls = spec.calls.clone();
+    let mut s = start::<H>(spec);
+    let t = query(&mut *s, "What is the weather in Paris?");
+    assert_eq!(t.text, "It is 22 degrees in Paris.");
+    assert_eq!(
+        calls.of("weather:get_weather"),
+        vec![json!({"city": "Paris", "unit": "celsius"})]
+    );
+    let requests = peer.server.messages_requests();
+    let results = requests[requests.len() - 1].tool_results();
+    assert_eq!(results.len(), 2, "{}", requests[requests.len() - 1].body);
+    let weather_result = tool_result_text(results[0]);
+    assert!(weather_result.contains("22"), "{weather_result}");
+    assert_ne!(results[0]["is_error"], true, "{}", results[0]);
+    let panicked = tool_result_text(results[1]);
+    assert_eq!(results[1]["is_error"], true, "{}", results[1]);
+    assert!(panicked.contains("exploded"), "{panicked}");
+    // The session lives on, and lists the server with its annotations
+    // (the CLI connects SDK servers with the first turn).
+    let status = must(
+        "mcp_status",
+        s.control(ControlRequest::mcp_status(), Some(WAIT)),
+    );
+    let status: Value = must(
+        "mcp_status as JSON",
+        serde_json::from_str(status.payload().unwrap_or("null")),
+    );
+    let servers = &status["mcpServers"];
+    let weather = servers
+        .as_array()
+        .and_then(|all| all.iter().find(|s| s["name"] == "weather"))
+        .unwrap_or_else(|| panic!("no weather server in {status}"));
+    assert_eq!(weather["status"], "connected", "{weather}");
+    let tool = weather["tools"]
+        .as_array()
+        .and_then(|tools| tools.iter().find(|t| t["name"] == "get_weather"))
+        .unwrap_or_else(|| panic!("no get_weather tool in {weather}"));
+    assert_eq!(tool["annotations"]["readOnly"], true, "{tool}");
+
+    must("close", s.close());
 }
 
 /// A tool added to an in-process MCP server while the session runs: the
@@ -1860,7 +1927,7 @@ macro_rules! real_cli_suite {
             single_turn, single_turn_spawned, sdk_entrypoint, system_prompt_default_is_empty,
             multi_turn_with_set_model,
             permission_deny_bash, permission_allow_write_updated_input,
-            pre_tool_use_hook_blocks, post_tool_use_hook_sees_response, mcp_tool,
+            pre_tool_use_hook_blocks, post_tool_use_hook_sees_response, mcp_tool, rmcp_tool,
             mcp_tool_added_while_running, blocking_hook_fails_closed, launch_fields_reach_the_cli,
             ask_user_question_answered, elicitation_reaches_the_handler,
             interrupt_slow_stream, interrupt_pending_permission, partial_messages,
