@@ -6,7 +6,8 @@
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -83,6 +84,17 @@ impl WeatherServer {
             temperature,
             unit: unit.to_owned(),
         }))
+    }
+
+    /// Waits until the call is cancelled
+    #[tool]
+    async fn wait_for_cancel(&self, context: RequestContext<RoleServer>) -> String {
+        self.calls
+            .record("weather:wait_started", serde_json::Value::Null);
+        context.ct.cancelled().await;
+        self.calls
+            .record("weather:wait_cancelled", serde_json::Value::Null);
+        "cancelled".to_owned()
     }
 
     /// A tool that panics

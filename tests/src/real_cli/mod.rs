@@ -1040,6 +1040,43 @@ pub fn rmcp_tool<H: RealHarness>() {
     must("close", s.close());
 }
 
+/// An interrupted turn cancels the rmcp tool it was waiting for: the CLI
+/// sends `notifications/cancelled`, the tool's cancellation token fires,
+/// the turn ends, and the session goes on.
+pub fn rmcp_tool_cancelled<H: RealHarness>() {
+    let Some(peer) = Peer::new(|request: &ApiRequest| {
+        if request.all_text().contains("Again") {
+            Reply::text("Back again.")
+        } else {
+            Reply::tool_use("mcp__weather__wait_for_cancel", json!({}))
+        }
+    }) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.rmcp_weather = true;
+    spec.options = spec
+        .options
+        .allowed_tools(["mcp__weather__wait_for_cancel"]);
+    let calls = spec.calls.clone();
+    let mut s = start::<H>(spec);
+    must("send", s.send_text("Wait for it"));
+    assert!(
+        calls.wait_for("weather:wait_started", WAIT).is_some(),
+        "the tool was never called"
+    );
+    must("interrupt", s.control(ControlRequest::interrupt(), None));
+    let t = must("turn", turn(&mut *s));
+    assert!(t.is_error, "{}", t.text);
+    assert!(
+        calls.wait_for("weather:wait_cancelled", WAIT).is_some(),
+        "the tool was not cancelled"
+    );
+    let again = query(&mut *s, "Again");
+    assert_eq!(again.text, "Back again.");
+    must("close", s.close());
+}
+
 /// A tool added to an in-process MCP server while the session runs: the
 /// CLI is told, lists the server's tools again, offers the new tool to the
 /// model and routes the model's call of it to the host.
@@ -1927,7 +1964,7 @@ macro_rules! real_cli_suite {
             single_turn, single_turn_spawned, sdk_entrypoint, system_prompt_default_is_empty,
             multi_turn_with_set_model,
             permission_deny_bash, permission_allow_write_updated_input,
-            pre_tool_use_hook_blocks, post_tool_use_hook_sees_response, mcp_tool, rmcp_tool,
+            pre_tool_use_hook_blocks, post_tool_use_hook_sees_response, mcp_tool, rmcp_tool, rmcp_tool_cancelled,
             mcp_tool_added_while_running, blocking_hook_fails_closed, launch_fields_reach_the_cli,
             ask_user_question_answered, elicitation_reaches_the_handler,
             interrupt_slow_stream, interrupt_pending_permission, partial_messages,
