@@ -97,6 +97,19 @@ impl WeatherServer {
         "cancelled".to_owned()
     }
 
+    /// Asks the client for its roots
+    #[tool]
+    #[allow(deprecated)] // roots/list is deprecated in newer MCP drafts; the CLI still speaks it
+    async fn roots(&self, context: RequestContext<RoleServer>) -> String {
+        match context.peer.list_roots().await {
+            Ok(roots) => format!(
+                "roots: {}",
+                serde_json::to_string(&roots).unwrap_or_default()
+            ),
+            Err(error) => format!("no roots: {error}"),
+        }
+    }
+
     /// A tool that panics
     #[tool]
     async fn explode(&self) -> String {

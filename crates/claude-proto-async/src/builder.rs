@@ -12,10 +12,10 @@ use claude_proto::model::incoming::{
 };
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
-use claude_proto_host::{Host, SpawnError, Transport, deadline};
+use claude_proto_host::{CallReply, Host, SpawnError, Transport, deadline};
 use claude_proto_process::{
-    Configure, HookOptions, McpEndpoint, McpOutlet, Settings, StderrLines, load_timed_out, log,
-    mcp_message_to_cli, with_deadline,
+    Configure, HookOptions, McpEndpoint, McpOutlet, McpReply, Settings, StderrLines,
+    load_timed_out, log, mcp_answer_from_cli, mcp_message_to_cli, with_deadline,
 };
 
 use crate::client::Claude;
@@ -402,18 +402,43 @@ impl<R: Runtime> ClaudeBuilder<R> {
 }
 
 /// Where the endpoint server `server`'s own messages go: each becomes an
-/// `mcp_message` control request, sent like a controller's call whose
-/// answer nobody awaits (the CLI acknowledges notifications).
+/// `mcp_message` control request, sent like a controller's call. Nobody
+/// awaits a notification's acknowledgement; a request's answer is carried
+/// back to the server by a task of the runtime.
 fn mcp_outlet<R: Runtime>(server: &str, shared: Arc<Shared>, runtime: R) -> McpOutlet {
     let server = server.to_owned();
-    McpOutlet::new(move |message| {
-        let (waiter, _unawaited) = oneshot::channel();
-        // An error means the session is over: the message goes nowhere.
+    let spawner = runtime.clone();
+    let send = move |message, waiter| {
+        // An error means the session is over: the waiter is dropped with
+        // the command, and a request's answer fails.
         let _ = shared.push_command(claude_proto_host::Command::Call {
             request: Box::new(mcp_message_to_cli(&server, message)),
             timeout: None,
             issued_at: runtime.now(),
             waiter,
         });
+    };
+    let send = Arc::new(send);
+    let notify = {
+        let send = send.clone();
+        move |message| {
+            let (waiter, _unawaited) = oneshot::channel();
+            send(message, waiter);
+        }
+    };
+    McpOutlet::new(notify, move |message, answer: McpReply| {
+        let (waiter, answered) = oneshot::channel();
+        send(message, waiter);
+        spawner.spawn(Box::pin(async move {
+            match answered.await {
+                Ok(Ok(CallReply::Answered(success))) => match mcp_answer_from_cli(&success) {
+                    Ok(response) => answer.send(response),
+                    Err(error) => answer.fail(error),
+                },
+                Ok(Ok(_)) => answer.fail("the CLI gave no answer"),
+                Ok(Err(error)) => answer.fail(error.to_string()),
+                Err(oneshot::Closed) => answer.fail("the session ended"),
+            }
+        }));
     })
 }

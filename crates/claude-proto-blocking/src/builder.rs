@@ -14,11 +14,13 @@ use claude_proto::model::incoming::{
 };
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
-use claude_proto_host::{EndReason, Error, Host, SessionEnded, SpawnError, Transport, deadline};
+use claude_proto_host::{
+    CallReply, EndReason, Error, Host, SessionEnded, SpawnError, Transport, deadline,
+};
 use claude_proto_process::session_store::block_on_until;
 use claude_proto_process::{
-    Configure, HookOptions, McpEndpoint, McpOutlet, ProcessHandle, ResumeDir, Settings,
-    StderrLines, Stop, StoppableRead, load_timed_out, mcp_message_to_cli,
+    Configure, HookOptions, McpEndpoint, McpOutlet, McpReply, ProcessHandle, ResumeDir, Settings,
+    StderrLines, Stop, StoppableRead, load_timed_out, mcp_answer_from_cli, mcp_message_to_cli,
 };
 
 use crate::client::{Claude, Parts};
@@ -426,19 +428,49 @@ impl Drop for EndGuard {
 }
 
 /// Where the endpoint server `server`'s own messages go: each becomes an
-/// `mcp_message` control request whose answer nobody awaits (the CLI
-/// acknowledges notifications). Never blocks: with the driver's input
-/// full, the message is dropped rather than stalling the server.
+/// `mcp_message` control request. Never blocks: with the driver's input
+/// full, a notification is dropped and a request fails, rather than
+/// stalling the server. A request's answer is carried back to the server
+/// by a thread of its own (servers ask rarely: roots, elicitation).
 fn mcp_outlet(server: &str, input: SyncSender<Input>) -> McpOutlet {
     let server = server.to_owned();
-    McpOutlet::new(move |message| {
-        let (waiter, _unawaited) = sync_channel(1);
-        let _ = input.try_send(Input::Command(claude_proto_host::Command::Call {
-            request: Box::new(mcp_message_to_cli(&server, message)),
-            timeout: None,
-            issued_at: Instant::now(),
-            waiter,
-        }));
+    let send = move |message, waiter| {
+        input
+            .try_send(Input::Command(claude_proto_host::Command::Call {
+                request: Box::new(mcp_message_to_cli(&server, message)),
+                timeout: None,
+                issued_at: Instant::now(),
+                waiter,
+            }))
+            .is_ok()
+    };
+    let send = Arc::new(send);
+    let notify = {
+        let send = send.clone();
+        move |message| {
+            let (waiter, _unawaited) = sync_channel(1);
+            send(message, waiter);
+        }
+    };
+    McpOutlet::new(notify, move |message, answer: McpReply| {
+        let (waiter, answered) = sync_channel(1);
+        if !send(message, waiter) {
+            return answer.fail("the session is over or too busy to carry the request");
+        }
+        let carried = std::thread::Builder::new()
+            .name("claude-mcp-answer".into())
+            .spawn(move || match answered.recv() {
+                Ok(Ok(CallReply::Answered(success))) => match mcp_answer_from_cli(&success) {
+                    Ok(response) => answer.send(response),
+                    Err(error) => answer.fail(error),
+                },
+                Ok(Ok(_)) => answer.fail("the CLI gave no answer"),
+                Ok(Err(error)) => answer.fail(error.to_string()),
+                Err(_) => answer.fail("the session ended"),
+            });
+        // Without the thread the reply is dropped with the closure, which
+        // answers the server with an error.
+        drop(carried);
     })
 }
 

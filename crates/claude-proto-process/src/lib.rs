@@ -34,7 +34,7 @@ pub mod prelude;
 pub use command::{Launch, SystemLookup, build_command, locate_cli};
 pub use configure::Configure;
 pub use import::{ImportError, ImportReport, import_transcripts};
-pub use mcp_endpoint::{McpEndpoint, McpOutlet, McpReply, mcp_message_to_cli};
+pub use mcp_endpoint::{McpEndpoint, McpOutlet, McpReply, mcp_answer_from_cli, mcp_message_to_cli};
 pub use pipe::{PipeFd, Stop, StoppableRead, StoppableWrite, is_stopped};
 pub use private::PrivateDir;
 pub use resume::{Prepared, ResumeDir, load_timed_out, prepare, with_deadline};

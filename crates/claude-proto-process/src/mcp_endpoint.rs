@@ -17,7 +17,9 @@
 use std::fmt;
 use std::sync::Arc;
 
+use claude_proto::ControlSuccess;
 use claude_proto::model::control::ControlRequest;
+use claude_proto::model::incoming::McpMessageResponse;
 use serde_json::Value as Json;
 
 /// An MCP server in this process that reads and writes MCP JSON-RPC itself.
@@ -101,23 +103,53 @@ impl fmt::Debug for McpReply {
 /// never blocks.
 #[derive(Clone)]
 pub struct McpOutlet {
-    send: Arc<dyn Fn(Json) + Send + Sync>,
+    notify: Arc<dyn Fn(Json) + Send + Sync>,
+    request: Arc<dyn Fn(Json, McpReply) + Send + Sync>,
 }
 
 impl McpOutlet {
-    /// An outlet that calls `send` for each message. For adapters and
-    /// tests.
-    pub fn new(send: impl Fn(Json) + Send + Sync + 'static) -> Self {
+    /// An outlet that calls `notify` for each notification and `request`
+    /// for each request, with the reply that must carry the CLI's answer
+    /// back. For adapters and tests.
+    pub fn new(
+        notify: impl Fn(Json) + Send + Sync + 'static,
+        request: impl Fn(Json, McpReply) + Send + Sync + 'static,
+    ) -> Self {
         Self {
-            send: Arc::new(send),
+            notify: Arc::new(notify),
+            request: Arc::new(request),
         }
     }
 
     /// Sends one JSON-RPC notification to the CLI. A message sent after
     /// the session ended goes nowhere.
     pub fn send(&self, message: Json) {
-        (self.send)(message);
+        (self.notify)(message);
     }
+
+    /// Sends one JSON-RPC request of the server's to the CLI (`roots/list`,
+    /// `elicitation/create`, ...); `answer` gets the CLI's JSON-RPC
+    /// response, or fails if the session ends or the CLI refuses.
+    pub fn request(&self, message: Json, answer: McpReply) {
+        (self.request)(message, answer);
+    }
+}
+
+/// The CLI's answer to an `mcp_message` request of a server's, as the
+/// JSON-RPC response it carries (`None` if it carries none). For adapters
+/// building an [`McpOutlet`].
+///
+/// # Errors
+///
+/// If the answer is not the `{"mcp_response": ...}` the CLI sends.
+pub fn mcp_answer_from_cli(success: &ControlSuccess) -> Result<Option<Json>, String> {
+    let answer: McpMessageResponse = success
+        .decode()
+        .map_err(|error| format!("the CLI's answer is not an MCP response: {error}"))?;
+    answer
+        .mcp_response
+        .map(|response| serde_json::to_value(response).map_err(|error| error.to_string()))
+        .transpose()
 }
 
 /// The control request that carries `message`, a message of the endpoint

@@ -1,6 +1,7 @@
 //! Where each message rmcp writes goes: a response answers the pending
 //! request with its id; a notification goes to the CLI through the
-//! outlet; a request of the server's is refused at once.
+//! outlet; a request of the server's goes to the CLI too, and the CLI's
+//! answer comes back to rmcp as the response it awaits.
 
 use claude_proto_process::McpReply;
 use rmcp::model::{
@@ -12,12 +13,10 @@ use tokio::sync::mpsc::WeakUnboundedSender;
 use crate::jsonrpc::{INTERNAL_ERROR, METHOD_NOT_FOUND, error_response, id_json};
 use crate::pending::Pending;
 
-/// Why a server-to-client request fails. The session cannot yet carry the
-/// CLI's answer back to a server's request, so rather than let the tool
-/// that asked (for roots, sampling, elicitation) wait forever, rmcp gets
-/// this error straight away and the CLI never sees the request.
-pub(crate) const SERVER_REQUESTS_UNSUPPORTED: &str =
-    "server-to-client requests are not supported by this session";
+/// Why a server-to-client request fails before the session is connected
+/// (the CLI has not started talking to the server, so nothing can carry
+/// it): rmcp gets this error straight away rather than wait forever.
+pub(crate) const NOT_CONNECTED: &str = "the server is not connected to a session yet";
 
 /// Routes one message from rmcp. Never blocks: it runs inside the
 /// transport's `send`, on rmcp's thread.
@@ -51,20 +50,67 @@ pub(crate) fn route(
             }
         }
         JsonRpcMessage::Request(request) => {
-            let refusal = JsonRpcMessage::error(
-                ErrorData::new(
-                    ErrorCode(METHOD_NOT_FOUND),
-                    SERVER_REQUESTS_UNSUPPORTED,
-                    None,
-                ),
-                Some(request.id),
+            let id = request.id.clone();
+            let Some(outlet) = pending.outlet() else {
+                return refuse(loopback, id, METHOD_NOT_FOUND, NOT_CONNECTED);
+            };
+            let Ok(json) = serde_json::to_value(JsonRpcMessage::<_, (), ()>::Request(request))
+            else {
+                return refuse(
+                    loopback,
+                    id,
+                    INTERNAL_ERROR,
+                    "the request does not serialize",
+                );
+            };
+            let loopback = loopback.clone();
+            outlet.request(
+                json,
+                McpReply::new(move |answer| carry_back(&loopback, id, answer)),
             );
-            // Fails only once the endpoint is gone, and then the loop is
-            // being torn down anyway.
+        }
+    }
+}
+
+/// Gives rmcp the CLI's answer to the server's request `id`: the response
+/// the CLI sent, or an error response when there is none (the session
+/// ended, the CLI refused), so the tool that asked never waits forever.
+fn carry_back(
+    loopback: &WeakUnboundedSender<ClientJsonRpcMessage>,
+    id: RequestId,
+    answer: Result<Option<Json>, String>,
+) {
+    let response = match answer {
+        Ok(Some(json)) => serde_json::from_value::<ClientJsonRpcMessage>(json)
+            .map_err(|error| format!("the CLI's answer is not a JSON-RPC response: {error}")),
+        Ok(None) => Err("the CLI answered without a response".to_owned()),
+        Err(error) => Err(error),
+    };
+    match response {
+        Ok(response) => {
             if let Some(loopback) = loopback.upgrade() {
-                let _ = loopback.send(refusal);
+                let _ = loopback.send(response);
             }
         }
+        Err(message) => refuse(loopback, id, INTERNAL_ERROR, &message),
+    }
+}
+
+/// Answers the server's request `id` with an error, through rmcp's inbound
+/// channel (as if the CLI had answered it so). Fails only once the
+/// endpoint is gone, and then the loop is being torn down anyway.
+fn refuse(
+    loopback: &WeakUnboundedSender<ClientJsonRpcMessage>,
+    id: RequestId,
+    code: i32,
+    message: &str,
+) {
+    let refusal = JsonRpcMessage::error(
+        ErrorData::new(ErrorCode(code), message.to_owned(), None),
+        Some(id),
+    );
+    if let Some(loopback) = loopback.upgrade() {
+        let _ = loopback.send(refusal);
     }
 }
 

@@ -171,9 +171,26 @@ impl Harness {
         let endpoint = RmcpEndpoint::new(server).unwrap();
         let (to_cli_tx, to_cli) = channel();
         let to_cli_tx = Mutex::new(to_cli_tx);
-        endpoint.connect(McpOutlet::new(move |message| {
-            let _ = to_cli_tx.lock().unwrap().send(message);
-        }));
+        let to_cli_tx = Arc::new(to_cli_tx);
+        let requests_tx = to_cli_tx.clone();
+        endpoint.connect(McpOutlet::new(
+            move |message| {
+                let _ = to_cli_tx.lock().unwrap().send(message);
+            },
+            // A CLI that knows one root, and answers from a thread of its
+            // own as the session does.
+            move |message: Json, answer: McpReply| {
+                let _ = requests_tx.lock().unwrap().send(message.clone());
+                std::thread::spawn(move || {
+                    if message["method"] == "roots/list" {
+                        answer.send(Some(json!({"jsonrpc": "2.0", "id": message["id"],
+                            "result": {"roots": [{"uri": "file:///srv", "name": "srv"}]}})));
+                    } else {
+                        answer.fail("the CLI refused");
+                    }
+                });
+            },
+        ));
         Self {
             endpoint: Some(endpoint),
             to_cli,
@@ -464,19 +481,16 @@ fn server_notifications_reach_the_cli() {
     );
 }
 
+/// A request of the server's (here `roots/list`) goes to the CLI, and the
+/// CLI's answer comes back to the tool that asked.
 #[test]
-fn server_requests_fail_at_once_instead_of_hanging_the_tool() {
+fn server_requests_reach_the_cli_and_its_answer_comes_back() {
     let h = Harness::new().initialized();
     let result = response(&h.call(61, "roots", json!({})));
-    assert!(text(&result).starts_with("no roots"), "{result}");
-    assert!(
-        text(&result).contains("not supported by this session"),
-        "{result}"
-    );
-    assert!(
-        h.to_cli.try_recv().is_err(),
-        "the CLI never sees the request"
-    );
+    assert!(text(&result).starts_with("roots:"), "{result}");
+    assert!(text(&result).contains("file:///srv"), "{result}");
+    let asked = h.to_cli.recv_timeout(WAIT).unwrap();
+    assert_eq!(asked["method"], "roots/list", "{asked}");
 }
 
 #[test]

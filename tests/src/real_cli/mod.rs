@@ -1077,6 +1077,31 @@ pub fn rmcp_tool_cancelled<H: RealHarness>() {
     must("close", s.close());
 }
 
+/// A request of the server's to the CLI (`roots/list`) is carried to the
+/// CLI as an `mcp_message` and the CLI's own answer comes back to the tool
+/// that asked: CLI 2.1.330 answers SDK servers' `roots/list` with
+/// "Method not found", which the tool then reports (rather than waiting
+/// forever, or getting an answer the library made up).
+pub fn rmcp_server_asks_the_cli<H: RealHarness>() {
+    let Some(peer) = Peer::new(tool_then_text("mcp__weather__roots", json!({}), "ok")) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.rmcp_weather = true;
+    spec.options = spec.options.allowed_tools(["mcp__weather__roots"]);
+    let mut s = start::<H>(spec);
+    let t = query(&mut *s, "Which roots?");
+    assert_eq!(t.text, "ok");
+    let requests = peer.server.messages_requests();
+    let block = last_tool_result(&requests[requests.len() - 1]);
+    let text = tool_result_text(&block);
+    assert_eq!(
+        text, "no roots: Mcp error: -32601: Method not found",
+        "{block}"
+    );
+    must("close", s.close());
+}
+
 /// A tool added to an in-process MCP server while the session runs: the
 /// CLI is told, lists the server's tools again, offers the new tool to the
 /// model and routes the model's call of it to the host.
@@ -1964,7 +1989,7 @@ macro_rules! real_cli_suite {
             single_turn, single_turn_spawned, sdk_entrypoint, system_prompt_default_is_empty,
             multi_turn_with_set_model,
             permission_deny_bash, permission_allow_write_updated_input,
-            pre_tool_use_hook_blocks, post_tool_use_hook_sees_response, mcp_tool, rmcp_tool, rmcp_tool_cancelled,
+            pre_tool_use_hook_blocks, post_tool_use_hook_sees_response, mcp_tool, rmcp_tool, rmcp_tool_cancelled, rmcp_server_asks_the_cli,
             mcp_tool_added_while_running, blocking_hook_fails_closed, launch_fields_reach_the_cli,
             ask_user_question_answered, elicitation_reaches_the_handler,
             interrupt_slow_stream, interrupt_pending_permission, partial_messages,
