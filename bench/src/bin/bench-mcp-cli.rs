@@ -18,7 +18,8 @@
 //!    with a `result` that is not an error), outside the timed span.
 //! 4. It writes a `result/success` whose `result` text is one line of JSON:
 //!    `calls`, `warmup`, `min_us`, `p50_us`, `p90_us`, `p99_us`, `max_us`,
-//!    `mean_us` and `answer` (the first call's `result`), then reads its
+//!    `mean_us`, `over_1ms` (how many calls took longer than 1 ms) and
+//!    `answer` (the first call's `result`), then reads its
 //!    stdin until it closes and exits 0.
 //!
 //! Command-line flags are accepted and ignored. If an answer is wrong, it
@@ -233,6 +234,7 @@ fn run() -> Result<(), String> {
         "p99_us": percentile(&times, 0.99),
         "max_us": micros(times[times.len() - 1]),
         "mean_us": micros(total / calls as u32),
+        "over_1ms": times.iter().filter(|t| t.as_micros() > 1000).count(),
         "answer": first,
     });
     cli.write_line(&transcript::result_line(SESSION, &figures.to_string()))
