@@ -61,6 +61,22 @@ pub fn initialize_response_line(request_id: &str) -> String {
     line.to_string()
 }
 
+/// The recorded `system/init` line with `session_id` in place of its own.
+pub fn system_init_line(session_id: &str) -> String {
+    let mut v = template(|v| v["type"] == "system" && v["subtype"] == "init");
+    v["session_id"] = json!(session_id);
+    v.to_string()
+}
+
+/// The recorded `result/success` line with `session_id` and the result
+/// text `text` in place of its own.
+pub fn result_line(session_id: &str, text: &str) -> String {
+    let mut v = template(|v| v["type"] == "result" && v["subtype"] == "success");
+    v["session_id"] = json!(session_id);
+    v["result"] = json!(text);
+    v.to_string()
+}
+
 /// Small, fast, deterministic generator (xorshift64*).
 #[derive(Debug, Clone)]
 pub struct Rng(u64);
