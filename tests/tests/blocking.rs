@@ -798,3 +798,31 @@ fn turn_streams_end_at_their_own_result() {
         Err(Error::Spawn(_))
     ));
 }
+
+/// Handler calls that come one after another run on one thread, kept
+/// waiting between them (starting a thread per call cost up to 4 ms at the
+/// p99 on a loaded machine). That the thread ends with the session is
+/// `no_way_of_ending_leaves_anything_behind`'s to check (it counts them).
+#[test]
+fn handler_calls_one_after_another_share_a_thread() {
+    let _isolation = claude_proto_tests::conformance::isolation("handler_reuse");
+    let threads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = threads.clone();
+    let mut claude = Claude::builder(Spec::new(FAKE.into(), "permission").options())
+        .on_permission(move |_ask| {
+            seen.lock().unwrap().push(std::thread::current().id());
+            Ok(PermissionResult::allow())
+        })
+        .spawn()
+        .unwrap();
+    for prompt in ["one", "two", "three"] {
+        claude.ask(prompt).unwrap();
+    }
+    claude.close().unwrap();
+    let threads = threads.lock().unwrap();
+    assert_eq!(threads.len(), 3, "one permission request per turn");
+    assert!(
+        threads.iter().all(|t| *t == threads[0]),
+        "each call ran on a thread of its own: {threads:?}"
+    );
+}

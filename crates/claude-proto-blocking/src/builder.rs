@@ -399,6 +399,7 @@ where
         stall: None,
         ended: false,
         resume_dir,
+        workers: Default::default(),
     };
     let driver = thread("claude-driver", move || {
         let _guard = EndGuard { shared, handoff };

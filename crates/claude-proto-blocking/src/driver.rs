@@ -15,7 +15,7 @@ use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::process::ExitStatus;
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -29,6 +29,7 @@ use claude_proto_process::{ProcessHandle, ResumeDir, Stop, log, process_exit};
 use crate::events::{Handoff, Offer};
 use crate::handlers::{CancelToken, SyncHandlers};
 use crate::shared::Shared;
+use crate::workers::Workers;
 
 /// Messages that may wait in the input channel. Every producer has a
 /// bounded number outstanding (a reader waits for its buffer, the writer
@@ -131,6 +132,8 @@ pub(crate) struct Driver {
     /// The temporary config directory of a session resumed from the
     /// store; declared last, so it is removed after the CLI is killed.
     pub(crate) resume_dir: Option<ResumeDir>,
+    /// The threads that run the handlers' jobs.
+    pub(crate) workers: Workers,
 }
 
 impl Driver {
@@ -253,12 +256,10 @@ impl Driver {
     fn start_job(&mut self, job: Box<Job>) {
         let id = job.id;
         let token = CancelToken::new();
-        match spawn_job(
-            self.handlers.clone(),
-            job,
-            token.clone(),
-            self.sender.clone(),
-        ) {
+        match self
+            .workers
+            .run(&self.handlers, job, token.clone(), &self.sender)
+        {
             Ok(()) => {
                 self.tokens.insert(id, token);
             }
@@ -426,6 +427,7 @@ impl Driver {
         for token in self.tokens.values() {
             token.cancel();
         }
+        self.workers.close();
         let Driver {
             input,
             stop,
@@ -444,32 +446,5 @@ impl Driver {
         // The CLI is gone (its handle was dropped above): nothing reads the
         // resumed session's files any more.
         drop(resume_dir);
-    }
-}
-
-/// Starts a thread running `job`'s handler, which reports the completion
-/// on `done`. The job is handed over only once the thread runs, so a
-/// failure to start one gives it back, to be answered with an error.
-fn spawn_job(
-    handlers: Arc<SyncHandlers>,
-    job: Box<Job>,
-    token: CancelToken,
-    done: SyncSender<Input>,
-) -> Result<(), (Box<Job>, io::Error)> {
-    let (hand, take) = sync_channel::<Box<Job>>(1);
-    let started = std::thread::Builder::new()
-        .name("claude-handler".into())
-        .spawn(move || {
-            let Ok(job) = take.recv() else { return };
-            let result = crate::handlers::run(&handlers, &job, &token);
-            // The session may be over: nobody to tell.
-            let _ = done.send(Input::Completed(Box::new(job.finish(result))));
-        });
-    match started {
-        Ok(_) => {
-            let _ = hand.send(job);
-            Ok(())
-        }
-        Err(error) => Err((job, error)),
     }
 }

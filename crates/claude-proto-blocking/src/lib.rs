@@ -116,6 +116,7 @@ mod handlers;
 mod pipes;
 mod shared;
 mod turn;
+mod workers;
 
 pub use builder::ClaudeBuilder;
 pub use claude_proto_process::handlers::{HandlerError, with_state};
