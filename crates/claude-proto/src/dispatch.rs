@@ -555,7 +555,19 @@ impl<T: serde::Serialize> IntoToolResult for Result<T, HandlerError> {
 }
 
 /// The `mcp_message` answer carrying a tool's output for the call `id`.
+///
+/// An output MCP cannot carry (a content item that is not one of MCP's
+/// content blocks with its required fields, `structuredContent` that is
+/// not an object) would make the CLI's MCP client reject the whole
+/// answer, and the model would learn nothing; it is sent instead as a
+/// tool error saying what is wrong, which the model sees.
 pub fn tool_call_response(id: JsonRpcId, output: ToolOutput) -> McpMessageResponse {
+    let output = match malformed(&output) {
+        Some(why) => ToolOutput::error(format!(
+            "The tool returned a result MCP cannot carry: {why}"
+        )),
+        None => output,
+    };
     let mut result = json!({"content": output.content});
     if output.is_error {
         result["isError"] = json!(true);
@@ -564,6 +576,55 @@ pub fn tool_call_response(id: JsonRpcId, output: ToolOutput) -> McpMessageRespon
         result["structuredContent"] = structured;
     }
     McpMessageResponse::new(JsonRpcMessage::result(id, result))
+}
+
+/// What makes `output` something other than an MCP `CallToolResult`, if
+/// anything.
+fn malformed(output: &ToolOutput) -> Option<String> {
+    let content = output.content.iter().enumerate().find_map(|(index, item)| {
+        content_block_problem(item).map(|why| format!("content[{index}] {why}"))
+    });
+    content.or_else(|| {
+        output
+            .structured_content
+            .as_ref()
+            .filter(|structured| !structured.is_object())
+            .map(|_| "`structuredContent` is not an object".to_owned())
+    })
+}
+
+/// What keeps `item` from being one of MCP's content blocks (text, image,
+/// audio, resource link, embedded resource), if anything. Only the fields
+/// the spec requires are checked; the CLI's client validates the same.
+fn content_block_problem(item: &Json) -> Option<String> {
+    let Some(item) = item.as_object() else {
+        return Some("is not an object".to_owned());
+    };
+    let Some(kind) = item.get("type").and_then(Json::as_str) else {
+        return Some("has no string `type`".to_owned());
+    };
+    let (fields, required): (_, &[&str]) = match kind {
+        "text" => (item, &["text"]),
+        "image" | "audio" => (item, &["data", "mimeType"]),
+        "resource_link" => (item, &["uri", "name"]),
+        "resource" => {
+            let Some(resource) = item.get("resource").and_then(Json::as_object) else {
+                return Some("(`resource`) has no `resource` object".to_owned());
+            };
+            let body = ["text", "blob"]
+                .iter()
+                .any(|key| resource.get(*key).is_some_and(Json::is_string));
+            if !body {
+                return Some("(`resource`) has neither a string `text` nor `blob`".to_owned());
+            }
+            (resource, &["uri"])
+        }
+        other => return Some(format!("has a `type` MCP does not know: {other:?}")),
+    };
+    required
+        .iter()
+        .find(|key| !fields.get(**key).is_some_and(Json::is_string))
+        .map(|key| format!("(`{kind}`) has no string `{key}`"))
 }
 
 /// The answer to send when the host has no handler for `request`.
@@ -600,8 +661,9 @@ pub fn reply_without_handler(request: &CliRequest) -> Reply {
 /// - `can_use_tool`: deny, so a broken handler never lets a tool run.
 /// - `hook_callback`: an error; the CLI then applies the matcher's
 ///   `onFailure` (by default it continues: hooks fail open).
-/// - `mcp_message` `tools/call`: a tool result with `isError`, which the
-///   model sees; other MCP methods get a JSON-RPC internal error.
+/// - `mcp_message` `tools/call`: a tool result with `isError` and
+///   `message` as its text, which the model sees (a panic reads
+///   `panicked: ...`); other MCP methods get a JSON-RPC internal error.
 /// - `elicitation`: decline; `request_user_dialog`: cancelled.
 pub fn reply_for_failure(request: &CliRequest, message: &str) -> Reply {
     match request {
@@ -614,11 +676,16 @@ pub fn reply_for_failure(request: &CliRequest, message: &str) -> Reply {
         }
         CliRequest::HookCallback(_) => Reply::error(format!("Hook callback failed: {message}")),
         CliRequest::McpMessage(m) => match (&m.message, m.message.id()) {
+            // The failure's own text, as the Python SDK sends a raised
+            // exception's: a tool returning `Err(e)` reads to the model
+            // like one returning `ToolOutput::error(e)`.
             (JsonRpcMessage::Request(r), Some(id)) if r.method == "tools/call" => {
-                success(&tool_call_response(
-                    id.clone(),
-                    ToolOutput::error(format!("Tool failed: {message}")),
-                ))
+                let text = if message.is_empty() {
+                    "The tool failed"
+                } else {
+                    message
+                };
+                success(&tool_call_response(id.clone(), ToolOutput::error(text)))
             }
             (_, Some(id)) => success(&McpMessageResponse::new(JsonRpcMessage::error(
                 id.clone(),
@@ -1066,8 +1133,15 @@ mod tests {
             panic!()
         };
         let payload: Json = serde_json::from_str(payload.get()).unwrap();
-        assert_eq!(payload["mcp_response"]["result"]["isError"], true);
-        assert_eq!(payload["mcp_response"]["id"], 3);
+        assert_eq!(
+            payload,
+            json!({"mcp_response":{"jsonrpc":"2.0","id":3,"result":{
+                "content":[{"type":"text","text":"boom"}],"isError":true}}})
+        );
+        let Reply::Success(Some(payload)) = reply_for_failure(&call, "") else {
+            panic!()
+        };
+        assert!(payload.get().contains(r#""text":"The tool failed""#));
 
         let elicit: CliRequest = serde_json::from_value(
             json!({"subtype":"elicitation","mcp_server_name":"x","message":"?"}),
@@ -1077,6 +1151,90 @@ mod tests {
             panic!()
         };
         assert_eq!(payload.get(), r#"{"action":"decline"}"#);
+    }
+
+    #[test]
+    fn malformed_tool_results_become_tool_errors() {
+        let answer = |output: ToolOutput| {
+            serde_json::to_value(tool_call_response(JsonRpcId::from(4u64), output)).unwrap()
+                ["mcp_response"]
+                .take()
+        };
+        let refused = |why: &str| {
+            json!({"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text",
+                "text":format!("The tool returned a result MCP cannot carry: {why}")}],"isError":true}})
+        };
+        let with = |content: Vec<Json>| ToolOutput {
+            content,
+            is_error: false,
+            structured_content: None,
+        };
+        for (content, why) in [
+            (json!("hi"), "content[0] is not an object"),
+            (json!({"text": "hi"}), "content[0] has no string `type`"),
+            (
+                json!({"type": "text"}),
+                "content[0] (`text`) has no string `text`",
+            ),
+            (
+                json!({"type": "text", "text": 3}),
+                "content[0] (`text`) has no string `text`",
+            ),
+            (
+                json!({"type": "image", "data": "AA=="}),
+                "content[0] (`image`) has no string `mimeType`",
+            ),
+            (
+                json!({"type": "resource_link", "uri": "file:///a"}),
+                "content[0] (`resource_link`) has no string `name`",
+            ),
+            (
+                json!({"type": "resource", "resource": {"uri": "file:///a"}}),
+                "content[0] (`resource`) has neither a string `text` nor `blob`",
+            ),
+            (
+                json!({"type": "resource", "resource": {"text": "a"}}),
+                "content[0] (`resource`) has no string `uri`",
+            ),
+            (
+                json!({"type": "video", "data": "AA=="}),
+                "content[0] has a `type` MCP does not know: \"video\"",
+            ),
+        ] {
+            assert_eq!(
+                answer(with(vec![content.clone()])),
+                refused(why),
+                "{content}"
+            );
+        }
+        let late = with(vec![json!({"type": "text", "text": "ok"}), json!(null)]);
+        assert_eq!(answer(late), refused("content[1] is not an object"));
+        let structured = ToolOutput {
+            structured_content: Some(json!([1, 2])),
+            ..ToolOutput::text("[1,2]")
+        };
+        assert_eq!(
+            answer(structured),
+            refused("`structuredContent` is not an object")
+        );
+
+        // Every kind of block MCP has passes unchanged.
+        let blocks = vec![
+            json!({"type": "text", "text": "t", "annotations": {"priority": 1}}),
+            json!({"type": "image", "data": "AA==", "mimeType": "image/png"}),
+            json!({"type": "audio", "data": "AA==", "mimeType": "audio/wav"}),
+            json!({"type": "resource_link", "uri": "file:///a", "name": "a"}),
+            json!({"type": "resource", "resource": {"uri": "file:///a", "text": "a"}}),
+            json!({"type": "resource", "resource": {"uri": "file:///b", "blob": "AA=="}}),
+        ];
+        let fine = ToolOutput {
+            structured_content: Some(json!({"sum": 3})),
+            ..with(blocks.clone())
+        };
+        assert_eq!(
+            answer(fine),
+            json!({"jsonrpc":"2.0","id":4,"result":{"content":blocks,"structuredContent":{"sum":3}}})
+        );
     }
 
     #[derive(Debug, serde::Deserialize)]
