@@ -113,8 +113,89 @@ impl HookRegistry {
     }
 }
 
+/// Hints about how a tool behaves (MCP's `ToolAnnotations`), listed with
+/// the tool in `tools/list`. They are hints for the client and the user,
+/// not guarantees; every field is optional and left out when unset.
+///
+/// This is the spelling a server sends (`readOnlyHint`, ...); the CLI's
+/// own status reports use another, modelled by
+/// [`McpToolAnnotations`](crate::model::mcp::McpToolAnnotations).
+///
+/// ```
+/// use claude_proto::dispatch::ToolAnnotations;
+/// let hints = ToolAnnotations::new().with_title("Add").read_only(true);
+/// assert_eq!(
+///     serde_json::to_value(&hints).unwrap(),
+///     serde_json::json!({"title": "Add", "readOnlyHint": true})
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[non_exhaustive]
+pub struct ToolAnnotations {
+    /// A human-readable title for the tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not change its environment.
+    #[serde(rename = "readOnlyHint", skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may destroy or overwrite things (meaningful when it is not
+    /// read-only; MCP's default is `true`).
+    #[serde(rename = "destructiveHint", skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Calling it again with the same arguments has no further effect
+    /// (meaningful when it is not read-only).
+    #[serde(rename = "idempotentHint", skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool reaches an open world (the web, say) rather than a closed
+    /// one (a local database).
+    #[serde(rename = "openWorldHint", skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+impl ToolAnnotations {
+    /// No hints.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets `title`.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets `readOnlyHint`.
+    pub fn read_only(mut self, hint: bool) -> Self {
+        self.read_only_hint = Some(hint);
+        self
+    }
+
+    /// Sets `destructiveHint`.
+    pub fn destructive(mut self, hint: bool) -> Self {
+        self.destructive_hint = Some(hint);
+        self
+    }
+
+    /// Sets `idempotentHint`.
+    pub fn idempotent(mut self, hint: bool) -> Self {
+        self.idempotent_hint = Some(hint);
+        self
+    }
+
+    /// Sets `openWorldHint`.
+    pub fn open_world(mut self, hint: bool) -> Self {
+        self.open_world_hint = Some(hint);
+        self
+    }
+}
+
 /// A tool offered by an in-process MCP server.
+///
+/// There is no `outputSchema`: a client holds a tool that declares one to
+/// always return matching `structuredContent`, which a tool returning text
+/// would break, and nothing here ties a result type to a schema.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct McpToolSpec {
     /// The tool's name (the model sees it as `mcp__<server>__<name>`).
     pub name: String,
@@ -122,6 +203,12 @@ pub struct McpToolSpec {
     pub description: String,
     /// JSON Schema of its arguments (an object schema).
     pub input_schema: Json,
+    /// Behaviour hints, listed as `annotations`.
+    pub annotations: Option<ToolAnnotations>,
+    /// Extra metadata, listed as `_meta` (MCP reserves some key prefixes;
+    /// Claude Code reads `anthropic/maxResultSizeChars`, the size up to
+    /// which it keeps the tool's result inline).
+    pub meta: Option<serde_json::Map<String, Json>>,
 }
 
 impl McpToolSpec {
@@ -135,12 +222,37 @@ impl McpToolSpec {
             name: name.into(),
             description: description.into(),
             input_schema,
+            annotations: None,
+            meta: None,
         }
+    }
+
+    /// Sets the behaviour hints listed with the tool.
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Sets the `_meta` object listed with the tool.
+    pub fn with_meta(mut self, meta: serde_json::Map<String, Json>) -> Self {
+        self.meta = Some(meta);
+        self
     }
 
     /// The tool as `tools/list` lists it.
     fn listing(&self) -> Json {
-        json!({"name": self.name, "description": self.description, "inputSchema": self.input_schema})
+        let mut tool = json!({
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+        });
+        if let Some(annotations) = &self.annotations {
+            tool["annotations"] = json!(annotations);
+        }
+        if let Some(meta) = &self.meta {
+            tool["_meta"] = Json::Object(meta.clone());
+        }
+        tool
     }
 }
 
@@ -824,6 +936,55 @@ mod tests {
         assert_eq!(
             answer,
             json!({"mcp_response":{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"3"}]}}})
+        );
+    }
+
+    #[test]
+    fn tools_are_listed_with_their_annotations_and_meta() {
+        let mut meta = serde_json::Map::new();
+        meta.insert("anthropic/maxResultSizeChars".into(), json!(100_000));
+        let servers = vec![
+            McpServerSpec::new("calc", "1.0.0")
+                .with_tool(
+                    McpToolSpec::new("add", "Adds", json!({"type": "object"}))
+                        .with_annotations(
+                            ToolAnnotations::new()
+                                .with_title("Add")
+                                .read_only(true)
+                                .destructive(false)
+                                .idempotent(true)
+                                .open_world(false),
+                        )
+                        .with_meta(meta),
+                )
+                .with_tool(
+                    McpToolSpec::new("wipe", "Wipes", json!({"type": "object"}))
+                        .with_annotations(ToolAnnotations::new().destructive(true)),
+                )
+                .with_tool(McpToolSpec::new(
+                    "plain",
+                    "Plain",
+                    json!({"type": "object"}),
+                )),
+        ];
+        let list = reply_json(route_mcp(
+            &servers,
+            &mcp(
+                "calc",
+                json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+            ),
+        ));
+        assert_eq!(
+            list["mcp_response"],
+            json!({"jsonrpc":"2.0","id":1,"result":{"tools":[
+                {"name":"add","description":"Adds","inputSchema":{"type":"object"},
+                 "annotations":{"title":"Add","readOnlyHint":true,"destructiveHint":false,
+                    "idempotentHint":true,"openWorldHint":false},
+                 "_meta":{"anthropic/maxResultSizeChars":100_000}},
+                {"name":"wipe","description":"Wipes","inputSchema":{"type":"object"},
+                 "annotations":{"destructiveHint":true}},
+                {"name":"plain","description":"Plain","inputSchema":{"type":"object"}}
+            ]}})
         );
     }
 

@@ -13,7 +13,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use claude_proto::dispatch::{HookKey, HookRegistry, McpServerSpec, McpToolSpec};
+use claude_proto::dispatch::{HookKey, HookRegistry, McpServerSpec, McpToolSpec, ToolAnnotations};
 use claude_proto::model::hooks::HookEvent;
 use claude_proto_host::Capabilities;
 
@@ -134,6 +134,32 @@ impl<F: Flavor> Tool<F> {
     /// What the model is told about it.
     pub fn spec(&self) -> &McpToolSpec {
         &self.spec
+    }
+
+    /// Sets the hints about how the tool behaves (read-only, destructive,
+    /// idempotent, open-world, a title), listed with it in `tools/list`.
+    ///
+    /// ```
+    /// use claude_proto::dispatch::ToolAnnotations;
+    /// use claude_proto::model::Json;
+    /// use claude_proto_process::handlers::{Async, McpServer, Tool};
+    ///
+    /// let lookup = Tool::<Async>::new("lookup", "Looks a word up", async |_: Json| Ok("found"))
+    ///     .with_annotations(ToolAnnotations::new().read_only(true).open_world(true));
+    /// let words = McpServer::<Async>::new("words", "1.0.0").with_tool(lookup);
+    /// # assert!(words.spec().tools[0].annotations.is_some());
+    /// ```
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.spec = self.spec.with_annotations(annotations);
+        self
+    }
+
+    /// Sets the `_meta` object listed with the tool in `tools/list` (for
+    /// example `anthropic/maxResultSizeChars`, the result size up to which
+    /// Claude Code keeps it inline).
+    pub fn with_meta(mut self, meta: serde_json::Map<String, claude_proto::model::Json>) -> Self {
+        self.spec = self.spec.with_meta(meta);
+        self
     }
 }
 
