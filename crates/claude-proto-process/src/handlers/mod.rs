@@ -167,6 +167,16 @@ impl<F: Flavor> Tool<F> {
 /// program. Add it with the adapter builder's `mcp_server`; the model
 /// sees each tool as `mcp__<server>__<tool>` (allow them with
 /// `Options::allowed_tools` or a permission handler).
+///
+/// It needs no MCP library: the protocol is answered by
+/// [`claude_proto::dispatch::route_mcp`] (the handshake, `ping`,
+/// `tools/list`, `tools/call`, and the JSON-RPC errors for everything
+/// else). It offers tools only, with their annotations and `_meta`
+/// ([`Tool::with_annotations`], [`Tool::with_meta`]); it does not check
+/// arguments against the schema beyond a typed tool's deserialization,
+/// declare an `outputSchema`, serve resources or prompts, or cancel a
+/// running tool. For those, write an `rmcp` server and attach it with the
+/// builder's `mcp_endpoint` and `claude_proto_rmcp::RmcpEndpoint`.
 pub struct McpServer<F: Flavor> {
     spec: McpServerSpec,
     runs: Vec<Arc<F::Tool>>,
