@@ -68,8 +68,8 @@ pub use runtime::{BoxFuture, BoxReader, BoxWriter, Connect, ReadBytes, Runtime, 
 pub use turn::TurnStream;
 
 pub use claude_proto;
-pub use claude_proto::dispatch::ToolOutput;
 pub use claude_proto::dispatch::{IntoHandlerResult, IntoToolResult, ToolArgs};
+pub use claude_proto::dispatch::{ToolAnnotations, ToolOutput};
 pub use claude_proto::model::hooks::{Hook, IntoHookOutput};
 pub use claude_proto::options::Options;
 pub use claude_proto::{Config, Message};

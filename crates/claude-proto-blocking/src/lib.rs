@@ -127,7 +127,7 @@ pub use handlers::{CancelToken, McpServer, Tool};
 pub use turn::TurnStream;
 
 pub use claude_proto;
-pub use claude_proto::dispatch::ToolOutput;
+pub use claude_proto::dispatch::{ToolAnnotations, ToolOutput};
 pub use claude_proto::options::Options;
 pub use claude_proto::{Config, Message};
 pub use claude_proto_host::{

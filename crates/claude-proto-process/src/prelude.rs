@@ -9,7 +9,7 @@ pub use crate::handlers::{HandlerError, with_state};
 pub use crate::settings::HookOptions;
 pub use crate::store::StoreSettings;
 pub use claude_proto::Message;
-pub use claude_proto::dispatch::{ToolArgs, ToolOutput};
+pub use claude_proto::dispatch::{ToolAnnotations, ToolArgs, ToolOutput};
 pub use claude_proto::model::Json;
 pub use claude_proto::model::hooks::{
     HookEvent, PostToolUse, PostToolUseInput, PostToolUseOutput, PreToolUse, PreToolUseInput,

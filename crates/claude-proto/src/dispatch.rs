@@ -15,7 +15,7 @@ use crate::model::hooks::{HookEvent, HookFailureMode, HookMatcher};
 use crate::model::incoming::{
     CliRequest, ElicitationResult, McpMessage, McpMessageResponse, UserDialogResult,
 };
-use crate::model::mcp::{JsonRpcId, JsonRpcMessage};
+use crate::model::mcp::{JSONRPC_VERSION, JsonRpcId, JsonRpcMessage, JsonRpcRequest};
 use crate::model::permission::PermissionResult;
 use crate::reply::Reply;
 
@@ -113,8 +113,89 @@ impl HookRegistry {
     }
 }
 
+/// Hints about how a tool behaves (MCP's `ToolAnnotations`), listed with
+/// the tool in `tools/list`. They are hints for the client and the user,
+/// not guarantees; every field is optional and left out when unset.
+///
+/// This is the spelling a server sends (`readOnlyHint`, ...); the CLI's
+/// own status reports use another, modelled by
+/// [`McpToolAnnotations`](crate::model::mcp::McpToolAnnotations).
+///
+/// ```
+/// use claude_proto::dispatch::ToolAnnotations;
+/// let hints = ToolAnnotations::new().with_title("Add").read_only(true);
+/// assert_eq!(
+///     serde_json::to_value(&hints).unwrap(),
+///     serde_json::json!({"title": "Add", "readOnlyHint": true})
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[non_exhaustive]
+pub struct ToolAnnotations {
+    /// A human-readable title for the tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not change its environment.
+    #[serde(rename = "readOnlyHint", skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may destroy or overwrite things (meaningful when it is not
+    /// read-only; MCP's default is `true`).
+    #[serde(rename = "destructiveHint", skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Calling it again with the same arguments has no further effect
+    /// (meaningful when it is not read-only).
+    #[serde(rename = "idempotentHint", skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool reaches an open world (the web, say) rather than a closed
+    /// one (a local database).
+    #[serde(rename = "openWorldHint", skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+impl ToolAnnotations {
+    /// No hints.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets `title`.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets `readOnlyHint`.
+    pub fn read_only(mut self, hint: bool) -> Self {
+        self.read_only_hint = Some(hint);
+        self
+    }
+
+    /// Sets `destructiveHint`.
+    pub fn destructive(mut self, hint: bool) -> Self {
+        self.destructive_hint = Some(hint);
+        self
+    }
+
+    /// Sets `idempotentHint`.
+    pub fn idempotent(mut self, hint: bool) -> Self {
+        self.idempotent_hint = Some(hint);
+        self
+    }
+
+    /// Sets `openWorldHint`.
+    pub fn open_world(mut self, hint: bool) -> Self {
+        self.open_world_hint = Some(hint);
+        self
+    }
+}
+
 /// A tool offered by an in-process MCP server.
+///
+/// There is no `outputSchema`: a client holds a tool that declares one to
+/// always return matching `structuredContent`, which a tool returning text
+/// would break, and nothing here ties a result type to a schema.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct McpToolSpec {
     /// The tool's name (the model sees it as `mcp__<server>__<name>`).
     pub name: String,
@@ -122,6 +203,12 @@ pub struct McpToolSpec {
     pub description: String,
     /// JSON Schema of its arguments (an object schema).
     pub input_schema: Json,
+    /// Behaviour hints, listed as `annotations`.
+    pub annotations: Option<ToolAnnotations>,
+    /// Extra metadata, listed as `_meta` (MCP reserves some key prefixes;
+    /// Claude Code reads `anthropic/maxResultSizeChars`, the size up to
+    /// which it keeps the tool's result inline).
+    pub meta: Option<serde_json::Map<String, Json>>,
 }
 
 impl McpToolSpec {
@@ -135,7 +222,37 @@ impl McpToolSpec {
             name: name.into(),
             description: description.into(),
             input_schema,
+            annotations: None,
+            meta: None,
         }
+    }
+
+    /// Sets the behaviour hints listed with the tool.
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Sets the `_meta` object listed with the tool.
+    pub fn with_meta(mut self, meta: serde_json::Map<String, Json>) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
+    /// The tool as `tools/list` lists it.
+    fn listing(&self) -> Json {
+        let mut tool = json!({
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+        });
+        if let Some(annotations) = &self.annotations {
+            tool["annotations"] = json!(annotations);
+        }
+        if let Some(meta) = &self.meta {
+            tool["_meta"] = Json::Object(meta.clone());
+        }
+        tool
     }
 }
 
@@ -193,8 +310,32 @@ pub enum McpRoute {
 ///
 /// Handles the MCP handshake (`initialize`, `notifications/*`), `ping` and
 /// `tools/list` itself; a `tools/call` for a known tool becomes
-/// [`McpRoute::CallTool`]; any other method gets a JSON-RPC "method not
-/// found" error, so the CLI is never left waiting.
+/// [`McpRoute::CallTool`]. Everything else is answered at once, so the CLI
+/// is never left waiting, with the JSON-RPC 2.0 error the spec names:
+///
+/// - a message that is not a request, notification or response (an `id`
+///   without a `method`, a `method` that is not a string, no `"jsonrpc":
+///   "2.0"`, not an object): -32600 Invalid Request, echoing the id when
+///   it is a string or a number and with `"id": null` otherwise (MCP
+///   forbids a `null` id, so a request carrying one is refused too);
+/// - a method other than the four above: -32601 Method not found;
+/// - `params` that are not an object, and a `tools/call` without a
+///   string `name` or with `arguments` that are not an object: -32602
+///   Invalid params, saying which;
+/// - a `tools/call` naming no tool of the server: -32602 `Unknown tool:
+///   <name>`, as in the MCP spec's example.
+///
+/// An answer carries the request's id exactly as it was read: a string
+/// as is, a number with its value (`9.5` stays `9.5`, `1` stays `1`; an
+/// integer beyond 64 bits is read as the nearest `f64`, as JavaScript
+/// reads it too).
+///
+/// This server is deliberately small: it does not check arguments against
+/// the tool's schema (a typed tool's [`ToolArgs`] deserialization does
+/// that), and has no resources, prompts, completions, logging or
+/// cancellation (a `notifications/cancelled` is acknowledged, and the
+/// tool's answer is still sent). A server that needs those is an `rmcp`
+/// server attached with `claude_proto_rmcp::RmcpEndpoint`.
 pub fn route_mcp(servers: &[McpServerSpec], request: &McpMessage) -> McpRoute {
     let Some(server_index) = servers.iter().position(|s| s.name == request.server_name) else {
         return McpRoute::UnknownServer(Reply::error(format!(
@@ -203,68 +344,166 @@ pub fn route_mcp(servers: &[McpServerSpec], request: &McpMessage) -> McpRoute {
         )));
     };
     let server = &servers[server_index];
-    let (id, method, params) = match &request.message {
-        JsonRpcMessage::Request(r) => (r.id.clone(), r.method.as_str(), r.params.as_ref()),
+    let reply = match &request.message {
+        JsonRpcMessage::Request(r) => match route_request(server_index, server, r) {
+            Ok(route) => return route,
+            Err((code, message)) => JsonRpcMessage::error(r.id.clone(), code, message),
+        },
+        JsonRpcMessage::Unknown(message) => invalid_request(message),
         // Notifications and answers from the client need no JSON-RPC reply,
         // only the control-channel acknowledgement.
-        _ => return McpRoute::Respond(McpMessageResponse::notification_ack()),
+        JsonRpcMessage::Notification(_)
+        | JsonRpcMessage::Response(_)
+        | JsonRpcMessage::Error(_) => {
+            return McpRoute::Respond(McpMessageResponse::notification_ack());
+        }
     };
-    let reply = match method {
+    McpRoute::Respond(McpMessageResponse::new(reply))
+}
+
+/// Answers one well-formed request; `Err` is the code and message of the
+/// JSON-RPC error to send.
+fn route_request(
+    server_index: usize,
+    server: &McpServerSpec,
+    request: &JsonRpcRequest,
+) -> Result<McpRoute, (i64, String)> {
+    let id = &request.id;
+    let fail = |code: i64, message: &str| (code, message.to_owned());
+    // The model keeps any `jsonrpc` string so that it can relay what it
+    // was sent; a server must refuse anything but 2.0.
+    if request.jsonrpc != JSONRPC_VERSION {
+        return Err(fail(
+            JsonRpcMessage::INVALID_REQUEST,
+            "Invalid Request: `jsonrpc` must be \"2.0\"",
+        ));
+    }
+    // MCP's params are always an object; `null` is read as no params, as
+    // the official SDKs read it.
+    let params = || match &request.params {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::Object(params)) => Ok(Some(params)),
+        Some(_) => Err(fail(
+            JsonRpcMessage::INVALID_PARAMS,
+            "Invalid params: `params` must be an object",
+        )),
+    };
+    let result = match request.method.as_str() {
         "initialize" => {
-            let version = params
+            let version = params()?
                 .and_then(|p| p.get("protocolVersion"))
                 .and_then(Json::as_str)
                 .unwrap_or(MCP_PROTOCOL_VERSION);
-            JsonRpcMessage::result(
-                id,
-                json!({
-                    "protocolVersion": version,
-                    "capabilities": {"tools": {}},
-                    "serverInfo": {"name": server.name, "version": server.version},
-                }),
-            )
+            json!({
+                "protocolVersion": version,
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": server.name, "version": server.version},
+            })
         }
-        "ping" => JsonRpcMessage::result(id, json!({})),
+        "ping" => {
+            params()?;
+            json!({})
+        }
         "tools/list" => {
-            let tools: Vec<Json> = server
-                .tools
-                .iter()
-                .map(|t| {
-                    json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema})
-                })
-                .collect();
-            JsonRpcMessage::result(id, json!({ "tools": tools }))
+            params()?;
+            let tools: Vec<Json> = server.tools.iter().map(McpToolSpec::listing).collect();
+            json!({ "tools": tools })
         }
         "tools/call" => {
-            let name = params.and_then(|p| p.get("name")).and_then(Json::as_str);
-            let tool = name.and_then(|n| server.tools.iter().position(|t| t.name == n));
-            match tool {
-                Some(tool) => {
-                    let arguments = params
-                        .and_then(|p| p.get("arguments"))
-                        .cloned()
-                        .unwrap_or_else(|| json!({}));
-                    return McpRoute::CallTool {
-                        server: server_index,
-                        tool,
-                        id,
-                        arguments,
-                    };
-                }
-                None => JsonRpcMessage::error(
-                    id,
+            let params = params()?.ok_or_else(|| {
+                fail(
                     JsonRpcMessage::INVALID_PARAMS,
-                    format!("Unknown tool: {}", name.unwrap_or("(no name given)")),
-                ),
-            }
+                    "Invalid params: `tools/call` needs `params` naming the tool",
+                )
+            })?;
+            let name = match params.get("name") {
+                Some(Json::String(name)) => name,
+                Some(_) => {
+                    return Err(fail(
+                        JsonRpcMessage::INVALID_PARAMS,
+                        "Invalid params: the tool `name` must be a string",
+                    ));
+                }
+                None => {
+                    return Err(fail(
+                        JsonRpcMessage::INVALID_PARAMS,
+                        "Invalid params: missing the tool `name`",
+                    ));
+                }
+            };
+            let arguments = match params.get("arguments") {
+                None | Some(Json::Null) => json!({}),
+                Some(arguments @ Json::Object(_)) => arguments.clone(),
+                Some(_) => {
+                    return Err(fail(
+                        JsonRpcMessage::INVALID_PARAMS,
+                        "Invalid params: `arguments` must be an object",
+                    ));
+                }
+            };
+            let Some(tool) = server.tools.iter().position(|t| t.name == *name) else {
+                return Err(fail(
+                    JsonRpcMessage::INVALID_PARAMS,
+                    &format!("Unknown tool: {name}"),
+                ));
+            };
+            return Ok(McpRoute::CallTool {
+                server: server_index,
+                tool,
+                id: id.clone(),
+                arguments,
+            });
         }
-        other => JsonRpcMessage::error(
-            id,
-            JsonRpcMessage::METHOD_NOT_FOUND,
-            format!("Method not found: {other}"),
-        ),
+        other => {
+            return Err(fail(
+                JsonRpcMessage::METHOD_NOT_FOUND,
+                &format!("Method not found: {other}"),
+            ));
+        }
     };
-    McpRoute::Respond(McpMessageResponse::new(reply))
+    Ok(McpRoute::Respond(McpMessageResponse::new(
+        JsonRpcMessage::result(id.clone(), result),
+    )))
+}
+
+/// The -32600 answer to a message that is neither a request, a
+/// notification nor a response, saying why. It echoes the id when there
+/// is one a JSON-RPC answer may carry (a string or a number) and is `null`
+/// otherwise, as JSON-RPC 2.0 asks.
+fn invalid_request(message: &Json) -> JsonRpcMessage {
+    let fail = |id: Option<JsonRpcId>, why: &str| {
+        let message = format!("Invalid Request: {why}");
+        match id {
+            Some(id) => JsonRpcMessage::error(id, JsonRpcMessage::INVALID_REQUEST, message),
+            None => JsonRpcMessage::error_with_null_id(JsonRpcMessage::INVALID_REQUEST, message),
+        }
+    };
+    let Some(object) = message.as_object() else {
+        return fail(None, "not a JSON-RPC message object");
+    };
+    let id = match object.get("id") {
+        None => None,
+        Some(Json::String(id)) => Some(JsonRpcId::String(id.clone())),
+        Some(Json::Number(id)) => Some(JsonRpcId::Number(id.clone())),
+        Some(_) => return fail(None, "`id` must be a string or a number"),
+    };
+    let why = if object.get("jsonrpc").and_then(Json::as_str) != Some(JSONRPC_VERSION) {
+        "`jsonrpc` must be \"2.0\""
+    } else if object.get("method").is_some_and(|m| !m.is_string()) {
+        "`method` must be a string"
+    } else if !["method", "result", "error"]
+        .iter()
+        .any(|key| object.contains_key(*key))
+    {
+        if id.is_some() {
+            "a message with an `id` needs a `method` (or a `result` or `error`)"
+        } else {
+            "no `method`"
+        }
+    } else {
+        "not a JSON-RPC 2.0 request, notification or response"
+    };
+    fail(id, why)
 }
 
 /// What an in-process MCP tool returns.
@@ -428,7 +667,19 @@ impl<T: serde::Serialize> IntoToolResult for Result<T, HandlerError> {
 }
 
 /// The `mcp_message` answer carrying a tool's output for the call `id`.
+///
+/// An output MCP cannot carry (a content item that is not one of MCP's
+/// content blocks with its required fields, `structuredContent` that is
+/// not an object) would make the CLI's MCP client reject the whole
+/// answer, and the model would learn nothing; it is sent instead as a
+/// tool error saying what is wrong, which the model sees.
 pub fn tool_call_response(id: JsonRpcId, output: ToolOutput) -> McpMessageResponse {
+    let output = match malformed(&output) {
+        Some(why) => ToolOutput::error(format!(
+            "The tool returned a result MCP cannot carry: {why}"
+        )),
+        None => output,
+    };
     let mut result = json!({"content": output.content});
     if output.is_error {
         result["isError"] = json!(true);
@@ -437,6 +688,55 @@ pub fn tool_call_response(id: JsonRpcId, output: ToolOutput) -> McpMessageRespon
         result["structuredContent"] = structured;
     }
     McpMessageResponse::new(JsonRpcMessage::result(id, result))
+}
+
+/// What makes `output` something other than an MCP `CallToolResult`, if
+/// anything.
+fn malformed(output: &ToolOutput) -> Option<String> {
+    let content = output.content.iter().enumerate().find_map(|(index, item)| {
+        content_block_problem(item).map(|why| format!("content[{index}] {why}"))
+    });
+    content.or_else(|| {
+        output
+            .structured_content
+            .as_ref()
+            .filter(|structured| !structured.is_object())
+            .map(|_| "`structuredContent` is not an object".to_owned())
+    })
+}
+
+/// What keeps `item` from being one of MCP's content blocks (text, image,
+/// audio, resource link, embedded resource), if anything. Only the fields
+/// the spec requires are checked; the CLI's client validates the same.
+fn content_block_problem(item: &Json) -> Option<String> {
+    let Some(item) = item.as_object() else {
+        return Some("is not an object".to_owned());
+    };
+    let Some(kind) = item.get("type").and_then(Json::as_str) else {
+        return Some("has no string `type`".to_owned());
+    };
+    let (fields, required): (_, &[&str]) = match kind {
+        "text" => (item, &["text"]),
+        "image" | "audio" => (item, &["data", "mimeType"]),
+        "resource_link" => (item, &["uri", "name"]),
+        "resource" => {
+            let Some(resource) = item.get("resource").and_then(Json::as_object) else {
+                return Some("(`resource`) has no `resource` object".to_owned());
+            };
+            let body = ["text", "blob"]
+                .iter()
+                .any(|key| resource.get(*key).is_some_and(Json::is_string));
+            if !body {
+                return Some("(`resource`) has neither a string `text` nor `blob`".to_owned());
+            }
+            (resource, &["uri"])
+        }
+        other => return Some(format!("has a `type` MCP does not know: {other:?}")),
+    };
+    required
+        .iter()
+        .find(|key| !fields.get(**key).is_some_and(Json::is_string))
+        .map(|key| format!("(`{kind}`) has no string `{key}`"))
 }
 
 /// The answer to send when the host has no handler for `request`.
@@ -473,8 +773,9 @@ pub fn reply_without_handler(request: &CliRequest) -> Reply {
 /// - `can_use_tool`: deny, so a broken handler never lets a tool run.
 /// - `hook_callback`: an error; the CLI then applies the matcher's
 ///   `onFailure` (by default it continues: hooks fail open).
-/// - `mcp_message` `tools/call`: a tool result with `isError`, which the
-///   model sees; other MCP methods get a JSON-RPC internal error.
+/// - `mcp_message` `tools/call`: a tool result with `isError` and
+///   `message` as its text, which the model sees (a panic reads
+///   `panicked: ...`); other MCP methods get a JSON-RPC internal error.
 /// - `elicitation`: decline; `request_user_dialog`: cancelled.
 pub fn reply_for_failure(request: &CliRequest, message: &str) -> Reply {
     match request {
@@ -487,11 +788,16 @@ pub fn reply_for_failure(request: &CliRequest, message: &str) -> Reply {
         }
         CliRequest::HookCallback(_) => Reply::error(format!("Hook callback failed: {message}")),
         CliRequest::McpMessage(m) => match (&m.message, m.message.id()) {
+            // The failure's own text, as the Python SDK sends a raised
+            // exception's: a tool returning `Err(e)` reads to the model
+            // like one returning `ToolOutput::error(e)`.
             (JsonRpcMessage::Request(r), Some(id)) if r.method == "tools/call" => {
-                success(&tool_call_response(
-                    id.clone(),
-                    ToolOutput::error(format!("Tool failed: {message}")),
-                ))
+                let text = if message.is_empty() {
+                    "The tool failed"
+                } else {
+                    message
+                };
+                success(&tool_call_response(id.clone(), ToolOutput::error(text)))
             }
             (_, Some(id)) => success(&McpMessageResponse::new(JsonRpcMessage::error(
                 id.clone(),
@@ -634,6 +940,55 @@ mod tests {
     }
 
     #[test]
+    fn tools_are_listed_with_their_annotations_and_meta() {
+        let mut meta = serde_json::Map::new();
+        meta.insert("anthropic/maxResultSizeChars".into(), json!(100_000));
+        let servers = vec![
+            McpServerSpec::new("calc", "1.0.0")
+                .with_tool(
+                    McpToolSpec::new("add", "Adds", json!({"type": "object"}))
+                        .with_annotations(
+                            ToolAnnotations::new()
+                                .with_title("Add")
+                                .read_only(true)
+                                .destructive(false)
+                                .idempotent(true)
+                                .open_world(false),
+                        )
+                        .with_meta(meta),
+                )
+                .with_tool(
+                    McpToolSpec::new("wipe", "Wipes", json!({"type": "object"}))
+                        .with_annotations(ToolAnnotations::new().destructive(true)),
+                )
+                .with_tool(McpToolSpec::new(
+                    "plain",
+                    "Plain",
+                    json!({"type": "object"}),
+                )),
+        ];
+        let list = reply_json(route_mcp(
+            &servers,
+            &mcp(
+                "calc",
+                json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+            ),
+        ));
+        assert_eq!(
+            list["mcp_response"],
+            json!({"jsonrpc":"2.0","id":1,"result":{"tools":[
+                {"name":"add","description":"Adds","inputSchema":{"type":"object"},
+                 "annotations":{"title":"Add","readOnlyHint":true,"destructiveHint":false,
+                    "idempotentHint":true,"openWorldHint":false},
+                 "_meta":{"anthropic/maxResultSizeChars":100_000}},
+                {"name":"wipe","description":"Wipes","inputSchema":{"type":"object"},
+                 "annotations":{"destructiveHint":true}},
+                {"name":"plain","description":"Plain","inputSchema":{"type":"object"}}
+            ]}})
+        );
+    }
+
+    #[test]
     fn mcp_errors_never_leave_the_cli_waiting() {
         let servers = calc();
         let unknown_tool = reply_json(route_mcp(
@@ -673,6 +1028,244 @@ mod tests {
         assert_eq!(message, "SDK MCP server not found: other");
     }
 
+    /// The JSON-RPC answer `route_mcp` gives `message` sent to `calc`.
+    fn answer(message: Json) -> Json {
+        let routed = route_mcp(&calc(), &mcp("calc", message));
+        reply_json(routed)["mcp_response"].take()
+    }
+
+    fn error(id: Json, code: i64, message: &str) -> Json {
+        json!({"jsonrpc":"2.0","id":id,"error":{"code":code,"message":message}})
+    }
+
+    #[test]
+    fn mcp_messages_that_are_not_requests_are_invalid() {
+        // An id without a method was acknowledged like a notification.
+        assert_eq!(
+            answer(json!({"jsonrpc":"2.0","id":2})),
+            error(
+                json!(2),
+                -32600,
+                "Invalid Request: a message with an `id` needs a `method` (or a `result` or `error`)"
+            )
+        );
+        assert_eq!(
+            answer(json!({"jsonrpc":"2.0","id":"a","method":5})),
+            error(
+                json!("a"),
+                -32600,
+                "Invalid Request: `method` must be a string"
+            )
+        );
+        assert_eq!(
+            answer(json!({"id":12,"method":"ping"})),
+            error(
+                json!(12),
+                -32600,
+                "Invalid Request: `jsonrpc` must be \"2.0\""
+            )
+        );
+        assert_eq!(
+            answer(json!({"jsonrpc":"1.0","id":13,"method":"ping"})),
+            error(
+                json!(13),
+                -32600,
+                "Invalid Request: `jsonrpc` must be \"2.0\""
+            )
+        );
+        assert_eq!(
+            answer(json!({"jsonrpc":"2.0","method":1,"params":"bar"})),
+            error(
+                Json::Null,
+                -32600,
+                "Invalid Request: `method` must be a string"
+            )
+        );
+        assert_eq!(
+            answer(json!({"foo":"boo"})),
+            error(
+                Json::Null,
+                -32600,
+                "Invalid Request: `jsonrpc` must be \"2.0\""
+            )
+        );
+        assert_eq!(
+            answer(json!({"jsonrpc":"2.0"})),
+            error(Json::Null, -32600, "Invalid Request: no `method`")
+        );
+        assert_eq!(
+            answer(json!([1, 2])),
+            error(
+                Json::Null,
+                -32600,
+                "Invalid Request: not a JSON-RPC message object"
+            )
+        );
+        assert_eq!(
+            answer(json!({"jsonrpc":"2.0","id":3,"error":{"code":"x"}})),
+            error(
+                json!(3),
+                -32600,
+                "Invalid Request: not a JSON-RPC 2.0 request, notification or response"
+            )
+        );
+        // Answers from the client and notifications only get the ack.
+        let ack = json!({"jsonrpc":"2.0","result":{},"id":0});
+        assert_eq!(answer(json!({"jsonrpc":"2.0","id":34,"result":{}})), ack);
+        assert_eq!(
+            answer(json!({"jsonrpc":"2.0","id":35,"error":{"code":1,"message":"x"}})),
+            ack
+        );
+        assert_eq!(
+            answer(
+                json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}})
+            ),
+            ack
+        );
+    }
+
+    #[test]
+    fn mcp_answers_echo_every_valid_id_and_refuse_the_rest() {
+        for id in [
+            json!(0),
+            json!(-4),
+            json!(u64::MAX),
+            json!(i64::MIN),
+            json!(9.5),
+            json!(10.0),
+            json!(""),
+            json!("s"),
+            json!("1"),
+        ] {
+            assert_eq!(
+                answer(json!({"jsonrpc":"2.0","id":id,"method":"ping"})),
+                json!({"jsonrpc":"2.0","id":id,"result":{}}),
+                "{id}"
+            );
+        }
+        // The text of the answer, not only its value: `9.5` and `10.0`
+        // come back as they were sent.
+        let routed = route_mcp(
+            &calc(),
+            &serde_json::from_str(
+                r#"{"server_name":"calc","message":{"jsonrpc":"2.0","id":9.5,"method":"ping"}}"#,
+            )
+            .unwrap(),
+        );
+        let McpRoute::Respond(reply) = routed else {
+            panic!("{routed:?}")
+        };
+        assert_eq!(
+            serde_json::to_string(&reply).unwrap(),
+            r#"{"mcp_response":{"jsonrpc":"2.0","id":9.5,"result":{}}}"#
+        );
+        for id in [Json::Null, json!(true), json!({"x": 1}), json!([1])] {
+            assert_eq!(
+                answer(json!({"jsonrpc":"2.0","id":id,"method":"ping"})),
+                error(
+                    Json::Null,
+                    -32600,
+                    "Invalid Request: `id` must be a string or a number"
+                ),
+                "{id}"
+            );
+        }
+        // A tool call carries the id to its answer unchanged.
+        let McpRoute::CallTool { id, .. } = route_mcp(
+            &calc(),
+            &mcp(
+                "calc",
+                json!({"jsonrpc":"2.0","id":9.5,"method":"tools/call","params":{"name":"add"}}),
+            ),
+        ) else {
+            panic!()
+        };
+        assert_eq!(
+            serde_json::to_value(tool_call_response(id, ToolOutput::text("3"))).unwrap()["mcp_response"]
+                ["id"],
+            json!(9.5)
+        );
+    }
+
+    #[test]
+    fn mcp_tool_calls_with_bad_params_are_invalid_params() {
+        let call = |params: Option<Json>| {
+            let mut message = json!({"jsonrpc":"2.0","id":20,"method":"tools/call"});
+            if let Some(params) = params {
+                message["params"] = params;
+            }
+            answer(message)
+        };
+        let invalid = |message: &str| error(json!(20), -32602, message);
+        assert_eq!(
+            call(None),
+            invalid("Invalid params: `tools/call` needs `params` naming the tool")
+        );
+        assert_eq!(
+            call(Some(Json::Null)),
+            invalid("Invalid params: `tools/call` needs `params` naming the tool")
+        );
+        assert_eq!(
+            call(Some(json!([1]))),
+            invalid("Invalid params: `params` must be an object")
+        );
+        assert_eq!(
+            call(Some(json!({"arguments":{}}))),
+            invalid("Invalid params: missing the tool `name`")
+        );
+        assert_eq!(
+            call(Some(json!({"name":5}))),
+            invalid("Invalid params: the tool `name` must be a string")
+        );
+        assert_eq!(
+            call(Some(json!({"name":"add","arguments":[1]}))),
+            invalid("Invalid params: `arguments` must be an object")
+        );
+        assert_eq!(
+            call(Some(json!({"name":"add","arguments":"{}"}))),
+            invalid("Invalid params: `arguments` must be an object")
+        );
+        assert_eq!(
+            call(Some(json!({"name":"nope","arguments":{}}))),
+            invalid("Unknown tool: nope")
+        );
+        // Absent and null arguments are an empty object, as in the SDKs.
+        for params in [
+            json!({"name":"add"}),
+            json!({"name":"add","arguments":null}),
+        ] {
+            let McpRoute::CallTool { arguments, .. } = route_mcp(
+                &calc(),
+                &mcp(
+                    "calc",
+                    json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":params}),
+                ),
+            ) else {
+                panic!()
+            };
+            assert_eq!(arguments, json!({}));
+        }
+        // Other methods refuse params that are not an object, and read
+        // `null` as none.
+        assert_eq!(
+            answer(json!({"jsonrpc":"2.0","id":21,"method":"tools/list","params":[1]})),
+            error(
+                json!(21),
+                -32602,
+                "Invalid params: `params` must be an object"
+            )
+        );
+        assert_eq!(
+            answer(json!({"jsonrpc":"2.0","id":22,"method":"ping","params":null})),
+            json!({"jsonrpc":"2.0","id":22,"result":{}})
+        );
+        // An unknown method is "not found" whatever its params.
+        assert_eq!(
+            answer(json!({"jsonrpc":"2.0","id":23,"method":"resources/list","params":5})),
+            error(json!(23), -32601, "Method not found: resources/list")
+        );
+    }
+
     #[test]
     fn failures_deny_permissions_and_fail_hooks_open() {
         let ask: CliRequest = serde_json::from_value(
@@ -701,8 +1294,15 @@ mod tests {
             panic!()
         };
         let payload: Json = serde_json::from_str(payload.get()).unwrap();
-        assert_eq!(payload["mcp_response"]["result"]["isError"], true);
-        assert_eq!(payload["mcp_response"]["id"], 3);
+        assert_eq!(
+            payload,
+            json!({"mcp_response":{"jsonrpc":"2.0","id":3,"result":{
+                "content":[{"type":"text","text":"boom"}],"isError":true}}})
+        );
+        let Reply::Success(Some(payload)) = reply_for_failure(&call, "") else {
+            panic!()
+        };
+        assert!(payload.get().contains(r#""text":"The tool failed""#));
 
         let elicit: CliRequest = serde_json::from_value(
             json!({"subtype":"elicitation","mcp_server_name":"x","message":"?"}),
@@ -712,6 +1312,90 @@ mod tests {
             panic!()
         };
         assert_eq!(payload.get(), r#"{"action":"decline"}"#);
+    }
+
+    #[test]
+    fn malformed_tool_results_become_tool_errors() {
+        let answer = |output: ToolOutput| {
+            serde_json::to_value(tool_call_response(JsonRpcId::from(4u64), output)).unwrap()
+                ["mcp_response"]
+                .take()
+        };
+        let refused = |why: &str| {
+            json!({"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text",
+                "text":format!("The tool returned a result MCP cannot carry: {why}")}],"isError":true}})
+        };
+        let with = |content: Vec<Json>| ToolOutput {
+            content,
+            is_error: false,
+            structured_content: None,
+        };
+        for (content, why) in [
+            (json!("hi"), "content[0] is not an object"),
+            (json!({"text": "hi"}), "content[0] has no string `type`"),
+            (
+                json!({"type": "text"}),
+                "content[0] (`text`) has no string `text`",
+            ),
+            (
+                json!({"type": "text", "text": 3}),
+                "content[0] (`text`) has no string `text`",
+            ),
+            (
+                json!({"type": "image", "data": "AA=="}),
+                "content[0] (`image`) has no string `mimeType`",
+            ),
+            (
+                json!({"type": "resource_link", "uri": "file:///a"}),
+                "content[0] (`resource_link`) has no string `name`",
+            ),
+            (
+                json!({"type": "resource", "resource": {"uri": "file:///a"}}),
+                "content[0] (`resource`) has neither a string `text` nor `blob`",
+            ),
+            (
+                json!({"type": "resource", "resource": {"text": "a"}}),
+                "content[0] (`resource`) has no string `uri`",
+            ),
+            (
+                json!({"type": "video", "data": "AA=="}),
+                "content[0] has a `type` MCP does not know: \"video\"",
+            ),
+        ] {
+            assert_eq!(
+                answer(with(vec![content.clone()])),
+                refused(why),
+                "{content}"
+            );
+        }
+        let late = with(vec![json!({"type": "text", "text": "ok"}), json!(null)]);
+        assert_eq!(answer(late), refused("content[1] is not an object"));
+        let structured = ToolOutput {
+            structured_content: Some(json!([1, 2])),
+            ..ToolOutput::text("[1,2]")
+        };
+        assert_eq!(
+            answer(structured),
+            refused("`structuredContent` is not an object")
+        );
+
+        // Every kind of block MCP has passes unchanged.
+        let blocks = vec![
+            json!({"type": "text", "text": "t", "annotations": {"priority": 1}}),
+            json!({"type": "image", "data": "AA==", "mimeType": "image/png"}),
+            json!({"type": "audio", "data": "AA==", "mimeType": "audio/wav"}),
+            json!({"type": "resource_link", "uri": "file:///a", "name": "a"}),
+            json!({"type": "resource", "resource": {"uri": "file:///a", "text": "a"}}),
+            json!({"type": "resource", "resource": {"uri": "file:///b", "blob": "AA=="}}),
+        ];
+        let fine = ToolOutput {
+            structured_content: Some(json!({"sum": 3})),
+            ..with(blocks.clone())
+        };
+        assert_eq!(
+            answer(fine),
+            json!({"jsonrpc":"2.0","id":4,"result":{"content":blocks,"structuredContent":{"sum":3}}})
+        );
     }
 
     #[derive(Debug, serde::Deserialize)]

@@ -13,7 +13,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use claude_proto::dispatch::{HookKey, HookRegistry, McpServerSpec, McpToolSpec};
+use claude_proto::dispatch::{HookKey, HookRegistry, McpServerSpec, McpToolSpec, ToolAnnotations};
 use claude_proto::model::hooks::HookEvent;
 use claude_proto_host::Capabilities;
 
@@ -135,12 +135,48 @@ impl<F: Flavor> Tool<F> {
     pub fn spec(&self) -> &McpToolSpec {
         &self.spec
     }
+
+    /// Sets the hints about how the tool behaves (read-only, destructive,
+    /// idempotent, open-world, a title), listed with it in `tools/list`.
+    ///
+    /// ```
+    /// use claude_proto::dispatch::ToolAnnotations;
+    /// use claude_proto::model::Json;
+    /// use claude_proto_process::handlers::{Async, McpServer, Tool};
+    ///
+    /// let lookup = Tool::<Async>::new("lookup", "Looks a word up", async |_: Json| Ok("found"))
+    ///     .with_annotations(ToolAnnotations::new().read_only(true).open_world(true));
+    /// let words = McpServer::<Async>::new("words", "1.0.0").with_tool(lookup);
+    /// # assert!(words.spec().tools[0].annotations.is_some());
+    /// ```
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.spec = self.spec.with_annotations(annotations);
+        self
+    }
+
+    /// Sets the `_meta` object listed with the tool in `tools/list` (for
+    /// example `anthropic/maxResultSizeChars`, the result size up to which
+    /// Claude Code keeps it inline).
+    pub fn with_meta(mut self, meta: serde_json::Map<String, claude_proto::model::Json>) -> Self {
+        self.spec = self.spec.with_meta(meta);
+        self
+    }
 }
 
 /// An in-process MCP server: tools the model can call, run inside this
 /// program. Add it with the adapter builder's `mcp_server`; the model
 /// sees each tool as `mcp__<server>__<tool>` (allow them with
 /// `Options::allowed_tools` or a permission handler).
+///
+/// It needs no MCP library: the protocol is answered by
+/// [`claude_proto::dispatch::route_mcp`] (the handshake, `ping`,
+/// `tools/list`, `tools/call`, and the JSON-RPC errors for everything
+/// else). It offers tools only, with their annotations and `_meta`
+/// ([`Tool::with_annotations`], [`Tool::with_meta`]); it does not check
+/// arguments against the schema beyond a typed tool's deserialization,
+/// declare an `outputSchema`, serve resources or prompts, or cancel a
+/// running tool. For those, write an `rmcp` server and attach it with the
+/// builder's `mcp_endpoint` and `claude_proto_rmcp::RmcpEndpoint`.
 pub struct McpServer<F: Flavor> {
     spec: McpServerSpec,
     runs: Vec<Arc<F::Tool>>,

@@ -710,6 +710,22 @@ impl JsonRpcMessage {
         })
     }
 
+    /// A failed answer whose request's id could not be read (JSON-RPC
+    /// answers those with `"id": null`).
+    pub fn error_with_null_id(code: i64, message: impl Into<String>) -> Self {
+        Self::Error(JsonRpcErrorResponse {
+            jsonrpc: default_version(),
+            id: Maybe::Null,
+            error: JsonRpcError {
+                code,
+                message: message.into(),
+                data: None,
+                extra: Extra::new(),
+            },
+            extra: Extra::new(),
+        })
+    }
+
     /// The id of a request or answer (`None` for notifications, unknown
     /// messages and errors whose id is `null`).
     pub fn id(&self) -> Option<&JsonRpcId> {
@@ -895,6 +911,14 @@ mod tests {
             ))
             .unwrap(),
             json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})
+        );
+        assert_eq!(
+            serde_json::to_value(JsonRpcMessage::error_with_null_id(
+                JsonRpcMessage::INVALID_REQUEST,
+                "bad"
+            ))
+            .unwrap(),
+            json!({"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad"}})
         );
         let req = JsonRpcMessage::request(1u64, "ping", Some(json!({})));
         let again = JsonRpcMessage::from_serialize(&req).unwrap();
