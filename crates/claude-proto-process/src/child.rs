@@ -137,7 +137,9 @@ impl SharedChild {
     }
 }
 
-/// Waits until the child has exited, leaving it waitable.
+/// Seeing the child's exit without reaping it (`waitid` with `WNOWAIT`),
+/// where the platform has it: so the pid, which is also the group's id,
+/// cannot be given to another process while the group is being ended.
 #[cfg(any(
     target_os = "linux",
     target_os = "android",
@@ -149,104 +151,98 @@ impl SharedChild {
     target_os = "illumos",
     target_os = "solaris"
 ))]
-fn wait_unreaped(child: &SharedChild) -> io::Result<bool> {
-    use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
-    let pid = i32::try_from(child.pid)
-        .ok()
-        .and_then(Pid::from_raw)
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "invalid pid"))?;
-    loop {
-        match waitid(
-            WaitId::Pid(pid),
-            WaitIdOptions::EXITED | WaitIdOptions::NOWAIT,
-        ) {
-            Ok(_) => return Ok(true),
-            Err(rustix::io::Errno::INTR) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-}
+mod unreaped {
+    use std::io;
 
-/// Whether the child has exited, leaving it waitable.
-#[cfg(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "macos",
-    target_os = "ios",
-    target_os = "freebsd",
-    target_os = "netbsd",
-    target_os = "dragonfly",
-    target_os = "illumos",
-    target_os = "solaris"
-))]
-fn exited_unreaped(pid: u32, _: &mut State) -> bool {
-    use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
-    let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
-        return true;
-    };
-    loop {
-        match waitid(
-            WaitId::Pid(pid),
-            WaitIdOptions::EXITED | WaitIdOptions::NOWAIT | WaitIdOptions::NOHANG,
-        ) {
-            Ok(found) => return found.is_some(),
-            Err(rustix::io::Errno::INTR) => continue,
-            // Not our child (any more): nothing left to wait for.
-            Err(_) => return true,
-        }
-    }
-}
+    use super::{SharedChild, State};
 
-/// Elsewhere an exit is only seen by reaping (there are no process groups
-/// to end there, see [`wait_unreaped`]).
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "macos",
-    target_os = "ios",
-    target_os = "freebsd",
-    target_os = "netbsd",
-    target_os = "dragonfly",
-    target_os = "illumos",
-    target_os = "solaris"
-)))]
-fn exited_unreaped(_: u32, state: &mut State) -> bool {
-    match state.child.try_wait() {
-        Ok(Some(status)) => {
-            state.status = Some(status);
-            true
-        }
-        Ok(None) => false,
-        Err(_) => true,
-    }
-}
-
-/// Elsewhere there is no waiting without reaping: poll instead, reaping
-/// under the lock (so the group, if any, is not ended: its id may be
-/// reused once the child is reaped).
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "macos",
-    target_os = "ios",
-    target_os = "freebsd",
-    target_os = "netbsd",
-    target_os = "dragonfly",
-    target_os = "illumos",
-    target_os = "solaris"
-)))]
-fn wait_unreaped(child: &SharedChild) -> io::Result<bool> {
-    loop {
-        {
-            let mut state = child.lock();
-            if let Some(status) = state.child.try_wait()? {
-                state.status = Some(status);
-                return Ok(false);
+    /// Waits until the child has exited, leaving it waitable.
+    pub(super) fn wait_unreaped(child: &SharedChild) -> io::Result<bool> {
+        use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
+        let pid = i32::try_from(child.pid)
+            .ok()
+            .and_then(Pid::from_raw)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "invalid pid"))?;
+        loop {
+            match waitid(
+                WaitId::Pid(pid),
+                WaitIdOptions::EXITED | WaitIdOptions::NOWAIT,
+            ) {
+                Ok(_) => return Ok(true),
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(e) => return Err(e.into()),
             }
         }
-        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+
+    /// Whether the child has exited, leaving it waitable.
+    pub(super) fn exited_unreaped(pid: u32, _: &mut State) -> bool {
+        use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
+        let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+            return true;
+        };
+        loop {
+            match waitid(
+                WaitId::Pid(pid),
+                WaitIdOptions::EXITED | WaitIdOptions::NOWAIT | WaitIdOptions::NOHANG,
+            ) {
+                Ok(found) => return found.is_some(),
+                Err(rustix::io::Errno::INTR) => continue,
+                // Not our child (any more): nothing left to wait for.
+                Err(_) => return true,
+            }
+        }
     }
 }
+
+/// Elsewhere an exit is only seen by reaping it.
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "dragonfly",
+    target_os = "illumos",
+    target_os = "solaris"
+)))]
+mod unreaped {
+    use std::io;
+
+    use super::{SharedChild, State};
+
+    /// Elsewhere there is no waiting without reaping: poll instead, reaping
+    /// under the lock (so the group, if any, is not ended: its id may be
+    /// reused once the child is reaped).
+    pub(super) fn wait_unreaped(child: &SharedChild) -> io::Result<bool> {
+        loop {
+            {
+                let mut state = child.lock();
+                if let Some(status) = state.child.try_wait()? {
+                    state.status = Some(status);
+                    return Ok(false);
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// Elsewhere an exit is only seen by reaping (there are no process groups
+    /// to end there, see [`wait_unreaped`]).
+    pub(super) fn exited_unreaped(_: u32, state: &mut State) -> bool {
+        match state.child.try_wait() {
+            Ok(Some(status)) => {
+                state.status = Some(status);
+                true
+            }
+            Ok(None) => false,
+            Err(_) => true,
+        }
+    }
+}
+
+use unreaped::{exited_unreaped, wait_unreaped};
 
 /// A process group the CLI leads: signalling it, and ending what is left
 /// of it once the CLI has exited.
