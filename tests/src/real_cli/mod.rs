@@ -1784,6 +1784,17 @@ impl Tree {
         Self { cli, files }
     }
 
+    /// Asserts that the CLI's process group is empty now: `close` reports
+    /// the `what` (exit, kill) only once it is.
+    fn assert_group_empty(&self, adapter: &str, what: &str) {
+        let left = crate::process::group_members(self.cli);
+        assert!(
+            left.is_empty(),
+            "{adapter}: close reported the {what} with the group still running: {:?}",
+            left.iter().map(|&p| describe(p)).collect::<Vec<_>>()
+        );
+    }
+
     /// Asserts, within [`ENDING`], that the CLI, every process its MCP
     /// server wrote down and every other member of its process group are
     /// no longer running, and that its private files are removed.
@@ -1867,13 +1878,7 @@ pub fn nothing_outlives_the_session_closed<H: RealHarness>() {
     let (mut s, tree) = start_with_a_lingering_server::<H>(&peer, &server);
     assert_eq!(query(&mut *s, "Hi").text, "Done.");
     must("close", s.close()).expect("an exit report");
-    let left = crate::process::group_members(tree.cli);
-    assert!(
-        left.is_empty(),
-        "{}: close reported the exit with the group still running: {:?}",
-        H::NAME,
-        left.iter().map(|&p| describe(p)).collect::<Vec<_>>()
-    );
+    tree.assert_group_empty(H::NAME, "exit");
     tree.assert_gone("closed", &server);
 }
 
@@ -1915,13 +1920,7 @@ pub fn nothing_outlives_the_session_cli_killed<H: RealHarness>() {
     crate::process::kill(tree.cli);
     let exit = must("close", s.close()).expect("an exit report");
     assert_eq!(exit.signal, Some(9), "{exit}");
-    let left = crate::process::group_members(tree.cli);
-    assert!(
-        left.is_empty(),
-        "{}: close reported the kill with the group still running: {:?}",
-        H::NAME,
-        left.iter().map(|&p| describe(p)).collect::<Vec<_>>()
-    );
+    tree.assert_group_empty(H::NAME, "kill");
     tree.assert_gone("killed", &server);
 }
 
