@@ -227,6 +227,39 @@ pub async fn change_tools<R: claude_proto_async::Runtime>(
     }
 }
 
+/// The blocking adapter's `Driver::query`: the whole turn, or with a
+/// `limit`, the query given up once it passes (`Ok(None)`). A blocking call
+/// cannot be dropped, so giving a query up is sending its prompt and
+/// reading its turn only until the limit.
+///
+/// # Panics
+///
+/// If the turn ends within the limit (this helper cannot return it) or the
+/// session ends during it.
+#[cfg(feature = "blocking")]
+pub fn query_blocking(
+    claude: &mut claude_proto_blocking::Claude,
+    prompt: &str,
+    limit: Option<std::time::Duration>,
+) -> Result<Option<claude_proto_blocking::Turn>, claude_proto_host::Error> {
+    let Some(limit) = limit else {
+        return claude.ask(prompt).map(Some);
+    };
+    claude.send_text(prompt)?;
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match claude.next_event_timeout(left) {
+            Err(_) => return Ok(None),
+            Ok(Some(event)) if event.as_message().is_some_and(|m| m.is_result()) => {
+                panic!("the turn ended within the limit; this harness cannot return it")
+            }
+            Ok(Some(_)) => {}
+            Ok(None) => panic!("the session ended during a held query"),
+        }
+    }
+}
+
 /// [`change_tools`] for the blocking adapter.
 #[cfg(feature = "blocking")]
 pub fn change_tools_blocking(

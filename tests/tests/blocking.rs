@@ -228,27 +228,11 @@ impl Driver for BlockingDriver {
         prompt: &str,
         limit: Option<Duration>,
     ) -> Option<Result<Option<Turn>, Error>> {
-        let claude = self.claude();
-        let Some(limit) = limit else {
-            return Some(claude.ask(prompt).map(Some));
-        };
-        // A blocking call cannot be dropped: giving a query up is sending
-        // its prompt and reading its turn only until the limit.
-        if let Err(error) = claude.send_text(prompt) {
-            return Some(Err(error));
-        }
-        let deadline = std::time::Instant::now() + limit;
-        loop {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            match claude.next_event_timeout(left) {
-                Err(_) => return Some(Ok(None)),
-                Ok(Some(event)) if event.as_message().is_some_and(|m| m.is_result()) => {
-                    panic!("the turn ended within the limit; this harness cannot return it")
-                }
-                Ok(Some(_)) => {}
-                Ok(None) => panic!("the session ended during a held query"),
-            }
-        }
+        Some(claude_proto_tests::handlers::query_blocking(
+            self.claude(),
+            prompt,
+            limit,
+        ))
     }
 
     fn abandon(mut self: Box<Self>) {
