@@ -1863,6 +1863,54 @@ fn slow_answer(_: &ApiRequest) -> Reply {
     Reply::text("this answer takes its time ".repeat(20)).slowly(200, Duration::from_millis(100))
 }
 
+/// A Bash tool command still running, with a job it left in the
+/// background, when the session is dropped: the CLI (2.1.330) starts Bash
+/// commands in sessions of their own, out of reach of the group's signals,
+/// and ends them itself only when asked to stop; the dropped session asks
+/// (SIGTERM) before it kills, so both are gone.
+pub fn nothing_outlives_the_session_bash_running<H: RealHarness>() {
+    if !sees_the_process_table::<H>() {
+        return;
+    }
+    let Some(peer) = Peer::new(tool_then_text(
+        "Bash",
+        json!({"command": "echo $$ > bash.pid; sleep 1001 & echo $! >> bash.pid; sleep 1000",
+               "description": "Wait"}),
+        "Done.",
+    )) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.transcript = None;
+    spec.options = spec.options.allowed_tools(["Bash"]);
+    let mut s = start::<H>(spec);
+    let cli = s.pid().expect("a child process");
+    must("send", s.send_text("Run it"));
+    let file = peer.cwd().join("bash.pid");
+    let deadline = Instant::now() + WAIT;
+    let pids: Vec<u32> = loop {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let pids: Vec<u32> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+        if pids.len() == 2 {
+            break pids;
+        }
+        assert!(Instant::now() < deadline, "the Bash command never ran");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    for &pid in &pids {
+        assert!(crate::process::is_running(pid), "{}", describe(pid));
+    }
+    s.abandon();
+    for pid in pids.into_iter().chain([cli]) {
+        assert!(
+            crate::process::wait_until_not_running(pid, ENDING),
+            "{}: a Bash command outlived the dropped session: {}",
+            H::NAME,
+            describe(pid)
+        );
+    }
+}
+
 /// Closed after a turn: the CLI, an MCP server it runs (which ignores
 /// SIGTERM and outstays its stdin) and the server's own child are all
 /// gone, and the CLI's private files removed. The group is gone before
@@ -1993,7 +2041,7 @@ macro_rules! real_cli_suite {
             ask_user_question_answered, elicitation_reaches_the_handler,
             interrupt_slow_stream, interrupt_pending_permission, partial_messages,
             api_error, killed_mid_turn, resume_session, resume_from_the_store_on_another_machine,
-            nothing_outlives_the_session_closed, nothing_outlives_the_session_abandoned,
+            nothing_outlives_the_session_closed, nothing_outlives_the_session_bash_running, nothing_outlives_the_session_abandoned,
             nothing_outlives_the_session_cli_killed,
             nothing_outlives_the_session_query_given_up_then_closed,
             nothing_outlives_the_session_query_given_up_then_abandoned);
