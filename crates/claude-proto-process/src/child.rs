@@ -108,6 +108,27 @@ impl SharedChild {
         }
     }
 
+    /// Hands the end of the group to its watchdog, which outlives this
+    /// process: SIGTERM now, SIGKILL after `grace` (rounded up to whole
+    /// seconds). `false` if there is no watchdog to hand it to (no group of
+    /// its own, none started, or the child already reaped): then it is the
+    /// caller's to end.
+    pub(crate) fn hand_over(&self, grace: std::time::Duration) -> bool {
+        use std::io::Write as _;
+        let mut state = self.lock();
+        if state.status.is_some() {
+            return false;
+        }
+        let Some(mut pipe) = state.watchdog.as_mut().and_then(|w| w.stdin.take()) else {
+            return false;
+        };
+        let seconds = grace.as_secs() + u64::from(grace.subsec_nanos() > 0);
+        // Closing the pipe is what starts the sequence; a failed write
+        // leaves the default grace.
+        let _ = writeln!(pipe, "{seconds}");
+        true
+    }
+
     /// Sends SIGTERM (to its group, if it leads one) unless the child has
     /// been reaped (then nothing to do).
     pub(crate) fn terminate(&self) -> io::Result<()> {
@@ -302,12 +323,17 @@ mod group {
     /// the watchdog ignore SIGTERM: until then it is part of the group, so
     /// ending the group ends it. `None` (logged) if it cannot be started:
     /// the session runs without that protection.
+    ///
+    /// The same sequence ends a dropped session ([`SharedChild::hand_over`]):
+    /// this process writes the grace in whole seconds and closes the pipe,
+    /// and the watchdog, which outlives this process, carries it out.
     pub(super) fn watchdog(pgid: u32) -> Option<std::process::Child> {
         use std::os::unix::process::CommandExt as _;
         use std::process::{Command, Stdio};
         let pgid = i32::try_from(pgid).ok()?;
         let script = format!(
-            "read -r _ || :; trap '' TERM; kill -TERM 0; sleep {}; kill -KILL 0",
+            "read -r grace || :; case $grace in ''|*[!0-9]*) grace={};; esac; \
+             trap '' TERM; kill -TERM 0; sleep \"$grace\"; kill -KILL 0",
             WATCHDOG_GRACE.as_secs()
         );
         let started = Command::new("/bin/sh")

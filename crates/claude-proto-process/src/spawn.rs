@@ -79,13 +79,15 @@ pub fn spawn(options: &Options) -> Result<Spawned, SpawnError> {
 /// The CLI process: signal it, and learn of its exit.
 ///
 /// Dropping the handle ends the process if it has not exited yet, as a
-/// close would: SIGTERM at once (to its group, when it leads one), SIGKILL
-/// once the grace given to [`watch_exit`](Self::watch_exit) is over
-/// (the default `term_grace` of [`Limits`](claude_proto_host::Limits)
-/// without one), on a thread of its own, so the
-/// drop does not block. The SIGTERM first matters: the CLI starts its Bash
-/// commands outside its process group and ends them only when it is asked
-/// to stop, never when it is killed. The process is reaped (by the exit
+/// close would, without blocking: SIGTERM at once (to its group, when it
+/// leads one), SIGKILL once the grace given to
+/// [`watch_exit`](Self::watch_exit) is over (the default `term_grace` of
+/// [`Limits`](claude_proto_host::Limits) without one). The SIGTERM first
+/// matters: the CLI starts its Bash commands outside its process group and
+/// ends them only when it is asked to stop, never when it is killed. With
+/// a group of its own, the group's watchdog carries the sequence out, so it
+/// completes even if this process exits right after the drop; without one,
+/// a thread of this process does. The process is reaped (by the exit
 /// watcher, or by that thread), so nothing is left behind however a
 /// session ends.
 #[derive(Debug)]
@@ -150,8 +152,9 @@ impl Drop for ProcessHandle {
             // The watcher reaps it and ends what is left of its group.
             return;
         }
-        if running {
-            // The session is going away without having seen the exit.
+        if running && !self.child.hand_over(self.term_grace) {
+            // The session is going away without having seen the exit, and
+            // no watchdog can end the group for it.
             let _ = self.child.terminate();
         }
         let child = self.child.clone();

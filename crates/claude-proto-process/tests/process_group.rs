@@ -240,3 +240,47 @@ fn a_sigkill_of_our_process_ends_the_cli_and_what_it_started() {
         assert!(gone_within(pid, BOUND), "{pid} outlived our process");
     }
 }
+
+const DROP_THEN_EXIT: &str = "CLAUDE_PROTO_GROUP_TEST_DROP_THEN_EXIT";
+
+/// A handle dropped right before our process exits normally (the end of a
+/// `main` that never closed its session): the drop cannot wait for the
+/// grace, so the group's watchdog, which outlives us, carries the sequence
+/// out, and even the descendant that ignores SIGTERM is gone.
+#[test]
+fn a_handle_dropped_as_our_process_exits_still_ends_the_group() {
+    if let Some(dir) = std::env::var_os(DROP_THEN_EXIT) {
+        let cli = PathBuf::from(dir).join("cli.sh");
+        let mut spawned = spawn(&Options::default().cli_path(cli)).unwrap();
+        let mut line = String::new();
+        BufReader::new(&mut spawned.stdout)
+            .read_line(&mut line)
+            .unwrap();
+        println!("pids {} {}", spawned.process.id(), line.trim());
+        drop(spawned);
+        std::process::exit(0);
+    }
+    let scratch = scratch("drop-then-exit");
+    let inner = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "a_handle_dropped_as_our_process_exits_still_ends_the_group",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(DROP_THEN_EXIT, &scratch.0)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&inner.stdout);
+    let pids: Vec<u32> = out
+        .split_once("pids ")
+        .map(|(_, rest)| rest.lines().next().unwrap_or_default())
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    assert_eq!(pids.len(), 3, "the CLI and its two descendants: {out}");
+    for pid in pids {
+        assert!(gone_within(pid, BOUND), "{pid} outlived our process");
+    }
+}
