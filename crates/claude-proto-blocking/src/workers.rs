@@ -7,12 +7,14 @@
 //!
 //! Idle threads end after [`IDLE`] without work, and at once when the
 //! session ends ([`Workers::close`]); a thread busy with a job ends when
-//! the job does. So the session's thread count never exceeds the host's
-//! handler concurrency, and nothing outlives the session but the jobs
-//! still running.
+//! the job does. A thread says it is idle before it reports its job done,
+//! so the driver, which starts a job only after a completion frees its
+//! slot, always finds it: the session never runs more threads than the
+//! host's handler concurrency, and nothing outlives the session but the
+//! jobs still running.
 
 use std::io;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -37,9 +39,11 @@ pub(crate) struct Workers {
 struct Idle {
     /// The session is over: threads end instead of waiting.
     closed: bool,
-    /// One sender per waiting thread; the only sender of that thread's
+    /// Which thread to name next.
+    next_id: u64,
+    /// The waiting threads: each one's id and the only sender of its
     /// channel, so dropping it ends the wait.
-    ready: Vec<SyncSender<Task>>,
+    ready: Vec<(u64, SyncSender<Task>)>,
 }
 
 impl Workers {
@@ -58,23 +62,30 @@ impl Workers {
     ) -> Result<(), (Box<Job>, io::Error)> {
         let mut task = (job, token);
         loop {
-            let Some(worker) = self.lock().ready.pop() else {
+            let Some((_, worker)) = self.lock().ready.pop() else {
                 break;
             };
-            // A thread that stopped waiting (idle too long) has dropped its
-            // receiver: try the next one.
-            match worker.send(task) {
+            // Never blocks (one slot, and a popped thread is handed one
+            // task). Fails only if the thread is gone.
+            match worker.try_send(task) {
                 Ok(()) => return Ok(()),
-                Err(returned) => task = returned.0,
+                Err(TrySendError::Full(returned) | TrySendError::Disconnected(returned)) => {
+                    task = returned;
+                }
             }
         }
         let (hand, take) = sync_channel::<Task>(1);
+        let id = {
+            let mut idle = self.lock();
+            idle.next_id += 1;
+            idle.next_id
+        };
         let idle = self.idle.clone();
         let handlers = handlers.clone();
         let done = done.clone();
         let started = std::thread::Builder::new()
             .name("claude-handler".into())
-            .spawn(move || work(&handlers, &idle, &done, take));
+            .spawn(move || work(id, &handlers, &idle, &done, take));
         match started {
             Ok(_) => {
                 // The thread waits on `take` for exactly this task.
@@ -97,33 +108,53 @@ impl Workers {
 /// One thread's life: run the task it was started for, then each task it
 /// is handed while it waits, until it waits too long or the session ends.
 fn work(
+    id: u64,
     handlers: &SyncHandlers,
     idle: &Mutex<Idle>,
     done: &SyncSender<Input>,
     mut take: Receiver<Task>,
 ) {
-    let mut wait = None;
-    loop {
-        let task = match wait.take() {
-            None => take.recv().ok(),
-            // Waited too long, or the session ended.
-            Some(limit) => take.recv_timeout(limit).ok(),
-        };
-        let Some((job, token)) = task else { return };
+    let lock = || idle.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut task = take.recv().ok();
+    while let Some((job, token)) = task.take() {
         let result = crate::handlers::run(handlers, &job, &token);
-        // The session may be over: nobody to tell.
-        let _ = done.send(Input::Completed(Box::new(job.finish(result))));
+        // Idle first, then done: once the driver learns of the completion
+        // (and may start the next job), this thread is there to take it.
         // A fresh channel per wait, whose only sender the driver holds:
         // when the session ends, dropping it ends the wait at once.
         let (hand, next) = sync_channel::<Task>(1);
-        {
-            let mut idle = idle.lock().unwrap_or_else(PoisonError::into_inner);
-            if idle.closed {
-                return;
+        let closed = {
+            let mut idle = lock();
+            if !idle.closed {
+                idle.ready.push((id, hand));
             }
-            idle.ready.push(hand);
+            idle.closed
+        };
+        // The session may be over: nobody to tell.
+        let _ = done.send(Input::Completed(Box::new(job.finish(result))));
+        if closed {
+            return;
         }
         take = next;
-        wait = Some(IDLE);
+        task = match take.recv_timeout(IDLE) {
+            Ok(task) => Some(task),
+            Err(RecvTimeoutError::Disconnected) => None,
+            Err(RecvTimeoutError::Timeout) => {
+                let mut idle = lock();
+                match idle.ready.iter().position(|(waiting, _)| *waiting == id) {
+                    // Still listed: nobody can hand it a task any more.
+                    Some(at) => {
+                        idle.ready.swap_remove(at);
+                        None
+                    }
+                    // Taken off the list by the driver, whose task is on
+                    // its way (or already in the slot): take it.
+                    None => {
+                        drop(idle);
+                        take.recv().ok()
+                    }
+                }
+            }
+        };
     }
 }
