@@ -637,6 +637,42 @@ mod alone {
         assert!(lines.load(Ordering::SeqCst) <= 1, "called after its panic");
         gone(pid);
         back_to(baseline, "panics");
+
+        // An MCP endpoint that never answers: the CLI waits on its
+        // `initialize`; closing ends the thread that waited for it.
+        let (handled, handed) = std::sync::mpsc::channel();
+        let hoarder = Hoarder {
+            replies: std::sync::Mutex::default(),
+            handled: std::sync::Mutex::new(handled),
+        };
+        let mut claude = builder(&Spec::new(FAKE.into(), "mcp"))
+            .mcp_endpoint("calc", hoarder)
+            .spawn()
+            .unwrap();
+        let pid = claude.pid();
+        claude.send_text("add").unwrap();
+        handed
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the CLI's first MCP message reached the endpoint");
+        drop(claude);
+        gone(pid);
+        back_to(baseline, "unanswered MCP");
+    }
+
+    /// An MCP endpoint that keeps every reply and answers none, and says
+    /// when it got a message.
+    struct Hoarder {
+        replies: std::sync::Mutex<Vec<claude_proto_process::McpReply>>,
+        handled: std::sync::Mutex<std::sync::mpsc::Sender<()>>,
+    }
+
+    impl claude_proto_process::McpEndpoint for Hoarder {
+        fn connect(&self, _: claude_proto_process::McpOutlet) {}
+
+        fn handle(&self, _: serde_json::Value, reply: claude_proto_process::McpReply) {
+            self.replies.lock().unwrap().push(reply);
+            let _ = self.handled.lock().unwrap().send(());
+        }
     }
 
     /// Kills the grandchild however the test ends.

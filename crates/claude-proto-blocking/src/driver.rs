@@ -256,9 +256,10 @@ impl Driver {
     fn start_job(&mut self, job: Box<Job>) {
         let id = job.id;
         let token = CancelToken::new();
+        let mcp = crate::handlers::start_mcp(&self.handlers, &job, &token);
         match self
             .workers
-            .run(&self.handlers, job, token.clone(), &self.sender)
+            .run(&self.handlers, job, token.clone(), mcp, &self.sender)
         {
             Ok(()) => {
                 self.tokens.insert(id, token);

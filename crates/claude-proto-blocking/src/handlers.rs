@@ -4,9 +4,11 @@
 use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, sync_channel};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use claude_proto::model::Json;
 use claude_proto_host::{Job, JobKind, Outcome};
 use claude_proto_process::handlers::{Blocking, HandlerError, Handlers, unknown_tool};
 use claude_proto_process::{McpReply, panic_message};
@@ -60,23 +62,8 @@ pub(crate) fn run(
                 // Removed while the call was on its way.
                 None => Ok(Outcome::Tool(unknown_tool(tool))),
             },
-            JobKind::McpMessage { server, message } => {
-                let endpoint = handlers.mcp_endpoint(server)?;
-                let (answered, answer) = std::sync::mpsc::sync_channel(1);
-                endpoint.handle(
-                    message.clone(),
-                    McpReply::new(move |reply| {
-                        let _ = answered.try_send(reply);
-                    }),
-                );
-                // The reply always comes: answered, or dropped (an error).
-                match answer.recv() {
-                    Ok(Ok(response)) => Ok(Outcome::Mcp(response)),
-                    Ok(Err(message)) => Err(HandlerError::from(message)),
-                    Err(_) => Err(HandlerError::from("the MCP server went away")),
-                }
-            }
-            // Future kinds have no handler here.
+            // MCP messages for an endpoint are started with `start_mcp`;
+            // future kinds have no handler here.
             _ => return None,
         })
     };
@@ -88,6 +75,55 @@ pub(crate) fn run(
         Ok(Some(Err(error))) => Err(error.to_string()),
         Ok(None) => Err("no handler is registered for this request".to_owned()),
         Err(panic) => Err(panic_message(&*panic)),
+    }
+}
+
+/// The answer an MCP endpoint gives to one message (see [`start_mcp`]).
+pub(crate) type McpAnswer = Receiver<Result<Option<Json>, String>>;
+
+/// Hands a [`JobKind::McpMessage`] job's message to its endpoint now, on
+/// the calling thread (the driver's: so the endpoint gets the CLI's
+/// messages in the order they came), and returns where its answer will
+/// arrive: the endpoint's reply, or an error once `token` is cancelled
+/// (the CLI withdrew the request or the session ended), so a thread
+/// waiting for it is never stuck. `None` for any other job.
+pub(crate) fn start_mcp(
+    handlers: &SyncHandlers,
+    job: &Job,
+    token: &CancelToken,
+) -> Option<McpAnswer> {
+    let JobKind::McpMessage { server, message } = &job.kind else {
+        return None;
+    };
+    let (answered, answer) = sync_channel(2);
+    let withdrawn = answered.clone();
+    token.on_cancel(move || {
+        let _ = withdrawn.try_send(Err("the request was withdrawn".to_owned()));
+    });
+    let Some(endpoint) = handlers.mcp_endpoint(server) else {
+        let _ = answered.try_send(Err("no handler is registered for this request".to_owned()));
+        return Some(answer);
+    };
+    let reply = McpReply::new(move |reply| {
+        let _ = answered.try_send(reply);
+    });
+    // `handle` must not block (the trait says so); a panic in it is the
+    // request's failure, answered like a handler's.
+    if let Err(panic) = catch_unwind(AssertUnwindSafe(|| endpoint.handle(message.clone(), reply))) {
+        let (failed, answer) = sync_channel(1);
+        let _ = failed.try_send(Err(panic_message(&*panic)));
+        return Some(answer);
+    }
+    Some(answer)
+}
+
+/// Waits for an endpoint's answer (see [`start_mcp`]), ready for
+/// [`Job::finish`].
+pub(crate) fn await_mcp(answer: &McpAnswer) -> Result<Outcome, String> {
+    match answer.recv() {
+        Ok(Ok(response)) => Ok(Outcome::Mcp(response)),
+        Ok(Err(message)) => Err(message),
+        Err(_) => Err("the MCP server went away".to_owned()),
     }
 }
 

@@ -21,13 +21,14 @@ use std::time::Duration;
 use claude_proto_host::Job;
 
 use crate::driver::Input;
-use crate::handlers::{CancelToken, SyncHandlers};
+use crate::handlers::{CancelToken, McpAnswer, SyncHandlers};
 
 /// How long a thread without work waits for the next job before ending.
 const IDLE: Duration = Duration::from_secs(10);
 
-/// A job and the token that cancels it.
-type Task = (Box<Job>, CancelToken);
+/// A job, the token that cancels it, and, for a message already handed
+/// to an MCP endpoint, where its answer arrives (the thread only waits).
+type Task = (Box<Job>, CancelToken, Option<McpAnswer>);
 
 /// The session's handler threads.
 #[derive(Debug, Default)]
@@ -58,9 +59,10 @@ impl Workers {
         handlers: &Arc<SyncHandlers>,
         job: Box<Job>,
         token: CancelToken,
+        mcp: Option<McpAnswer>,
         done: &SyncSender<Input>,
     ) -> Result<(), (Box<Job>, io::Error)> {
-        let mut task = (job, token);
+        let mut task = (job, token, mcp);
         loop {
             let Some((_, worker)) = self.lock().ready.pop() else {
                 break;
@@ -116,8 +118,11 @@ fn work(
 ) {
     let lock = || idle.lock().unwrap_or_else(PoisonError::into_inner);
     let mut task = take.recv().ok();
-    while let Some((job, token)) = task.take() {
-        let result = crate::handlers::run(handlers, &job, &token);
+    while let Some((job, token, mcp)) = task.take() {
+        let result = match &mcp {
+            Some(answer) => crate::handlers::await_mcp(answer),
+            None => crate::handlers::run(handlers, &job, &token),
+        };
         // Idle first, then done: once the driver learns of the completion
         // (and may start the next job), this thread is there to take it.
         // A fresh channel per wait, whose only sender the driver holds:
