@@ -645,7 +645,7 @@ mod alone {
             replies: std::sync::Mutex::default(),
             handled: std::sync::Mutex::new(handled),
         };
-        let mut claude = builder(&Spec::new(FAKE.into(), "mcp"))
+        let claude = builder(&Spec::new(FAKE.into(), "mcp"))
             .mcp_endpoint("calc", hoarder)
             .spawn()
             .unwrap();
