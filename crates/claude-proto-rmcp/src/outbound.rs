@@ -80,9 +80,21 @@ fn carry_back(
     id: RequestId,
     answer: Result<Option<Json>, String>,
 ) {
+    // Only a response or an error answers it, and it answers this request
+    // whatever id the CLI wrote: anything else looped into rmcp could be
+    // taken for a request of the CLI's, or leave the tool waiting.
     let response = match answer {
-        Ok(Some(json)) => serde_json::from_value::<ClientJsonRpcMessage>(json)
-            .map_err(|error| format!("the CLI's answer is not a JSON-RPC response: {error}")),
+        Ok(Some(json)) => match serde_json::from_value::<ClientJsonRpcMessage>(json) {
+            Ok(JsonRpcMessage::Response(mut response)) => {
+                response.id = id.clone();
+                Ok(JsonRpcMessage::Response(response))
+            }
+            Ok(JsonRpcMessage::Error(mut error)) => {
+                error.id = Some(id.clone());
+                Ok(JsonRpcMessage::Error(error))
+            }
+            Ok(_) | Err(_) => Err("the CLI's answer is not a JSON-RPC response".to_owned()),
+        },
         Ok(None) => Err("the CLI answered without a response".to_owned()),
         Err(error) => Err(error),
     };

@@ -178,12 +178,13 @@ impl Harness {
                 let _ = to_cli_tx.lock().unwrap().send(message);
             },
             // A CLI that knows one root, and answers from a thread of its
-            // own as the session does.
+            // own as the session does, under a wrong id: the answer is to
+            // the request it answers, whatever id it carries.
             move |message: Json, answer: McpReply| {
                 let _ = requests_tx.lock().unwrap().send(message.clone());
                 std::thread::spawn(move || {
                     if message["method"] == "roots/list" {
-                        answer.send(Some(json!({"jsonrpc": "2.0", "id": message["id"],
+                        answer.send(Some(json!({"jsonrpc": "2.0", "id": 999,
                             "result": {"roots": [{"uri": "file:///srv", "name": "srv"}]}})));
                     } else {
                         answer.fail("the CLI refused");
