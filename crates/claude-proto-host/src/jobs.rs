@@ -232,6 +232,16 @@ impl Job {
     pub fn subtype(&self) -> &str {
         &self.subtype
     }
+
+    /// A message for an endpoint server that is not a request (a
+    /// notification such as `notifications/cancelled`, or a response):
+    /// handing it over never waits for the server, so it does not wait for
+    /// a handler slot either, and a cancellation reaches a server whose
+    /// calls hold every slot.
+    fn is_prompt(&self) -> bool {
+        matches!(&self.kind, JobKind::McpMessage { message, .. }
+            if message.get("method").is_none() || message.get("id").is_none())
+    }
 }
 
 /// How the host answers one request from the CLI.
@@ -335,9 +345,12 @@ impl Jobs {
         }
     }
 
-    /// Takes a job: returns it if it may start now, else queues it.
+    /// Takes a job: returns it if it may start now, else queues it. A
+    /// prompt job (see [`Job::is_prompt`]) starts without a free slot, but
+    /// never ahead of a waiting job, so messages keep the CLI's order.
     pub(crate) fn admit(&mut self, job: Job) -> Option<Job> {
-        if self.running.len() < self.max_running {
+        let prompt = job.is_prompt() && self.waiting.is_empty();
+        if self.running.len() < self.max_running || prompt {
             self.running.insert(job.id);
             Some(job)
         } else {
@@ -353,9 +366,10 @@ impl Jobs {
         self.running.remove(&id)
     }
 
-    /// The next waiting job, if a slot is free.
+    /// The next waiting job, if a slot is free (or it is a prompt one).
     pub(crate) fn next(&mut self) -> Option<Job> {
-        if self.running.len() >= self.max_running {
+        let head = self.waiting.front()?;
+        if self.running.len() >= self.max_running && !head.is_prompt() {
             return None;
         }
         let job = self.waiting.pop_front()?;

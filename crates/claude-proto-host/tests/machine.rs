@@ -1181,3 +1181,52 @@ fn messages_for_an_endpoint_server_reach_it_unchanged_and_its_answers_go_back() 
     assert_eq!(failed["id"], "s", "{failed}");
     assert!(failed.to_string().contains("went away"), "{failed}");
 }
+
+/// With every handler slot held by a call to an endpoint server, a
+/// notification for it (a cancellation) is still handed over at once;
+/// one that came after a call still waiting for a slot goes after it.
+#[test]
+fn endpoint_notifications_do_not_wait_for_a_handler_slot() {
+    let mut capabilities = Capabilities::default();
+    capabilities.mcp_endpoints.push("weather".to_owned());
+    let mut limits = Limits::default();
+    limits.max_concurrent_handlers = 1;
+    let mut pair = Pair::with(Script::default(), limits, capabilities, Transport::Process);
+    started(&mut pair);
+    pair.jobs = Jobs::Hold;
+    let call = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "slow", "arguments": {}}})
+    };
+    let cancel = |id: u64| {
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": id}})
+    };
+    to_weather(&mut pair, call(1));
+    to_weather(&mut pair, cancel(1));
+    pair.run();
+    assert_eq!(
+        pair.held.len(),
+        2,
+        "the cancellation did not wait for the slot"
+    );
+
+    // A second call waits for the slot; the cancellation that follows it
+    // waits behind it, and starts with it.
+    to_weather(&mut pair, call(2));
+    to_weather(&mut pair, cancel(2));
+    pair.run();
+    assert_eq!(pair.held.len(), 2);
+    pair.complete_held(1, Ok(Outcome::Mcp(None)));
+    pair.complete_held(0, Ok(Outcome::Mcp(None)));
+    pair.run();
+    let messages: Vec<serde_json::Value> = pair
+        .held
+        .iter()
+        .map(|job| match &job.kind {
+            claude_proto_host::JobKind::McpMessage { message, .. } => message.clone(),
+            other => panic!("expected an MCP message, got {other:?}"),
+        })
+        .collect();
+    assert_eq!(messages, [call(2), cancel(2)]);
+}
