@@ -22,6 +22,14 @@ use crate::transport::BridgeTransport;
 
 /// What a request gets once the server's loop has ended.
 const STOPPED: &str = "the MCP server has stopped";
+const BUSY: &str = "the MCP server is busy: too many messages wait for it";
+
+/// Messages from the CLI that may wait for the server's loop: requests are
+/// few (each holds a handler slot until answered), but notifications are
+/// acknowledged at once, so a CLI could otherwise queue them without end
+/// while a tool blocks the loop. Beyond it a request is answered with a
+/// -32603 error and a notification is dropped.
+pub(crate) const INBOUND_CAPACITY: usize = 256;
 
 /// An rmcp server served in-process, as a claude-proto [`McpEndpoint`].
 ///
@@ -64,7 +72,10 @@ const STOPPED: &str = "the MCP server has stopped";
 #[must_use = "dropping the endpoint stops its server"]
 pub struct RmcpEndpoint {
     /// To rmcp's transport. Dropping it closes the transport.
-    inbound: mpsc::UnboundedSender<ClientJsonRpcMessage>,
+    inbound: mpsc::Sender<ClientJsonRpcMessage>,
+    /// Keeps the channel of the CLI's answers to the server's own requests
+    /// open while the endpoint lives (the transport holds it weakly).
+    _loopback: mpsc::UnboundedSender<ClientJsonRpcMessage>,
     pending: Arc<Pending>,
     /// Tells the thread to drop the runtime, and with it every task.
     stop: Option<oneshot::Sender<()>>,
@@ -81,12 +92,14 @@ impl RmcpEndpoint {
         // Built here, not on the thread, so that failing to build it is
         // the caller's error rather than a silently dead endpoint.
         let runtime = Builder::new_current_thread().enable_time().build()?;
-        let (inbound, inbound_rx) = mpsc::unbounded_channel();
+        let (inbound, inbound_rx) = mpsc::channel(INBOUND_CAPACITY);
+        let (loopback, loopback_rx) = mpsc::unbounded_channel();
         let (stop, stop_rx) = oneshot::channel();
         let pending = Arc::new(Pending::default());
         let transport = BridgeTransport {
             inbound: inbound_rx,
-            loopback: inbound.downgrade(),
+            answers: loopback_rx,
+            loopback: loopback.downgrade(),
             pending: pending.clone(),
         };
         let loop_pending = pending.clone();
@@ -98,13 +111,17 @@ impl RmcpEndpoint {
             .spawn(move || serve(runtime, server, transport, &loop_pending, stop_rx))?;
         Ok(Self {
             inbound,
+            _loopback: loopback,
             pending,
             stop: Some(stop),
         })
     }
 
-    fn forward(&self, message: ClientJsonRpcMessage) -> bool {
-        self.inbound.send(message).is_ok()
+    fn forward(&self, message: ClientJsonRpcMessage) -> Result<(), Refusal> {
+        self.inbound.try_send(message).map_err(|error| match error {
+            mpsc::error::TrySendError::Full(_) => Refusal::Busy,
+            mpsc::error::TrySendError::Closed(_) => Refusal::Stopped,
+        })
     }
 }
 
@@ -127,6 +144,7 @@ impl McpEndpoint for RmcpEndpoint {
                             "Invalid Request: duplicate id, a request with this id is still in flight",
                         ),
                         Refusal::Stopped => (INTERNAL_ERROR, STOPPED),
+                        Refusal::Busy => (INTERNAL_ERROR, BUSY),
                     };
                     reply.send(Some(error_response(id_json(&id), code, why)));
                 }

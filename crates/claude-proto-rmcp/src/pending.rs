@@ -23,6 +23,9 @@ pub(crate) enum Refusal {
     DuplicateId,
     /// The server's loop has ended.
     Stopped,
+    /// The server has [`INBOUND_CAPACITY`](crate::endpoint::INBOUND_CAPACITY)
+    /// messages waiting already.
+    Busy,
 }
 
 /// A request rmcp is working on.
@@ -74,7 +77,7 @@ impl Pending {
         &self,
         cli_id: RequestId,
         reply: McpReply,
-        forward: impl FnOnce(RequestId) -> bool,
+        forward: impl FnOnce(RequestId) -> Result<(), Refusal>,
     ) -> Result<(), (McpReply, Refusal)> {
         let mut state = self.lock();
         if state.stopped {
@@ -84,9 +87,9 @@ impl Pending {
             return Err((reply, Refusal::DuplicateId));
         }
         let rmcp_id = NumberOrString::Number(state.next_id);
-        if !forward(rmcp_id.clone()) {
-            state.stopped = true;
-            return Err((reply, Refusal::Stopped));
+        if let Err(refusal) = forward(rmcp_id.clone()) {
+            state.stopped |= matches!(refusal, Refusal::Stopped);
+            return Err((reply, refusal));
         }
         state.next_id += 1;
         state.by_cli_id.insert(cli_id.clone(), rmcp_id.clone());

@@ -8,18 +8,21 @@ use std::sync::Arc;
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use tokio::sync::mpsc::{UnboundedReceiver, WeakUnboundedSender};
+use tokio::sync::mpsc::{Receiver, UnboundedReceiver, WeakUnboundedSender};
 
 use crate::outbound;
 use crate::pending::Pending;
 
 /// rmcp's side of the bridge, owned by rmcp's loop.
 pub(crate) struct BridgeTransport {
-    /// From the endpoint; closed when the endpoint is dropped.
-    pub(crate) inbound: UnboundedReceiver<ClientJsonRpcMessage>,
-    /// The same channel, for the refusals of server-to-client requests.
-    /// Weak, so that it does not keep the channel open after the endpoint
-    /// is dropped.
+    /// From the endpoint (bounded); closed when the endpoint is dropped.
+    pub(crate) inbound: Receiver<ClientJsonRpcMessage>,
+    /// The answers to the server's own requests (the CLI's, or refusals
+    /// written here). Unbounded, as there are no more of them than requests
+    /// the server made, and one must never be lost: a tool waits for it.
+    pub(crate) answers: UnboundedReceiver<ClientJsonRpcMessage>,
+    /// Where those answers are sent from. Weak, so that it does not keep
+    /// the channel open after the endpoint is dropped.
     pub(crate) loopback: WeakUnboundedSender<ClientJsonRpcMessage>,
     pub(crate) pending: Arc<Pending>,
 }
@@ -37,8 +40,14 @@ impl Transport<RoleServer> for BridgeTransport {
         ready(Ok(()))
     }
 
-    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleServer>>> + Send {
-        self.inbound.recv()
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        tokio::select! {
+            // Answers first: a tool is waiting for each.
+            biased;
+            Some(answer) = self.answers.recv() => Some(answer),
+            // Ends when the endpoint is dropped.
+            message = self.inbound.recv() => message,
+        }
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {

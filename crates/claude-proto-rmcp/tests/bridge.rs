@@ -50,6 +50,8 @@ struct Weather {
 struct Signals {
     slow_started: Sender<()>,
     slow_cancelled: Sender<()>,
+    block_started: Sender<()>,
+    release: Arc<Mutex<Receiver<()>>>,
     /// Dropped with the last clone of the server.
     _dropped: Arc<SendOnDrop>,
 }
@@ -119,6 +121,15 @@ impl WeatherServer {
         }
     }
 
+    /// Blocks the server's thread until released
+    #[tool]
+    async fn block(&self) -> String {
+        let _ = self.signals.block_started.send(());
+        let release = self.signals.release.lock().unwrap();
+        let _ = release.recv_timeout(WAIT);
+        "released".to_owned()
+    }
+
     /// Says the tool list changed
     #[tool]
     async fn announce(&self, ctx: RequestContext<RoleServer>) -> String {
@@ -150,6 +161,8 @@ struct Harness {
     to_cli: Receiver<Json>,
     slow_started: Receiver<()>,
     slow_cancelled: Receiver<()>,
+    block_started: Receiver<()>,
+    release: Sender<()>,
     server_dropped: Receiver<()>,
 }
 
@@ -160,10 +173,14 @@ impl Harness {
         let (slow_started, slow_started_rx) = channel();
         let (slow_cancelled, slow_cancelled_rx) = channel();
         let (dropped, server_dropped) = channel();
+        let (block_started, block_started_rx) = channel();
+        let (release, release_rx) = channel();
         let server = WeatherServer {
             signals: Signals {
                 slow_started,
                 slow_cancelled,
+                block_started,
+                release: Arc::new(Mutex::new(release_rx)),
                 _dropped: Arc::new(SendOnDrop(Mutex::new(dropped))),
             },
             tool_router: WeatherServer::tool_router(),
@@ -197,6 +214,8 @@ impl Harness {
             to_cli,
             slow_started: slow_started_rx,
             slow_cancelled: slow_cancelled_rx,
+            block_started: block_started_rx,
+            release,
             server_dropped,
         }
     }
@@ -562,4 +581,35 @@ fn round_trip_figures() {
         at(0.99),
         samples[samples.len() - 1]
     );
+}
+
+/// A server whose loop is blocked by a tool takes at most a bounded queue
+/// of messages: beyond it, a request is answered with an error at once
+/// (and a notification dropped) rather than queued without end; once the
+/// loop runs again, it answers as before.
+#[test]
+fn a_blocked_server_takes_a_bounded_queue_and_refuses_beyond_it() {
+    let h = Harness::new().initialized();
+    let blocked = h.call(90, "block", json!({}));
+    h.block_started.recv_timeout(WAIT).unwrap();
+    let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",
+        "params": {"progressToken": 1, "progress": 1}});
+    for _ in 0..300 {
+        let ack = h.send(progress.clone());
+        assert_eq!(ack.recv_timeout(WAIT).unwrap(), Ok(None));
+    }
+    let refused = response(&h.call(91, "get_weather", json!({"city": "Oslo"})));
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("busy"),
+        "{refused}"
+    );
+    h.release.send(()).unwrap();
+    let released = response(&blocked);
+    assert_eq!(text(&released), "released", "{released}");
+    let later = response(&h.call(92, "get_weather", json!({"city": "Oslo"})));
+    assert!(later.get("result").is_some(), "{later}");
 }
