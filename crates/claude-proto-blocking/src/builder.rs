@@ -20,7 +20,7 @@ use claude_proto_host::{
 use claude_proto_process::session_store::block_on_until;
 use claude_proto_process::{
     Configure, HookOptions, McpEndpoint, McpOutlet, McpReply, ProcessHandle, ResumeDir, Settings,
-    StderrLines, Stop, StoppableRead, load_timed_out, mcp_answer_from_cli, mcp_message_to_cli,
+    StderrLines, Stop, StoppableRead, load_timed_out, log, mcp_answer_from_cli, mcp_message_to_cli,
 };
 
 use crate::client::{Claude, Parts};
@@ -450,7 +450,11 @@ fn mcp_outlet(server: &str, input: SyncSender<Input>) -> McpOutlet {
         let send = send.clone();
         move |message| {
             let (waiter, _unawaited) = sync_channel(1);
-            send(message, waiter);
+            if !send(message, waiter) {
+                log::warn(format_args!(
+                    "an MCP server's notification was dropped: the session is over or too busy"
+                ));
+            }
         }
     };
     McpOutlet::new(notify, move |message, answer: McpReply| {

@@ -27,7 +27,8 @@ use serde_json::Value as Json;
 /// Attach one to a session with the builder's `mcp_endpoint(name, ..)`.
 /// Every `mcp_message` the CLI sends to that name reaches
 /// [`handle`](Self::handle), in the order the CLI sent them, each with the
-/// [`McpReply`] that answers it.
+/// [`McpReply`] that answers it. An endpoint belongs to one session:
+/// [`connect`](Self::connect) is called once, when that session starts.
 pub trait McpEndpoint: Send + Sync + 'static {
     /// Called once, when the session starts and before any message, with
     /// where the server's own messages to the CLI go (notifications such as
@@ -122,7 +123,9 @@ impl McpOutlet {
     }
 
     /// Sends one JSON-RPC notification to the CLI. A message sent after
-    /// the session ended goes nowhere.
+    /// the session ended goes nowhere. Never blocks: the async adapters
+    /// queue it for the session's driver; the blocking adapter drops it
+    /// (with a warning in the log) when the driver's input is full.
     pub fn send(&self, message: Json) {
         (self.notify)(message);
     }

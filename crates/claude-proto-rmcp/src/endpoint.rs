@@ -55,11 +55,22 @@ pub(crate) const INBOUND_CAPACITY: usize = 256;
 /// as results, so the model sees them); a panic in any other handler
 /// becomes a -32603 error. The server keeps serving either way.
 ///
-/// Server-to-client requests (`roots/list`, sampling, elicitation) are not
-/// carried to the CLI: the session cannot yet bring the answer back, so
-/// rmcp gets a -32601 error for them at once and the handler that asked
-/// does not hang. Server notifications go to the [`McpOutlet`] given to
-/// [`connect`](McpEndpoint::connect); those sent before it are dropped.
+/// Server-to-client requests (`roots/list`, sampling, elicitation) go to
+/// the CLI through the [`McpOutlet`] given to
+/// [`connect`](McpEndpoint::connect), and the CLI's answer comes back to
+/// the handler that asked (under that request's id, whatever id the CLI
+/// wrote); when no answer can come (not connected yet, the session over,
+/// the CLI refused) the handler gets an error instead of waiting forever.
+/// Server notifications go to the same outlet; those sent before
+/// `connect` are dropped.
+///
+/// The CLI's messages wait for the server's loop in a queue of 256:
+/// while a tool blocks the loop, a request
+/// beyond it is answered -32603 "busy" and a notification is dropped.
+///
+/// An endpoint belongs to one session: `connect` replaces the outlet, so
+/// sharing one between sessions would send one session's messages to the
+/// other's CLI.
 ///
 /// rmcp sees requests renumbered with ids of the endpoint's own (so a
 /// handler's `ctx.id` is not the CLI's id); responses carry the CLI's id
