@@ -131,8 +131,11 @@ impl McpOutlet {
     }
 
     /// Sends one JSON-RPC request of the server's to the CLI (`roots/list`,
-    /// `elicitation/create`, ...); `answer` gets the CLI's JSON-RPC
-    /// response, or fails if the session ends or the CLI refuses.
+    /// `elicitation/create`, ...). `answer` gets the JSON-RPC response if
+    /// the CLI's acknowledgement carries one, `None` if it is empty (CLI
+    /// 2.1.330 acknowledges so, and sends its MCP client's response as an
+    /// `mcp_message` of its own, which reaches [`McpEndpoint::handle`]), and
+    /// fails if the session ends or the CLI refuses.
     pub fn request(&self, message: Json, answer: McpReply) {
         (self.request)(message, answer);
     }

@@ -58,9 +58,11 @@ pub(crate) const INBOUND_CAPACITY: usize = 256;
 /// Server-to-client requests (`roots/list`, sampling, elicitation) go to
 /// the CLI through the [`McpOutlet`] given to
 /// [`connect`](McpEndpoint::connect), and the CLI's answer comes back to
-/// the handler that asked (under that request's id, whatever id the CLI
-/// wrote); when no answer can come (not connected yet, the session over,
-/// the CLI refused) the handler gets an error instead of waiting forever.
+/// the handler that asked: in the CLI's acknowledgement (under that
+/// request's id, whatever id the CLI wrote), or, as CLI 2.1.330 does it,
+/// as a message of its own after an empty acknowledgement. When no answer
+/// can come (not connected yet, the session over, the CLI refused) the
+/// handler gets an error instead of waiting forever.
 /// Server notifications go to the same outlet; those sent before
 /// `connect` are dropped.
 ///

@@ -73,8 +73,10 @@ pub(crate) fn route(
 }
 
 /// Gives rmcp the CLI's answer to the server's request `id`: the response
-/// the CLI sent, or an error response when there is none (the session
-/// ended, the CLI refused), so the tool that asked never waits forever.
+/// carried by the CLI's acknowledgement, or an error response when none
+/// can come (the session ended, the CLI refused), so the tool that asked
+/// does not wait for nothing. An empty acknowledgement means the answer
+/// comes on its own, as a message of the CLI's.
 fn carry_back(
     loopback: &WeakUnboundedSender<ClientJsonRpcMessage>,
     id: RequestId,
@@ -95,7 +97,10 @@ fn carry_back(
             }
             Ok(_) | Err(_) => Err("the CLI's answer is not a JSON-RPC response".to_owned()),
         },
-        Ok(None) => Err("the CLI answered without a response".to_owned()),
+        // The acknowledgement CLI 2.1.330 gives: its MCP client's answer
+        // follows as an `mcp_message` of its own, which reaches rmcp
+        // through `handle` like any message of the CLI's.
+        Ok(None) => return,
         Err(error) => Err(error),
     };
     match response {

@@ -163,6 +163,9 @@ struct Harness {
     slow_cancelled: Receiver<()>,
     block_started: Receiver<()>,
     release: Sender<()>,
+    /// The CLI acknowledges the server's requests empty and answers them
+    /// with a message of its own (the test sends it).
+    answer_later: Arc<std::sync::atomic::AtomicBool>,
     server_dropped: Receiver<()>,
 }
 
@@ -190,6 +193,8 @@ impl Harness {
         let to_cli_tx = Mutex::new(to_cli_tx);
         let to_cli_tx = Arc::new(to_cli_tx);
         let requests_tx = to_cli_tx.clone();
+        let answer_later = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let later = answer_later.clone();
         endpoint.connect(McpOutlet::new(
             move |message| {
                 let _ = to_cli_tx.lock().unwrap().send(message);
@@ -199,8 +204,13 @@ impl Harness {
             // the request it answers, whatever id it carries.
             move |message: Json, answer: McpReply| {
                 let _ = requests_tx.lock().unwrap().send(message.clone());
+                let answer_later = later.load(std::sync::atomic::Ordering::SeqCst);
                 std::thread::spawn(move || {
-                    if message["method"] == "roots/list" {
+                    if answer_later {
+                        // As CLI 2.1.330 does: an empty acknowledgement;
+                        // the test sends the response as a message.
+                        answer.send(None);
+                    } else if message["method"] == "roots/list" {
                         answer.send(Some(json!({"jsonrpc": "2.0", "id": 999,
                             "result": {"roots": [{"uri": "file:///srv", "name": "srv"}]}})));
                     } else {
@@ -216,6 +226,7 @@ impl Harness {
             slow_cancelled: slow_cancelled_rx,
             block_started: block_started_rx,
             release,
+            answer_later,
             server_dropped,
         }
     }
@@ -581,6 +592,24 @@ fn round_trip_figures() {
         at(0.99),
         samples[samples.len() - 1]
     );
+}
+
+/// CLI 2.1.330 acknowledges a server's request empty and sends its MCP
+/// client's answer as a message of its own: that message reaches the tool
+/// that asked.
+#[test]
+fn a_server_request_answered_by_a_later_message_reaches_the_tool() {
+    let h = Harness::new().initialized();
+    h.answer_later
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let asked = h.call(62, "roots", json!({}));
+    let request = h.to_cli.recv_timeout(WAIT).unwrap();
+    assert_eq!(request["method"], "roots/list", "{request}");
+    let ack = h.send(json!({"jsonrpc": "2.0", "id": request["id"],
+        "result": {"roots": [{"uri": "file:///later", "name": "later"}]}}));
+    assert_eq!(ack.recv_timeout(WAIT).unwrap(), Ok(None));
+    let result = response(&asked);
+    assert!(text(&result).contains("file:///later"), "{result}");
 }
 
 /// A server whose loop is blocked by a tool takes at most a bounded queue
