@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The declared minimum Rust version (1.85, the workspace's rust-version)
+# proven: the library crates build with every feature and pass their own
+# tests with Debian bookworm's packaged Rust 1.85 (rustc-web, pinned), which
+# installs beside the rustup toolchain as /usr/bin/cargo and /usr/bin/rustc.
+#
+# Left out: claude-proto-rmcp (rmcp needs Rust 1.88, its own declared
+# minimum, which no package of this distribution offers), and the tests,
+# examples and bench packages, which depend on it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+version=1.85.0+dfsg3-1~deb12u3
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+if ! /usr/bin/cargo --version 2>/dev/null | grep -q '^cargo 1\.85\.'; then
+  echo "installing Rust 1.85 from Debian (rustc-web $version)" >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    "rustc-web=$version" "cargo-web=$version" "libstd-rust-web-dev=$version" >&2
+fi
+/usr/bin/cargo --version
+/usr/bin/rustc --version
+
+packages=(-p claude-proto -p claude-proto-host -p claude-proto-process -p claude-proto-async
+  -p claude-proto-tokio -p claude-proto-blocking -p claude-proto-async-std -p claude-proto-store)
+export RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
+# A target directory of its own: artifacts of two compilers do not mix.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/msrv"
+/usr/bin/cargo build --locked "${packages[@]}" --all-features
+/usr/bin/cargo test --locked "${packages[@]}"
