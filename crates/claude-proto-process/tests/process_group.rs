@@ -9,7 +9,7 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail loudly by design
 
-use std::io::{BufRead as _, BufReader};
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -190,6 +190,34 @@ wait
 
 const INNER: &str = "CLAUDE_PROTO_GROUP_TEST_INNER";
 
+/// In a test's inner run: starts the stand-in CLI of `dir` and prints the
+/// pids of the CLI and its two descendants on a `pids` line.
+fn start_and_report(dir: std::ffi::OsString) -> claude_proto_process::Spawned {
+    let cli = PathBuf::from(dir).join("cli.sh");
+    let mut spawned = spawn(&Options::default().cli_path(cli)).unwrap();
+    let mut line = String::new();
+    BufReader::new(&mut spawned.stdout)
+        .read_line(&mut line)
+        .unwrap();
+    println!("pids {} {}", spawned.process.id(), line.trim());
+    spawned
+}
+
+/// The pids an inner run printed (the harness may print the test's name
+/// on the same line); empty if it printed none.
+fn reported_pids(out: impl BufRead) -> Vec<u32> {
+    for line in out.lines() {
+        let line = line.unwrap();
+        if let Some((_, rest)) = line.split_once("pids ") {
+            return rest
+                .split_whitespace()
+                .map(|p| p.parse().unwrap())
+                .collect();
+        }
+    }
+    Vec::new()
+}
+
 /// Our own process killed with SIGKILL (no drop, no cleanup of ours runs):
 /// the group's watchdog sees its pipe close and ends the CLI and what it
 /// started.
@@ -197,13 +225,7 @@ const INNER: &str = "CLAUDE_PROTO_GROUP_TEST_INNER";
 fn a_sigkill_of_our_process_ends_the_cli_and_what_it_started() {
     if let Some(dir) = std::env::var_os(INNER) {
         // The inner run: start the stand-in, report the pids, wait to die.
-        let cli = PathBuf::from(dir).join("cli.sh");
-        let mut spawned = spawn(&Options::default().cli_path(cli)).unwrap();
-        let mut line = String::new();
-        BufReader::new(&mut spawned.stdout)
-            .read_line(&mut line)
-            .unwrap();
-        println!("pids {} {}", spawned.process.id(), line.trim());
+        let _spawned = start_and_report(dir);
         loop {
             std::thread::park();
         }
@@ -220,18 +242,7 @@ fn a_sigkill_of_our_process_ends_the_cli_and_what_it_started() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut pids = Vec::new();
-    for line in BufReader::new(inner.stdout.take().unwrap()).lines() {
-        let line = line.unwrap();
-        // The harness may print the test's name on the same line.
-        if let Some((_, rest)) = line.split_once("pids ") {
-            pids = rest
-                .split_whitespace()
-                .map(|p| p.parse::<u32>().unwrap())
-                .collect();
-            break;
-        }
-    }
+    let pids = reported_pids(BufReader::new(inner.stdout.take().unwrap()));
     assert_eq!(pids.len(), 3, "the CLI and its two descendants");
     assert!(pids.iter().all(|&p| alive(p)));
     inner.kill().unwrap();
@@ -250,14 +261,7 @@ const DROP_THEN_EXIT: &str = "CLAUDE_PROTO_GROUP_TEST_DROP_THEN_EXIT";
 #[test]
 fn a_handle_dropped_as_our_process_exits_still_ends_the_group() {
     if let Some(dir) = std::env::var_os(DROP_THEN_EXIT) {
-        let cli = PathBuf::from(dir).join("cli.sh");
-        let mut spawned = spawn(&Options::default().cli_path(cli)).unwrap();
-        let mut line = String::new();
-        BufReader::new(&mut spawned.stdout)
-            .read_line(&mut line)
-            .unwrap();
-        println!("pids {} {}", spawned.process.id(), line.trim());
-        drop(spawned);
+        drop(start_and_report(dir));
         std::process::exit(0);
     }
     let scratch = scratch("drop-then-exit");
@@ -271,15 +275,13 @@ fn a_handle_dropped_as_our_process_exits_still_ends_the_group() {
         .env(DROP_THEN_EXIT, &scratch.0)
         .output()
         .unwrap();
-    let out = String::from_utf8_lossy(&inner.stdout);
-    let pids: Vec<u32> = out
-        .split_once("pids ")
-        .map(|(_, rest)| rest.lines().next().unwrap_or_default())
-        .unwrap_or_default()
-        .split_whitespace()
-        .map(|p| p.parse().unwrap())
-        .collect();
-    assert_eq!(pids.len(), 3, "the CLI and its two descendants: {out}");
+    let pids = reported_pids(&inner.stdout[..]);
+    assert_eq!(
+        pids.len(),
+        3,
+        "the CLI and its two descendants: {}",
+        String::from_utf8_lossy(&inner.stdout)
+    );
     for pid in pids {
         assert!(gone_within(pid, BOUND), "{pid} outlived our process");
     }
