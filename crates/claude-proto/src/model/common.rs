@@ -127,6 +127,10 @@ macro_rules! string_enum {
             }
         }
 
+        impl $crate::model::wire::WireValues for $name {
+            const VALUES: &'static [&'static str] = &[$($wire,)+];
+        }
+
         impl ::std::fmt::Display for $name {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(self.as_str())
