@@ -28,11 +28,11 @@ use super::user::UserMessage;
 #[non_exhaustive]
 pub enum StdoutMessage {
     /// A message from the model.
-    Assistant(AssistantMessage),
+    Assistant(Box<AssistantMessage>),
     /// A user message: tool results, echoes and replays of input.
-    User(UserMessage),
+    User(Box<UserMessage>),
     /// The end of a turn, with outcome, cost and usage.
-    Result(ResultMessage),
+    Result(Box<ResultMessage>),
     /// A raw API stream event (partial messages only).
     StreamEvent(StreamEventMessage),
     /// A system notice (init, status, tasks, hooks, ...).
@@ -296,19 +296,19 @@ impl FromStr for StdoutMessage {
 
 impl From<AssistantMessage> for StdoutMessage {
     fn from(m: AssistantMessage) -> Self {
-        StdoutMessage::Assistant(m)
+        StdoutMessage::Assistant(Box::new(m))
     }
 }
 
 impl From<UserMessage> for StdoutMessage {
     fn from(m: UserMessage) -> Self {
-        StdoutMessage::User(m)
+        StdoutMessage::User(Box::new(m))
     }
 }
 
 impl From<ResultMessage> for StdoutMessage {
     fn from(m: ResultMessage) -> Self {
-        StdoutMessage::Result(m)
+        StdoutMessage::Result(Box::new(m))
     }
 }
 

@@ -61,7 +61,7 @@ open_enum! {
         /// An event this crate does not know (or whose shape changed), kept verbatim.
         Unknown;
         /// A response starts; carries the message with empty content.
-        MessageStart(MessageStartEvent) = "message_start",
+        MessageStart(Box<MessageStartEvent>) = "message_start",
         /// A content block starts at `index`.
         ContentBlockStart(ContentBlockStartEvent) = "content_block_start",
         /// More content for the block at `index`.
