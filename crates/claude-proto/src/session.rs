@@ -667,12 +667,15 @@ impl Session {
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
         // The envelope pass skips most strings without looking inside, so
         // check the encoding here: every delivered line is valid UTF-8.
-        if let Err(e) = std::str::from_utf8(line) {
-            let kind = ProtocolErrorKind::InvalidUtf8 {
-                valid_up_to: e.valid_up_to(),
-            };
-            return self.protocol_error(kind, line);
-        }
+        let text = match std::str::from_utf8(line) {
+            Ok(text) => text,
+            Err(e) => {
+                let kind = ProtocolErrorKind::InvalidUtf8 {
+                    valid_up_to: e.valid_up_to(),
+                };
+                return self.protocol_error(kind, line);
+            }
+        };
         // serde would also read a struct from a JSON array; only objects
         // are messages.
         if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
@@ -687,7 +690,8 @@ impl Session {
             };
             return self.protocol_error(kind, line);
         }
-        let envelope: Envelope<'_> = match serde_json::from_slice(line) {
+        // From text, serde_json checks no string's encoding again.
+        let envelope: Envelope<'_> = match serde_json::from_str(text) {
             Ok(envelope) => envelope,
             Err(e) => {
                 let kind = if at_eof && e.is_eof() {

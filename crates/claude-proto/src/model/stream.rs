@@ -47,6 +47,10 @@ wire_struct! {
         /// Why the turn was resumed, when it was.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub resume_reason: Option<String>,
+        /// Id of the API response the event belongs to (the CLI marks it
+        /// internal, but sends it on every event).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub api_message_id: Option<String>,
         /// Fields not modelled here, kept verbatim.
         #[serde(flatten)]
         pub extra: Extra,
