@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::Instant;
 
-use claude_proto_host::{Host, Output, Signal, StdinStep};
+use claude_proto_host::{Host, Output, ReadBuffer, Signal, StdinStep};
 use claude_proto_process::session_store::SessionStore;
 use claude_proto_process::{ProcessHandle, ResumeDir, StderrLines, log, process_exit};
 
@@ -26,10 +26,15 @@ use crate::oneshot;
 use crate::runtime::{BoxFuture, BoxReader, BoxWriter, Runtime};
 use crate::shared::{Shared, Waiter, wake};
 
-/// How much stdout one read takes.
+/// How much stdout one read takes while the CLI writes faster than the
+/// session reads (a pipe holds 64 KiB).
 const READ_CHUNK: usize = 64 * 1024;
-/// How much stderr one read takes.
+/// How much stdout one read takes while the pipe is quiet: all an idle
+/// session holds for reading.
+const READ_CHUNK_QUIET: usize = 2 * 1024;
+/// How much stderr one read takes, at most and when quiet.
 const STDERR_CHUNK: usize = 8 * 1024;
+const STDERR_CHUNK_QUIET: usize = 256;
 /// Steps per wake-up before yielding to the executor.
 const STEPS_PER_WAKE: usize = 32;
 
@@ -60,8 +65,8 @@ pub(crate) struct Driver<R: Runtime> {
     stderr_lines: StderrLines,
     timer: Option<(Instant, BoxFuture<()>)>,
     jobs: Running,
-    read_buf: Box<[u8]>,
-    err_buf: Box<[u8]>,
+    read_buf: ReadBuffer,
+    err_buf: ReadBuffer,
     events_closed: bool,
     /// The temporary config directory of a session resumed from the
     /// store, removed in `finish`.
@@ -92,8 +97,8 @@ impl<R: Runtime> Driver<R> {
             stderr_lines,
             timer: None,
             jobs: Running::default(),
-            read_buf: vec![0; READ_CHUNK].into_boxed_slice(),
-            err_buf: vec![0; STDERR_CHUNK].into_boxed_slice(),
+            read_buf: ReadBuffer::new(READ_CHUNK_QUIET, READ_CHUNK),
+            err_buf: ReadBuffer::new(STDERR_CHUNK_QUIET, STDERR_CHUNK),
             events_closed: false,
             resume_dir: pipes.resume_dir,
         }
@@ -319,15 +324,23 @@ impl<R: Runtime> Driver<R> {
         let Some(stdout) = self.stdout.as_mut() else {
             return false;
         };
-        match stdout.as_mut().poll_read(cx, &mut self.read_buf) {
-            Poll::Pending => return false,
+        match stdout.as_mut().poll_read(cx, self.read_buf.space()) {
+            Poll::Pending => {
+                // Drained: give back what the last burst needed.
+                self.read_buf.quiet();
+                self.host.trim();
+                let kept =
+                    self.read_buf.capacity() + self.err_buf.capacity() + self.host.spare_capacity();
+                self.shared.quiet(kept);
+                return false;
+            }
             Poll::Ready(Ok(0)) => {
                 self.stdout = None;
                 self.host.handle_stdout_end(self.runtime.now());
             }
             Poll::Ready(Ok(n)) => self
                 .host
-                .handle_stdout(&self.read_buf[..n], self.runtime.now()),
+                .handle_stdout(self.read_buf.filled(n), self.runtime.now()),
             Poll::Ready(Err(error)) if error.kind() == io::ErrorKind::Interrupted => {}
             Poll::Ready(Err(error)) => {
                 log::debug(format_args!("reading the CLI's stdout failed: {error}"));
@@ -346,12 +359,16 @@ impl<R: Runtime> Driver<R> {
         let Some(stderr) = self.stderr.as_mut() else {
             return false;
         };
-        match stderr.as_mut().poll_read(cx, &mut self.err_buf) {
-            Poll::Pending => return false,
+        match stderr.as_mut().poll_read(cx, self.err_buf.space()) {
+            Poll::Pending => {
+                self.err_buf.quiet();
+                return false;
+            }
             Poll::Ready(Ok(n)) if n > 0 => {
-                self.host.handle_stderr(&self.err_buf[..n]);
+                let bytes = self.err_buf.filled(n);
+                self.host.handle_stderr(bytes);
                 // The user's callback, its panics contained.
-                self.stderr_lines.push(&self.err_buf[..n]);
+                self.stderr_lines.push(bytes);
             }
             Poll::Ready(Err(error)) if error.kind() == io::ErrorKind::Interrupted => {}
             Poll::Ready(_) => {
