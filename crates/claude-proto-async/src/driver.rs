@@ -45,6 +45,11 @@ const STDERR_CHUNK_QUIET: usize = 256;
 /// block: they grew little, and a session that goes idle after a short
 /// answer (most do) should not wait to shrink.
 const QUIET_AFTER: Duration = Duration::from_millis(20);
+/// Spare room in the host's buffers left alone when stdout goes quiet:
+/// freeing a few hundred bytes of queue and stdin buffer after every
+/// control answer only to allocate them again for the next call cost the
+/// control round trip about 0.1 µs of its 3.4 µs.
+const KEEP_SPARE: usize = 2 * 1024;
 /// Steps per wake-up before yielding to the executor.
 const STEPS_PER_WAKE: usize = 32;
 
@@ -501,9 +506,11 @@ impl<R: Runtime> Driver<R> {
         self.quiet_timer = None;
         self.read_buf.quiet();
         self.err_buf.quiet();
-        self.host.trim();
+        if self.host.spare_capacity() > KEEP_SPARE {
+            self.host.trim();
+        }
         let kept = self.read_buf.capacity() + self.err_buf.capacity() + self.host.spare_capacity();
-        self.shared.quiet(kept);
+        self.shared.quiet(kept, KEEP_SPARE);
     }
 
     /// The driver is done (or dropped): the handle learns there is nothing

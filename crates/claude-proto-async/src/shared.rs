@@ -138,9 +138,12 @@ impl Shared {
     /// before needed, keeping `kept` bytes of buffers: give back the
     /// handoff's room too (see [`claude_proto_host::trim_deque`]) and
     /// record what stays.
-    pub(crate) fn quiet(&self, kept: usize) {
+    /// Room of at most `kept_spare` bytes is left alone.
+    pub(crate) fn quiet(&self, kept: usize, kept_spare: usize) {
         let mut state = self.lock();
-        claude_proto_host::trim_deque(&mut state.events);
+        if claude_proto_host::deque_spare(&state.events) > kept_spare {
+            claude_proto_host::trim_deque(&mut state.events);
+        }
         state.quiet_buffer_bytes = Some(kept + claude_proto_host::deque_spare(&state.events));
     }
 
