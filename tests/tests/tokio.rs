@@ -222,6 +222,66 @@ fn runtime_shutdown_ends_what_the_cli_started() {
 
 mod backpressure {
     use super::*;
+
+    /// The buffers a large line and a burst needed are given back once the
+    /// CLI's output goes quiet: what the session keeps for reading is a
+    /// small read buffer, not the 64 KiB reads, the 1 MiB line or the
+    /// room of the queues that carried the burst.
+    #[test]
+    fn buffers_shrink_back_once_the_output_goes_quiet() {
+        let _isolation = claude_proto_tests::conformance::isolation("quiet_buffers");
+        // A paused clock: the session trims once its output has been quiet
+        // for a while, and the runtime moves its clock only once every task
+        // waits. No real time passes.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let (mut cli_out, sdk_in) = tokio::io::duplex(64 * 1024);
+            let (sdk_out, mut cli_in) = tokio::io::duplex(64 * 1024);
+            tokio::spawn(async move {
+                let mut sink = vec![0u8; 4096];
+                while matches!(cli_in.read(&mut sink).await, Ok(n) if n > 0) {}
+            });
+            let mut claude = Claude::builder(claude_proto::options::Options::default())
+                .connect(sdk_in, sdk_out)
+                .unwrap();
+            let small = br#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"tick"}},"session_id":"s"}"#;
+            let big = format!(
+                "{{\"type\":\"user\",\"text\":\"{}\"}}\n",
+                "x".repeat(1 << 20)
+            );
+            let writer = tokio::spawn(async move {
+                cli_out.write_all(big.as_bytes()).await.unwrap();
+                for _ in 0..5000 {
+                    cli_out.write_all(small).await.unwrap();
+                    cli_out.write_all(b"\n").await.unwrap();
+                }
+                cli_out
+            });
+            let mut lengths = Vec::new();
+            while lengths.len() < 5001 {
+                match claude.next_event().await {
+                    Some(Event::Message(m)) => lengths.push(m.as_bytes().len()),
+                    Some(_) => {}
+                    None => panic!("ended after {}", lengths.len()),
+                }
+            }
+            assert_eq!(lengths[0], (1 << 20) + 25);
+            assert!(lengths[1..].iter().all(|&n| n == small.len()));
+            // Everything is read, and the output stays quiet (an hour of
+            // the paused clock; the session trims after a fraction of a
+            // second of it).
+            let cli_out = writer.await.unwrap();
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            let kept = claude.quiet_buffer_bytes().expect("the output went quiet");
+            assert!(kept <= 4096, "{kept} bytes of buffers kept while quiet");
+            drop(cli_out);
+            while claude.next_event().await.is_some() {}
+        });
+    }
     use std::sync::atomic::AtomicUsize;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

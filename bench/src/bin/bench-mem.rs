@@ -201,7 +201,11 @@ fn core_session(answer: &str) -> Session {
 
 /// A session over an in-memory pipe whose peer answered `initialize`.
 async fn one_idle(answer: &str) -> (Claude, tokio::io::DuplexStream) {
-    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    // A small in-memory pipe: a real pipe's buffer is the kernel's, not
+    // in the process's RSS, and a 64 KiB duplex kept the 16 KiB it grew
+    // to for the 12 KB answer (counted per session here until this
+    // stand-in was made to hold at most 4 KiB).
+    let (ours, theirs) = tokio::io::duplex(4 * 1024);
     let (our_read, our_write) = tokio::io::split(ours);
     let claude = Claude::builder(Options::new())
         .connect(our_read, our_write)

@@ -83,13 +83,25 @@ impl<R: Runtime> Controller<R> {
         self.shared.session_id()
     }
 
+    /// Bytes of read and line buffers the session kept the last time the
+    /// CLI's output went quiet (a read would have blocked), after giving
+    /// back the room the traffic before it needed: the read buffers, the
+    /// unused room of the core's and the host's buffers and of the event
+    /// handoff. Not counted: bytes in use (events not read yet, a line in
+    /// progress, unwritten input) and fixed bookkeeping. `None` until the
+    /// output first went quiet. For memory tests and figures: the buffers
+    /// grow for a burst or a large line and shrink back after it.
+    pub fn quiet_buffer_bytes(&self) -> Option<usize> {
+        self.shared.quiet_buffer_bytes()
+    }
+
     /// Waits for the CLI's answer to `initialize` (sent at start): its
     /// commands, models, account and version. Fails at once if the CLI
     /// exits first, with its exit status and stderr.
     ///
     /// Cancel-safe: it only waits; call it again at any time.
     pub async fn initialization(&self) -> Result<Arc<InitializeResponse>, Error> {
-        poll_fn(|cx| {
+        let answer = poll_fn(|cx| {
             let mut state = self.shared.lock();
             if let Some(result) = &state.init {
                 return Poll::Ready(result.clone());
@@ -102,7 +114,9 @@ impl<R: Runtime> Controller<R> {
             register(&mut state.init_waiters, cx.waker());
             Poll::Pending
         })
-        .await
+        .await?;
+        // Decoded outside the lock, which the driver takes.
+        answer.decode()
     }
 
     /// Sends a prompt or any user message, written in order after

@@ -9,12 +9,11 @@
 //! running handler, and the event handoff holds at most one batch.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::task::Waker;
 
-use claude_proto::model::initialize::InitializeResponse;
 use claude_proto_host::{
-    CallReply, Command, Completion, Delivery, EndReason, Error, MirrorId, SessionEnded,
+    CallReply, Command, Completion, Delivery, EndReason, Error, InitAnswer, MirrorId, SessionEnded,
 };
 
 use crate::oneshot;
@@ -51,9 +50,13 @@ pub(crate) struct State {
     /// once the user has made some.
     pub(crate) refill_wanted: bool,
     pub(crate) reader: Option<Waker>,
-    pub(crate) init: Option<Result<Arc<InitializeResponse>, Error>>,
+    /// The `initialize` outcome, the answer as JSON (decoded for each
+    /// caller: see [`InitAnswer`]).
+    pub(crate) init: Option<Result<InitAnswer, Error>>,
     pub(crate) init_waiters: Vec<Waker>,
     pub(crate) session_id: Option<String>,
+    /// Buffer room kept the last time stdout went quiet.
+    pub(crate) quiet_buffer_bytes: Option<usize>,
 
     // ----- the end
     pub(crate) ended: Option<SessionEnded>,
@@ -129,6 +132,23 @@ impl Shared {
         };
         drop(dropped);
         wake(waker);
+    }
+
+    /// stdout went quiet and the driver gave back what the traffic
+    /// before needed, keeping `kept` bytes of buffers: give back the
+    /// handoff's room too (see [`claude_proto_host::trim_deque`]) and
+    /// record what stays.
+    /// Room of at most `kept_spare` bytes is left alone.
+    pub(crate) fn quiet(&self, kept: usize, kept_spare: usize) {
+        let mut state = self.lock();
+        if claude_proto_host::deque_spare(&state.events) > kept_spare {
+            claude_proto_host::trim_deque(&mut state.events);
+        }
+        state.quiet_buffer_bytes = Some(kept + claude_proto_host::deque_spare(&state.events));
+    }
+
+    pub(crate) fn quiet_buffer_bytes(&self) -> Option<usize> {
+        self.lock().quiet_buffer_bytes
     }
 
     /// The error for a call on a session that has ended (or whose driver

@@ -77,7 +77,7 @@ impl Controller {
     /// counted from the start passes, whichever is first.
     pub fn initialization(&self) -> Result<Arc<InitializeResponse>, Error> {
         match self.shared.wait_init(self.init_deadline) {
-            Some(result) => result,
+            Some(result) => result?.decode(),
             None => Err(Error::TimedOut {
                 subtype: "initialize".into(),
                 after: self.init_timeout,

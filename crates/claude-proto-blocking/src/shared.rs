@@ -4,14 +4,14 @@
 //! driver writes and callers read; nobody holds a lock while waiting for
 //! anything but the matching condvar.
 
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Instant;
 
-use claude_proto::model::initialize::InitializeResponse;
-use claude_proto_host::{EndReason, Error, SessionEnded, Stall};
+use claude_proto_host::{EndReason, Error, InitAnswer, SessionEnded, Stall};
 
-/// The outcome of `initialize`.
-pub(crate) type InitResult = Result<Arc<InitializeResponse>, Error>;
+/// The outcome of `initialize`. The answer is kept as JSON and decoded for each caller (see
+/// [`InitAnswer`]).
+pub(crate) type InitResult = Result<InitAnswer, Error>;
 
 /// Locks `mutex`, ignoring poisoning: every value here is written in one
 /// step, so a panic elsewhere cannot leave it half-updated.

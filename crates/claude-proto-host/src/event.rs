@@ -158,6 +158,17 @@ impl EventQueue {
         self.queue.is_empty()
     }
 
+    /// Gives back the room of a burst once it is read: all of it when
+    /// empty, down to twice what waits once that is under a quarter.
+    pub(crate) fn trim(&mut self) {
+        crate::buffer::trim_deque(&mut self.queue);
+    }
+
+    /// Bytes of room in the queue beyond what waits in it.
+    pub(crate) fn spare_capacity(&self) -> usize {
+        crate::buffer::deque_spare(&self.queue)
+    }
+
     /// Nobody reads any more: drop what waits and everything that follows.
     pub(crate) fn discard(&mut self) {
         self.discarding = true;

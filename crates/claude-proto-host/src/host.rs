@@ -26,6 +26,43 @@ use crate::stderr::StderrTail;
 /// Why the CLI's `initialize` answer shows it cannot honour hooks meant to
 /// fail closed (`on_failure` other than continue), as the official SDKs
 /// check it: `None` if it can.
+/// The CLI's answer to `initialize`, kept as the JSON it came as and
+/// decoded when asked for.
+///
+/// A session keeps the answer for its whole life, and typed it is about
+/// twice its JSON (CLI 2.1 answers with about 12 KB, mostly the
+/// slash-command list; typed, about 23 KiB of strings, lists and unknown
+/// fields): held as JSON, an idle session holds half as much. The answer
+/// was decoded once already when it came, so [`decode`](Self::decode)
+/// fails only if that did (then the session gave the error instead).
+#[derive(Debug, Clone)]
+pub struct InitAnswer {
+    answer: ControlSuccess,
+}
+
+impl InitAnswer {
+    /// The answer, typed (a new value on every call).
+    pub fn decode(&self) -> Result<Arc<InitializeResponse>, Error> {
+        Self::decode_success(&self.answer)
+    }
+
+    /// The answer's JSON, as the CLI wrote it (`None` for a bare ack).
+    pub fn json(&self) -> Option<&str> {
+        self.answer.payload()
+    }
+
+    fn decode_success(success: &ControlSuccess) -> Result<Arc<InitializeResponse>, Error> {
+        let mut init = success.decode::<InitializeResponse>()?;
+        // Without the room the lists grew while being read (they double
+        // as they fill).
+        init.commands.shrink_to_fit();
+        init.agents.shrink_to_fit();
+        init.available_output_styles.shrink_to_fit();
+        init.models.shrink_to_fit();
+        Ok(Arc::new(init))
+    }
+}
+
 fn hooks_refusal(init: &InitializeResponse) -> Option<Error> {
     if init.hook_on_failure_supported != Some(true) {
         return Some(Error::HooksNotHonoured {
@@ -263,7 +300,7 @@ pub enum Output<W> {
         result: Result<CallReply, Error>,
     },
     /// `initialize` was answered, or failed.
-    Initialized(Result<Arc<InitializeResponse>, Error>),
+    Initialized(Result<InitAnswer, Error>),
     /// Append these transcript lines to the session store; hand the
     /// outcome back with [`Host::handle_mirror_done`].
     MirrorAppend(Box<MirrorAppend>),
@@ -826,6 +863,39 @@ impl<W> Host<W> {
         }
     }
 
+    /// Gives back memory held for traffic that has passed: the core's
+    /// spare buffer room ([`Session::trim`]), the stdin buffer once
+    /// everything in it is written, the held-stdout buffer once it is
+    /// used up, and the room of the event queue beyond what waits.
+    /// Adapters call it when the CLI's stdout goes quiet (a read would
+    /// block), so that an idle session holds little; buffers grow again
+    /// with the next traffic. It changes nothing else.
+    pub fn trim(&mut self) {
+        self.session.trim();
+        if self.out_pos == self.out.len() {
+            self.out = Vec::new();
+            self.out_pos = 0;
+        }
+        if self.held().is_empty() {
+            self.held_input = Vec::new();
+            self.held_pos = 0;
+        }
+        self.events.trim();
+        crate::buffer::trim_deque(&mut self.outputs);
+    }
+
+    /// Bytes of buffer room the host (and its core session) hold beyond
+    /// what is in use: what [`trim`](Self::trim) gives back, apart from a
+    /// line in progress or bytes still to write. For tests and memory
+    /// figures.
+    pub fn spare_capacity(&self) -> usize {
+        self.session.spare_capacity()
+            + (self.out.capacity() - (self.out.len() - self.out_pos))
+            + (self.held_input.capacity() - self.held().len())
+            + self.events.spare_capacity()
+            + crate::buffer::deque_spare(&self.outputs)
+    }
+
     /// The next event for the user, with its turn. Take one when the user
     /// has room: what the host holds counts against the read-ahead budget,
     /// what it handed over no longer does. Taking events may let held
@@ -1227,14 +1297,12 @@ impl<W> Host<W> {
                 self.state = State::Running;
             }
             let mut result = match outcome.result {
-                Ok(success) => success
-                    .decode::<InitializeResponse>()
-                    .map(Arc::new)
-                    .map_err(Error::from),
+                Ok(success) => InitAnswer::decode_success(&success)
+                    .map(|init| (InitAnswer { answer: success }, init)),
                 Err(error) => Err(self.control_error(error, None)),
             };
             if self.limits.check_cli_version {
-                if let Ok(init) = &result {
+                if let Ok((_, init)) = &result {
                     let check = VersionCheck::of(init.claude_code_version.as_deref());
                     if let Some(reason) = check.refusal() {
                         result = Err(Error::IncompatibleCli { reason });
@@ -1247,7 +1315,7 @@ impl<W> Host<W> {
             if self.holding {
                 // Fail closed: without an answer that confirms what had to
                 // be confirmed, no prompt goes out.
-                match result.as_ref().map(|init| self.confirm.refusal(init)) {
+                match result.as_ref().map(|(_, init)| self.confirm.refusal(init)) {
                     Ok(None) => self.release(),
                     Ok(Some((refusal, reason))) => {
                         result = Err(refusal);
@@ -1257,6 +1325,8 @@ impl<W> Host<W> {
                     Err(_) => self.drop_held_and_close(),
                 }
             }
+            // The typed answer is dropped here: the JSON is what is kept.
+            let result = result.map(|(answer, _)| answer);
             self.outputs.push_back(Output::Initialized(result));
             return;
         }

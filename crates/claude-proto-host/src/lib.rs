@@ -33,6 +33,7 @@
 //! queued, then drop everything.
 #![deny(missing_docs)]
 
+mod buffer;
 mod error;
 mod event;
 mod host;
@@ -42,11 +43,12 @@ mod mirror;
 mod stderr;
 mod turn;
 
+pub use buffer::{ReadBuffer, deque_spare, trim_deque};
 pub use error::{EndReason, Error, ExitReport, LimitsError, SessionEnded, SpawnError, Stall};
 pub use event::{Delivery, Event, TurnId};
 pub use host::{
-    CallReply, CloseStage, Command, Host, Output, ProcessExit, Signal, State, StdinStep, Timeout,
-    TimeoutReason, Transport,
+    CallReply, CloseStage, Command, Host, InitAnswer, Output, ProcessExit, Signal, State,
+    StdinStep, Timeout, TimeoutReason, Transport,
 };
 pub use jobs::{Capabilities, Completion, Job, JobKind, Outcome};
 pub use limits::{Limits, MAX_BYTES, MAX_DURATION, check_count, check_duration, deadline};

@@ -11,10 +11,12 @@ pub struct StderrTail {
 }
 
 impl StderrTail {
-    /// Keeps at most `capacity` bytes.
+    /// Keeps at most `capacity` bytes. Nothing is allocated until bytes
+    /// come (most sessions' stderr stays empty, and a byte stream has
+    /// none).
     pub fn new(capacity: usize) -> Self {
         Self {
-            tail: VecDeque::with_capacity(capacity.min(64 * 1024)),
+            tail: VecDeque::new(),
             capacity,
         }
     }

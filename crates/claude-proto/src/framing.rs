@@ -47,6 +47,20 @@ impl LineSplitter {
         self.partial.len()
     }
 
+    /// Frees the partial-line buffer if no line is in progress (a line in
+    /// progress keeps its room: shrinking it would make it grow again,
+    /// copying, with every read).
+    pub(crate) fn trim(&mut self) {
+        if self.partial.is_empty() {
+            self.partial = Vec::new();
+        }
+    }
+
+    /// Capacity of the partial-line buffer not holding bytes.
+    pub(crate) fn spare_capacity(&self) -> usize {
+        self.partial.capacity() - self.partial.len()
+    }
+
     /// Feeds bytes; calls `sink` for each complete line or over-long line.
     pub(crate) fn push(&mut self, mut input: &[u8], sink: &mut impl FnMut(Frame<'_>)) {
         while !input.is_empty() {
@@ -139,27 +153,44 @@ fn emit_line(line: &[u8], sink: &mut impl FnMut(Frame<'_>)) {
     sink(Frame::Line(line));
 }
 
-/// Position of the first `\n` in `haystack`, eight bytes at a time. (To
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+const NL: u64 = LO * b'\n' as u64;
+
+/// The high bit of each byte of `word` that is `\n` (exact for "is there
+/// one": the borrow of the subtraction only ever runs past a zero byte).
+fn newline_bits(word: u64) -> u64 {
+    let x = word ^ NL;
+    x.wrapping_sub(LO) & !x & HI
+}
+
+fn word(bytes: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(bytes);
+    u64::from_le_bytes(word)
+}
+
+/// Position of the first `\n` in `haystack`, 32 bytes at a time. (To
 /// feed a session a line at a time, use
 /// [`Session::handle_input_line`](crate::Session::handle_input_line): it
 /// finds the line's end itself, so the bytes are searched once.)
 ///
 /// A word-at-a-time scan instead of a per-byte loop: lines of tool output
-/// are long, and this runs over every byte the CLI writes.
+/// are long, and this runs over every byte the CLI writes. Four words per
+/// step, one branch for the four, took a third fewer instructions than a
+/// word per step (callgrind, the benchmark transcript).
 pub fn find_newline(haystack: &[u8]) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const NL: u64 = LO * b'\n' as u64;
-    let mut chunks = haystack.chunks_exact(8);
+    let mut chunks = haystack.chunks_exact(32);
     let mut offset = 0;
     for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word) ^ NL;
-        if (x.wrapping_sub(LO) & !x & HI) != 0 {
+        let found = newline_bits(word(&chunk[..8]))
+            | newline_bits(word(&chunk[8..16]))
+            | newline_bits(word(&chunk[16..24]))
+            | newline_bits(word(&chunk[24..]));
+        if found != 0 {
             return chunk.iter().position(|&b| b == b'\n').map(|p| offset + p);
         }
-        offset += 8;
+        offset += 32;
     }
     chunks
         .remainder()
@@ -176,6 +207,29 @@ mod tests {
     enum Out {
         Line(Vec<u8>),
         TooLong(Vec<u8>),
+    }
+
+    #[test]
+    fn find_newline_at_every_position() {
+        for len in 0..100 {
+            for at in 0..=len {
+                let mut bytes = vec![b'a'; len];
+                if at < len {
+                    bytes[at] = b'\n';
+                    // Bytes that differ from `\n` by one bit, around it.
+                    for (i, b) in bytes.iter_mut().enumerate() {
+                        if i != at && i % 3 == 0 {
+                            *b = if i % 2 == 0 { 0x0B } else { 0x8A };
+                        }
+                    }
+                }
+                let newline = (at < len).then_some(at);
+                assert_eq!(find_newline(&bytes), newline, "len {len} at {at}");
+                let mut twice = bytes.clone();
+                twice.extend_from_slice(&bytes);
+                assert_eq!(find_newline(&twice), newline, "len {len} at {at}, twice");
+            }
+        }
     }
 
     fn run(max: usize, chunks: &[&[u8]]) -> (Vec<Out>, Vec<u8>) {

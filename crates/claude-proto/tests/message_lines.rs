@@ -107,3 +107,38 @@ fn a_detached_message_is_the_same_message() {
         assert_eq!(detached.session_id().as_deref(), Some("s1"));
     }
 }
+
+#[test]
+fn trim_gives_back_the_spare_room_and_changes_no_event() {
+    let mut session = Session::new(Config::default());
+    assert_eq!(session.spare_capacity(), 0, "nothing before any input");
+    session.handle_input(b"{\"type\":\"assistant\",\"n\":1}\n");
+    let first = messages(&mut session);
+    assert_eq!(first.len(), 1);
+    // The rest of the shared buffer waits for more lines.
+    assert!(session.spare_capacity() > 0);
+    session.trim();
+    assert_eq!(session.spare_capacity(), 0);
+
+    // A large line, arriving in pieces, trimmed between them: the line in
+    // progress keeps its bytes, and the message is whole.
+    let big = format!(
+        "{{\"type\":\"user\",\"text\":\"{}\"}}\n",
+        "x".repeat(1 << 20)
+    );
+    for piece in big.as_bytes().chunks(64 * 1024) {
+        session.handle_input(piece);
+        session.trim();
+    }
+    let got = messages(&mut session);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].as_bytes(), big.trim_end().as_bytes());
+    drop(got);
+    // Nothing of the large line is held once it is read and trimmed.
+    session.trim();
+    assert_eq!(session.spare_capacity(), 0);
+    // And the session goes on as before.
+    session.handle_input(b"{\"type\":\"assistant\",\"n\":2}\n");
+    assert_eq!(messages(&mut session).len(), 1);
+    assert_eq!(first[0].as_bytes(), b"{\"type\":\"assistant\",\"n\":1}");
+}

@@ -286,7 +286,10 @@ impl Pair {
                 Output::Resolve { waiter, result } => {
                     self.resolved.entry(waiter).or_default().push(result);
                 }
-                Output::Initialized(result) => self.initialized.push(result),
+                Output::Initialized(result) => {
+                    self.initialized
+                        .push(result.and_then(|answer| answer.decode()));
+                }
                 Output::Signal(signal) => {
                     self.signals.push(signal);
                     let signal = match signal {
