@@ -429,7 +429,14 @@ pub fn source_values(decls: &Declarations, source: &str) -> Result<BTreeSet<Stri
     } else {
         Type::TypeOf(name.to_owned())
     };
-    Ok(decls.string_values(&ty)?.values)
+    let values = decls.string_values(&ty)?.values;
+    if values.is_empty() {
+        return Err(format!(
+            "`{source}` declares no string literal, only {}",
+            describe(&ty)
+        ));
+    }
+    Ok(values)
 }
 
 fn compare_values(decls: &Declarations, values: &Values, found: &mut BTreeSet<Drift>) {

@@ -11,6 +11,7 @@
 //! types and lists what drifted (`tests/tests/drift.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write as _;
 use std::path::PathBuf;
 
 pub mod check;
@@ -401,6 +402,38 @@ pub fn sdk_dir() -> PathBuf {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("peer/sdk/node_modules/@anthropic-ai/claude-agent-sdk"),
+    }
+}
+
+fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// The SDK's declarations, read from [`sdk_dir`], or `None` (after saying
+/// so on stderr) when they are not installed. Under CI (`CI` set) a missing
+/// SDK is a failure; files that are there but cannot be read always are.
+pub fn sdk_declarations() -> Option<Declarations> {
+    let dir = sdk_dir();
+    if !dir.join("sdk.d.ts").is_file() {
+        let how = "install it with `npm ci --prefix tests/peer/sdk` (or point \
+                   CLAUDE_AGENT_SDK_DIR at an unpacked @anthropic-ai/claude-agent-sdk)";
+        assert!(
+            !in_ci(),
+            "CI is set but the TypeScript Agent SDK's declarations are missing ({}); {how}",
+            dir.display()
+        );
+        // Straight to stderr: the test harness would swallow eprintln! for a
+        // passing test.
+        let _ = writeln!(
+            std::io::stderr(),
+            "\nSKIPPED: the drift test did not run: no sdk.d.ts in {}.\n         To run it, {how}.\n",
+            dir.display()
+        );
+        return None;
+    }
+    match Declarations::read_sdk(&dir) {
+        Ok(decls) => Some(decls),
+        Err(e) => panic!("the SDK's declarations cannot be read: {e}"),
     }
 }
 
