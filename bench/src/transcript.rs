@@ -444,6 +444,52 @@ pub fn standard() -> Transcript {
     generate(STANDARD_BYTES, SEED)
 }
 
+/// The same lines with the keys of every object in the CLI's own order as
+/// far as it matters to a reader: the tag keys (`type`, then `subtype`)
+/// first, the rest after them. [`generate`] writes keys sorted, which puts
+/// `type` after most others; the real CLI writes it first.
+pub fn cli_order(bytes: &[u8]) -> Vec<u8> {
+    fn write(v: &Value, out: &mut Vec<u8>) {
+        match v {
+            Value::Object(map) => {
+                out.push(b'{');
+                let tags = ["type", "subtype"];
+                let keys = tags
+                    .iter()
+                    .filter_map(|t| map.get_key_value(*t))
+                    .chain(map.iter().filter(|(k, _)| !tags.contains(&k.as_str())));
+                for (i, (k, v)) in keys.enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    serde_json::to_writer(&mut *out, k).expect("a key always serializes");
+                    out.push(b':');
+                    write(v, out);
+                }
+                out.push(b'}');
+            }
+            Value::Array(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write(item, out);
+                }
+                out.push(b']');
+            }
+            other => serde_json::to_writer(&mut *out, other).expect("a value always serializes"),
+        }
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let v: Value = serde_json::from_slice(line).expect("the generator writes JSON");
+        write(&v, &mut out);
+        out.push(b'\n');
+    }
+    out
+}
+
 /// Counts of each kind of line, for reports: `(type/subtype, lines, bytes)`.
 pub fn census(bytes: &[u8]) -> Vec<(String, usize, usize)> {
     let mut map = std::collections::BTreeMap::<String, (usize, usize)>::new();
@@ -464,6 +510,31 @@ pub fn census(bytes: &[u8]) -> Vec<(String, usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cli_order_puts_tags_first_and_keeps_values() {
+        let t = generate(200_000, 3);
+        let reordered = cli_order(&t.bytes);
+        for (a, b) in t
+            .bytes
+            .split(|&b| b == b'\n')
+            .zip(reordered.split(|&b| b == b'\n'))
+        {
+            if a.is_empty() {
+                continue;
+            }
+            let (va, vb): (Value, Value) = (
+                serde_json::from_slice(a).unwrap(),
+                serde_json::from_slice(b).unwrap(),
+            );
+            assert_eq!(va, vb);
+            assert!(
+                b.starts_with(b"{\"type\":"),
+                "{}",
+                String::from_utf8_lossy(b)
+            );
+        }
+    }
 
     #[test]
     fn deterministic_and_sized() {

@@ -105,7 +105,7 @@ impl TurnCollector {
                 let parsed = message.parse();
                 if message.is_result() {
                     let result = match &parsed {
-                        Ok(StdoutMessage::Result(result)) => Some(result.clone()),
+                        Ok(StdoutMessage::Result(result)) => Some((**result).clone()),
                         _ => None,
                     };
                     self.keep(parsed, &message);

@@ -178,7 +178,7 @@ impl Message {
 
     /// Deserializes the line into any type of yours.
     pub fn deserialize<T: DeserializeOwned>(&self) -> Result<T, DecodeError> {
-        serde_json::from_slice(&self.line).map_err(|source| DecodeError {
+        crate::model::open_enum::from_slice(&self.line).map_err(|source| DecodeError {
             what: "a stdout message",
             source,
         })
@@ -274,7 +274,8 @@ impl ControlSuccess {
     /// Decodes the payload; an absent payload reads as `{}`, so response
     /// types whose fields are all optional decode from a bare ack.
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, DecodeError> {
-        serde_json::from_str(self.payload().unwrap_or("{}")).map_err(|source| DecodeError {
+        let payload = self.payload().unwrap_or("{}");
+        crate::model::open_enum::from_slice(payload.as_bytes()).map_err(|source| DecodeError {
             what: "a control response payload",
             source,
         })

@@ -94,9 +94,9 @@ struct Incoming {
 /// Parses a CLI request body; an escaped lone surrogate (which serde_json
 /// refuses) is read as U+FFFD rather than failing the whole request.
 fn parse_cli_request(body: &str) -> Result<CliRequest, serde_json::Error> {
-    match serde_json::from_str::<CliRequest>(body) {
+    match crate::model::open_enum::from_slice::<CliRequest>(body.as_bytes()) {
         Err(e) => match crate::json_text::replace_lone_surrogates(body.as_bytes()) {
-            Some(repaired) => serde_json::from_slice(&repaired),
+            Some(repaired) => crate::model::open_enum::from_slice(&repaired),
             None => Err(e),
         },
         other => other,

@@ -1,5 +1,6 @@
 //! `assistant` messages: what the model said, block by block.
 
+use super::wire::wire_struct;
 use serde::{Deserialize, Serialize};
 
 use super::common::{Extra, Json, Maybe, string_enum, wire_tag};
@@ -10,70 +11,72 @@ wire_tag! {
     pub struct AssistantTag = "assistant";
 }
 
-/// A message from the model (`type: "assistant"`).
-///
-/// While a response streams, the CLI writes one of these per finished content
-/// block: several in a row may share `message.id`, each holding only its own
-/// block, with `stop_reason` still `null` and usage not final. The turn's
-/// final stop reason and usage come with the `result` message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct AssistantMessage {
-    /// Always `"assistant"`.
-    #[serde(rename = "type")]
-    pub kind: AssistantTag,
-    /// The Messages API message (content blocks, model, usage, ...).
-    pub message: ApiMessage,
-    /// Id of the tool call that spawned the subagent that wrote this, `None`
-    /// for the main conversation.
-    #[serde(deserialize_with = "crate::model::common::nullable")]
-    pub parent_tool_use_id: Option<String>,
-    /// Set when the message stands for a failed API call (auth, rate limit, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<AssistantError>,
-    /// Unique id of this message.
-    pub uuid: String,
-    /// Session the message belongs to.
-    pub session_id: String,
-    /// Id of the API request that produced it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_id: Option<String>,
-    /// Client-chosen uuid of the user message this turn answers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub user_message_uuid: Option<String>,
-    /// All user message uuids folded into this turn.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub user_message_uuids: Option<Vec<String>>,
-    /// Why the turn was resumed, when it was (e.g. `interrupted_turn`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resume_reason: Option<String>,
-    /// Earlier messages (by uuid) this one replaces; drop them from any display.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub supersedes: Option<Vec<String>>,
-    /// `Some(true)` when an interrupt cut the message short.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub aborted: Option<bool>,
-    /// Subagent that wrote this message (matches the task id of its task events).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_id: Option<String>,
-    /// Kind of subagent that wrote this message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subagent_type: Option<String>,
-    /// Short description of the subagent's task.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task_description: Option<String>,
-    /// Creation time (ISO 8601), for display only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timestamp: Option<String>,
-    /// Context window breakdown, attached to the output of `/context`.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub context_usage: Maybe<Json>,
-    /// Usage and limits report, attached to the output of `/usage`.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub usage_report: Maybe<Json>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A message from the model (`type: "assistant"`).
+    ///
+    /// While a response streams, the CLI writes one of these per finished content
+    /// block: several in a row may share `message.id`, each holding only its own
+    /// block, with `stop_reason` still `null` and usage not final. The turn's
+    /// final stop reason and usage come with the `result` message.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct AssistantMessage {
+        /// Always `"assistant"`.
+        #[serde(rename = "type")]
+        pub kind: AssistantTag,
+        /// The Messages API message (content blocks, model, usage, ...).
+        pub message: ApiMessage,
+        /// Id of the tool call that spawned the subagent that wrote this, `None`
+        /// for the main conversation.
+        #[serde(deserialize_with = "crate::model::common::nullable")]
+        pub parent_tool_use_id: Option<String>,
+        /// Set when the message stands for a failed API call (auth, rate limit, ...).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub error: Option<AssistantError>,
+        /// Unique id of this message.
+        pub uuid: String,
+        /// Session the message belongs to.
+        pub session_id: String,
+        /// Id of the API request that produced it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub request_id: Option<String>,
+        /// Client-chosen uuid of the user message this turn answers.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub user_message_uuid: Option<String>,
+        /// All user message uuids folded into this turn.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub user_message_uuids: Option<Vec<String>>,
+        /// Why the turn was resumed, when it was (e.g. `interrupted_turn`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub resume_reason: Option<String>,
+        /// Earlier messages (by uuid) this one replaces; drop them from any display.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub supersedes: Option<Vec<String>>,
+        /// `Some(true)` when an interrupt cut the message short.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub aborted: Option<bool>,
+        /// Subagent that wrote this message (matches the task id of its task events).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub agent_id: Option<String>,
+        /// Kind of subagent that wrote this message.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub subagent_type: Option<String>,
+        /// Short description of the subagent's task.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub task_description: Option<String>,
+        /// Creation time (ISO 8601), for display only.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub timestamp: Option<String>,
+        /// Context window breakdown, attached to the output of `/context`.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub context_usage: Maybe<Json>,
+        /// Usage and limits report, attached to the output of `/usage`.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub usage_report: Maybe<Json>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl AssistantMessage {
@@ -88,44 +91,46 @@ impl AssistantMessage {
     }
 }
 
-/// The Messages API message inside an [`AssistantMessage`] (or a
-/// `message_start` stream event).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ApiMessage {
-    /// API message id (`msg_...`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// Object type, `"message"`.
-    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    /// Author role, `"assistant"`.
-    pub role: String,
-    /// Model that produced the message.
-    pub model: String,
-    /// The content blocks.
-    pub content: Vec<ContentBlock>,
-    /// Why generation stopped; `None` while a response is still streaming.
-    #[serde(deserialize_with = "crate::model::common::nullable")]
-    pub stop_reason: Option<StopReason>,
-    /// The custom stop sequence that ended generation, if one did.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub stop_sequence: Maybe<String>,
-    /// Details of a refusal stop (category, explanation, suggested model).
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub stop_details: Maybe<Json>,
-    /// Token usage for the request.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
-    /// Code execution container used by the request.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub container: Maybe<Json>,
-    /// Context edits the API applied.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub context_management: Maybe<Json>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The Messages API message inside an [`AssistantMessage`] (or a
+    /// `message_start` stream event).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ApiMessage {
+        /// API message id (`msg_...`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// Object type, `"message"`.
+        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+        pub kind: Option<String>,
+        /// Author role, `"assistant"`.
+        pub role: String,
+        /// Model that produced the message.
+        pub model: String,
+        /// The content blocks.
+        pub content: Vec<ContentBlock>,
+        /// Why generation stopped; `None` while a response is still streaming.
+        #[serde(deserialize_with = "crate::model::common::nullable")]
+        pub stop_reason: Option<StopReason>,
+        /// The custom stop sequence that ended generation, if one did.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub stop_sequence: Maybe<String>,
+        /// Details of a refusal stop (category, explanation, suggested model).
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub stop_details: Maybe<Json>,
+        /// Token usage for the request.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub usage: Option<Usage>,
+        /// Code execution container used by the request.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub container: Maybe<Json>,
+        /// Context edits the API applied.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub context_management: Maybe<Json>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl ApiMessage {
@@ -197,29 +202,31 @@ string_enum! {
     }
 }
 
-/// Token usage of an API request.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct Usage {
-    /// Input tokens that were neither read from nor written to the cache.
-    pub input_tokens: u64,
-    /// Output tokens generated.
-    pub output_tokens: u64,
-    /// Input tokens written to the prompt cache.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub cache_creation_input_tokens: Maybe<u64>,
-    /// Input tokens read from the prompt cache.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub cache_read_input_tokens: Maybe<u64>,
-    /// Counts of server tool calls (web searches, web fetches).
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub server_tool_use: Maybe<ServerToolUsage>,
-    /// Service tier that served the request (`standard`, `priority`, ...).
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub service_tier: Maybe<String>,
-    /// Fields not modelled here (cache breakdown, geography, ...), kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Token usage of an API request.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct Usage {
+        /// Input tokens that were neither read from nor written to the cache.
+        pub input_tokens: u64,
+        /// Output tokens generated.
+        pub output_tokens: u64,
+        /// Input tokens written to the prompt cache.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub cache_creation_input_tokens: Maybe<u64>,
+        /// Input tokens read from the prompt cache.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub cache_read_input_tokens: Maybe<u64>,
+        /// Counts of server tool calls (web searches, web fetches).
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub server_tool_use: Maybe<ServerToolUsage>,
+        /// Service tier that served the request (`standard`, `priority`, ...).
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub service_tier: Maybe<String>,
+        /// Fields not modelled here (cache breakdown, geography, ...), kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl Usage {
@@ -247,19 +254,21 @@ impl Usage {
     }
 }
 
-/// Counts of server-side tool calls in a request.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ServerToolUsage {
-    /// Number of web searches.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub web_search_requests: Option<u64>,
-    /// Number of web fetches.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub web_fetch_requests: Option<u64>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Counts of server-side tool calls in a request.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ServerToolUsage {
+        /// Number of web searches.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub web_search_requests: Option<u64>,
+        /// Number of web fetches.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub web_fetch_requests: Option<u64>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 #[cfg(test)]

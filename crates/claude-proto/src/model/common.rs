@@ -127,6 +127,10 @@ macro_rules! string_enum {
             }
         }
 
+        impl $crate::model::wire::WireValues for $name {
+            const VALUES: &'static [&'static str] = &[$($wire,)+];
+        }
+
         impl ::std::fmt::Display for $name {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(self.as_str())
@@ -159,8 +163,22 @@ macro_rules! string_enum {
 
         impl<'de> ::serde::Deserialize<'de> for $name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let s = <::std::borrow::Cow<'de, str> as ::serde::Deserialize>::deserialize(deserializer)?;
-                Ok($name::from(&*s))
+                // A known value costs no allocation; an unknown one is moved
+                // in when the input owns it.
+                struct Read;
+                impl<'de> ::serde::de::Visitor<'de> for Read {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        f.write_str("a string")
+                    }
+                    fn visit_str<E: ::serde::de::Error>(self, s: &str) -> Result<$name, E> {
+                        Ok($name::from(s))
+                    }
+                    fn visit_string<E: ::serde::de::Error>(self, s: String) -> Result<$name, E> {
+                        Ok($name::from(s))
+                    }
+                }
+                deserializer.deserialize_str(Read)
             }
         }
     };
@@ -192,15 +210,22 @@ macro_rules! wire_tag {
 
         impl<'de> ::serde::Deserialize<'de> for $name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let s = <::std::borrow::Cow<'de, str> as ::serde::Deserialize>::deserialize(deserializer)?;
-                if s == $wire {
-                    Ok($name)
-                } else {
-                    Err(<D::Error as ::serde::de::Error>::invalid_value(
-                        ::serde::de::Unexpected::Str(&s),
-                        &$wire,
-                    ))
+                // Compared where it lies: no allocation.
+                struct Read;
+                impl<'de> ::serde::de::Visitor<'de> for Read {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        write!(f, "{:?}", $wire)
+                    }
+                    fn visit_str<E: ::serde::de::Error>(self, s: &str) -> Result<$name, E> {
+                        if s == $wire {
+                            Ok($name)
+                        } else {
+                            Err(E::invalid_value(::serde::de::Unexpected::Str(s), &self))
+                        }
+                    }
                 }
+                deserializer.deserialize_str(Read)
             }
         }
     };

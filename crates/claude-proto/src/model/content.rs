@@ -6,66 +6,71 @@
 //! type this crate does not know, or a known type whose fields changed shape,
 //! is kept verbatim in [`ContentBlock::Unknown`].
 
+use super::open_enum::open_enum;
+use super::wire::wire_struct;
+use std::fmt;
+
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use super::common::{Extra, Json, Maybe};
 
-/// One block of message content.
-///
-/// Build the common ones with the constructors ([`ContentBlock::text`],
-/// [`ContentBlock::image_base64`], [`ContentBlock::tool_result`], ...), or
-/// fill in a block struct and wrap it in its variant.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum ContentBlock {
-    /// Plain text.
-    Text(TextBlock),
-    /// An image, inline (base64), by URL, or by uploaded file id.
-    Image(ImageBlock),
-    /// A document (PDF, plain text, ...) given to the model.
-    Document(DocumentBlock),
-    /// A search result the model may cite.
-    SearchResult(SearchResultBlock),
-    /// The model asks to call a client-side tool.
-    ToolUse(ToolUseBlock),
-    /// The output of a tool call, sent back to the model.
-    ToolResult(ToolResultBlock),
-    /// The model's visible reasoning.
-    Thinking(ThinkingBlock),
-    /// Reasoning the API returned encrypted.
-    RedactedThinking(RedactedThinkingBlock),
-    /// The model calls a tool that runs on the API side (web search, code execution, ...).
-    ServerToolUse(ServerToolUseBlock),
-    /// Result of a server-side web search.
-    WebSearchToolResult(ServerToolResultBlock),
-    /// Result of a server-side web fetch.
-    WebFetchToolResult(ServerToolResultBlock),
-    /// Result of a call to the advisor tool.
-    AdvisorToolResult(ServerToolResultBlock),
-    /// Result of server-side code execution.
-    CodeExecutionToolResult(ServerToolResultBlock),
-    /// Result of a server-side bash command.
-    BashCodeExecutionToolResult(ServerToolResultBlock),
-    /// Result of a server-side text editor command.
-    TextEditorCodeExecutionToolResult(ServerToolResultBlock),
-    /// Result of a server-side tool search.
-    ToolSearchToolResult(ServerToolResultBlock),
-    /// The model calls a tool of a remote MCP server (run by the API).
-    McpToolUse(McpToolUseBlock),
-    /// The result of a remote MCP tool call.
-    McpToolResult(McpToolResultBlock),
-    /// A file was uploaded into the code execution container.
-    ContainerUpload(ContainerUploadBlock),
-    /// A summary that replaces earlier context after compaction.
-    Compaction(CompactionBlock),
-    /// The API switched models mid-response.
-    Fallback(FallbackBlock),
-    /// A reference to a tool, found inside tool results of tool searches.
-    ToolReference(ToolReferenceBlock),
-    /// A block of a type this crate does not know (or whose shape changed), kept verbatim.
-    #[serde(untagged)]
-    Unknown(Json),
+open_enum! {
+    /// One block of message content.
+    ///
+    /// Build the common ones with the constructors ([`ContentBlock::text`],
+    /// [`ContentBlock::image_base64`], [`ContentBlock::tool_result`], ...), or
+    /// fill in a block struct and wrap it in its variant.
+    #[derive(Debug, Clone, PartialEq)]
+    #[non_exhaustive]
+    pub enum ContentBlock tagged "type" {
+        /// A block of a type this crate does not know (or whose shape changed), kept verbatim.
+        Unknown;
+        /// Plain text.
+        Text(TextBlock) = "text",
+        /// An image, inline (base64), by URL, or by uploaded file id.
+        Image(ImageBlock) = "image",
+        /// A document (PDF, plain text, ...) given to the model.
+        Document(DocumentBlock) = "document",
+        /// A search result the model may cite.
+        SearchResult(SearchResultBlock) = "search_result",
+        /// The model asks to call a client-side tool.
+        ToolUse(ToolUseBlock) = "tool_use",
+        /// The output of a tool call, sent back to the model.
+        ToolResult(ToolResultBlock) = "tool_result",
+        /// The model's visible reasoning.
+        Thinking(ThinkingBlock) = "thinking",
+        /// Reasoning the API returned encrypted.
+        RedactedThinking(RedactedThinkingBlock) = "redacted_thinking",
+        /// The model calls a tool that runs on the API side (web search, code execution, ...).
+        ServerToolUse(ServerToolUseBlock) = "server_tool_use",
+        /// Result of a server-side web search.
+        WebSearchToolResult(ServerToolResultBlock) = "web_search_tool_result",
+        /// Result of a server-side web fetch.
+        WebFetchToolResult(ServerToolResultBlock) = "web_fetch_tool_result",
+        /// Result of a call to the advisor tool.
+        AdvisorToolResult(ServerToolResultBlock) = "advisor_tool_result",
+        /// Result of server-side code execution.
+        CodeExecutionToolResult(ServerToolResultBlock) = "code_execution_tool_result",
+        /// Result of a server-side bash command.
+        BashCodeExecutionToolResult(ServerToolResultBlock) = "bash_code_execution_tool_result",
+        /// Result of a server-side text editor command.
+        TextEditorCodeExecutionToolResult(ServerToolResultBlock) = "text_editor_code_execution_tool_result",
+        /// Result of a server-side tool search.
+        ToolSearchToolResult(ServerToolResultBlock) = "tool_search_tool_result",
+        /// The model calls a tool of a remote MCP server (run by the API).
+        McpToolUse(McpToolUseBlock) = "mcp_tool_use",
+        /// The result of a remote MCP tool call.
+        McpToolResult(McpToolResultBlock) = "mcp_tool_result",
+        /// A file was uploaded into the code execution container.
+        ContainerUpload(ContainerUploadBlock) = "container_upload",
+        /// A summary that replaces earlier context after compaction.
+        Compaction(CompactionBlock) = "compaction",
+        /// The API switched models mid-response.
+        Fallback(FallbackBlock) = "fallback",
+        /// A reference to a tool, found inside tool results of tool searches.
+        ToolReference(ToolReferenceBlock) = "tool_reference",
+    }
 }
 
 impl ContentBlock {
@@ -212,13 +217,42 @@ impl From<ToolResultBlock> for ContentBlock {
 /// Used for a user message's `content`, a tool result's `content` and
 /// similar places where the API accepts both forms. The form received is the
 /// form written back.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum MessageContent {
     /// A bare string.
     Text(String),
     /// A list of content blocks.
     Blocks(Vec<ContentBlock>),
+}
+
+/// Read in one pass: a string, or a list of blocks read straight from the
+/// input (serde's untagged enums buffer the whole value first).
+impl<'de> Deserialize<'de> for MessageContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ContentVisitor;
+        impl<'de> Visitor<'de> for ContentVisitor {
+            type Value = MessageContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or a list of content blocks")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<MessageContent, E> {
+                Ok(MessageContent::Text(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<MessageContent, E> {
+                Ok(MessageContent::Text(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MessageContent, A::Error> {
+                // A hint from the input is not trusted beyond a small start.
+                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(16));
+                while let Some(block) = seq.next_element::<ContentBlock>()? {
+                    blocks.push(block);
+                }
+                Ok(MessageContent::Blocks(blocks))
+            }
+        }
+        deserializer.deserialize_any(ContentVisitor)
+    }
 }
 
 impl Default for MessageContent {
@@ -275,18 +309,20 @@ impl From<Vec<ContentBlock>> for MessageContent {
     }
 }
 
-/// Prompt caching marker on a request block (`{"type":"ephemeral","ttl":"1h"}`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CacheControl {
-    /// Cache kind; `"ephemeral"` is the only one the API defines today.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// How long the cache entry lives (`"5m"` or `"1h"`); API default when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl: Option<String>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Prompt caching marker on a request block (`{"type":"ephemeral","ttl":"1h"}`).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct CacheControl {
+        /// Cache kind; `"ephemeral"` is the only one the API defines today.
+        #[serde(rename = "type")]
+        pub kind: String,
+        /// How long the cache entry lives (`"5m"` or `"1h"`); API default when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub ttl: Option<String>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl CacheControl {
@@ -300,20 +336,22 @@ impl CacheControl {
     }
 }
 
-/// A `text` block.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct TextBlock {
-    /// The text.
-    pub text: String,
-    /// Citations backing this text (the model's blocks carry `null` when there are none).
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub citations: Maybe<Vec<Json>>,
-    /// Prompt caching marker (request blocks only).
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub cache_control: Maybe<CacheControl>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `text` block.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct TextBlock {
+        /// The text.
+        pub text: String,
+        /// Citations backing this text (the model's blocks carry `null` when there are none).
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub citations: Maybe<Vec<Json>>,
+        /// Prompt caching marker (request blocks only).
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub cache_control: Maybe<CacheControl>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl TextBlock {
@@ -326,17 +364,19 @@ impl TextBlock {
     }
 }
 
-/// An `image` block.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ImageBlock {
-    /// Where the image data comes from.
-    pub source: ImageSource,
-    /// Prompt caching marker.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub cache_control: Maybe<CacheControl>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// An `image` block.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct ImageBlock {
+        /// Where the image data comes from.
+        pub source: ImageSource,
+        /// Prompt caching marker.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub cache_control: Maybe<CacheControl>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl ImageBlock {
@@ -350,20 +390,20 @@ impl ImageBlock {
     }
 }
 
-/// Where an image comes from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum ImageSource {
-    /// Inline base64 data.
-    Base64(Base64Source),
-    /// A URL the API downloads.
-    Url(UrlSource),
-    /// A file uploaded earlier through the Files API.
-    File(FileSource),
-    /// A source kind this crate does not know, kept verbatim.
-    #[serde(untagged)]
-    Unknown(Json),
+open_enum! {
+    /// Where an image comes from.
+    #[derive(Debug, Clone, PartialEq)]
+    #[non_exhaustive]
+    pub enum ImageSource tagged "type" {
+        /// A source kind this crate does not know, kept verbatim.
+        Unknown;
+        /// Inline base64 data.
+        Base64(Base64Source) = "base64",
+        /// A URL the API downloads.
+        Url(UrlSource) = "url",
+        /// A file uploaded earlier through the Files API.
+        File(FileSource) = "file",
+    }
 }
 
 impl ImageSource {
@@ -389,16 +429,18 @@ impl ImageSource {
     }
 }
 
-/// Inline base64-encoded data (`{"type":"base64","media_type":..,"data":..}`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct Base64Source {
-    /// MIME type of the decoded data, e.g. `image/jpeg` or `application/pdf`.
-    pub media_type: String,
-    /// The base64-encoded bytes.
-    pub data: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Inline base64-encoded data (`{"type":"base64","media_type":..,"data":..}`).
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct Base64Source {
+        /// MIME type of the decoded data, e.g. `image/jpeg` or `application/pdf`.
+        pub media_type: String,
+        /// The base64-encoded bytes.
+        pub data: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl Base64Source {
@@ -412,68 +454,78 @@ impl Base64Source {
     }
 }
 
-/// Data the API downloads from a URL.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct UrlSource {
-    /// The address to fetch.
-    pub url: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Data the API downloads from a URL.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct UrlSource {
+        /// The address to fetch.
+        pub url: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A file uploaded earlier through the Files API.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct FileSource {
-    /// The uploaded file's id.
-    pub file_id: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A file uploaded earlier through the Files API.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct FileSource {
+        /// The uploaded file's id.
+        pub file_id: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Plain text given as a document source.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct PlainTextSource {
-    /// MIME type of the text (normally `text/plain`).
-    pub media_type: String,
-    /// The text itself.
-    pub data: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Plain text given as a document source.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct PlainTextSource {
+        /// MIME type of the text (normally `text/plain`).
+        pub media_type: String,
+        /// The text itself.
+        pub data: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A document made of content blocks (or one string).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct ContentDocumentSource {
-    /// The document's content.
-    pub content: MessageContent,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A document made of content blocks (or one string).
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct ContentDocumentSource {
+        /// The document's content.
+        pub content: MessageContent,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `document` block.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DocumentBlock {
-    /// Where the document comes from.
-    pub source: DocumentSource,
-    /// Optional title shown to the model.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub title: Maybe<String>,
-    /// Optional extra context about the document for the model.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub context: Maybe<String>,
-    /// Citation settings (`{"enabled":true}`).
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub citations: Maybe<Json>,
-    /// Prompt caching marker.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub cache_control: Maybe<CacheControl>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `document` block.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct DocumentBlock {
+        /// Where the document comes from.
+        pub source: DocumentSource,
+        /// Optional title shown to the model.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub title: Maybe<String>,
+        /// Optional extra context about the document for the model.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub context: Maybe<String>,
+        /// Citation settings (`{"enabled":true}`).
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub citations: Maybe<Json>,
+        /// Prompt caching marker.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub cache_control: Maybe<CacheControl>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl DocumentBlock {
@@ -490,80 +542,86 @@ impl DocumentBlock {
     }
 }
 
-/// Where a document comes from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum DocumentSource {
-    /// Inline base64 data (PDF).
-    Base64(Base64Source),
-    /// Inline plain text.
-    Text(PlainTextSource),
-    /// Content blocks making up the document.
-    Content(ContentDocumentSource),
-    /// A URL the API downloads.
-    Url(UrlSource),
-    /// A file uploaded through the Files API.
-    File(FileSource),
-    /// A source kind this crate does not know, kept verbatim.
-    #[serde(untagged)]
-    Unknown(Json),
+open_enum! {
+    /// Where a document comes from.
+    #[derive(Debug, Clone, PartialEq)]
+    #[non_exhaustive]
+    pub enum DocumentSource tagged "type" {
+        /// A source kind this crate does not know, kept verbatim.
+        Unknown;
+        /// Inline base64 data (PDF).
+        Base64(Base64Source) = "base64",
+        /// Inline plain text.
+        Text(PlainTextSource) = "text",
+        /// Content blocks making up the document.
+        Content(ContentDocumentSource) = "content",
+        /// A URL the API downloads.
+        Url(UrlSource) = "url",
+        /// A file uploaded through the Files API.
+        File(FileSource) = "file",
+    }
 }
 
-/// A `search_result` block: a result the model may cite.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct SearchResultBlock {
-    /// Where the result comes from (URL or other identifier).
-    pub source: String,
-    /// Result title.
-    pub title: String,
-    /// The result's text blocks.
-    pub content: Vec<ContentBlock>,
-    /// Citation settings.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub citations: Maybe<Json>,
-    /// Prompt caching marker.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub cache_control: Maybe<CacheControl>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `search_result` block: a result the model may cite.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct SearchResultBlock {
+        /// Where the result comes from (URL or other identifier).
+        pub source: String,
+        /// Result title.
+        pub title: String,
+        /// The result's text blocks.
+        pub content: Vec<ContentBlock>,
+        /// Citation settings.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub citations: Maybe<Json>,
+        /// Prompt caching marker.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub cache_control: Maybe<CacheControl>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `tool_use` block: the model asks to run a tool.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct ToolUseBlock {
-    /// Id of this call; the matching tool result quotes it.
-    pub id: String,
-    /// Tool name (e.g. `Bash`, `mcp__server__tool`).
-    pub name: String,
-    /// Tool arguments, shaped by the tool's input schema.
-    pub input: Json,
-    /// What issued the call, when it was not the model directly.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub caller: Maybe<Json>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `tool_use` block: the model asks to run a tool.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct ToolUseBlock {
+        /// Id of this call; the matching tool result quotes it.
+        pub id: String,
+        /// Tool name (e.g. `Bash`, `mcp__server__tool`).
+        pub name: String,
+        /// Tool arguments, shaped by the tool's input schema.
+        pub input: Json,
+        /// What issued the call, when it was not the model directly.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub caller: Maybe<Json>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `tool_result` block: the output of a tool call.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct ToolResultBlock {
-    /// Id of the `tool_use` block this answers.
-    pub tool_use_id: String,
-    /// The output, as a string or as blocks (text, images, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<MessageContent>,
-    /// `true` when the tool failed and `content` describes the error.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub is_error: Option<bool>,
-    /// Prompt caching marker.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub cache_control: Maybe<CacheControl>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `tool_result` block: the output of a tool call.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct ToolResultBlock {
+        /// Id of the `tool_use` block this answers.
+        pub tool_use_id: String,
+        /// The output, as a string or as blocks (text, images, ...).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub content: Option<MessageContent>,
+        /// `true` when the tool failed and `content` describes the error.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub is_error: Option<bool>,
+        /// Prompt caching marker.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub cache_control: Maybe<CacheControl>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl ToolResultBlock {
@@ -588,145 +646,165 @@ impl ToolResultBlock {
     }
 }
 
-/// A `thinking` block: reasoning the model shows.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct ThinkingBlock {
-    /// The reasoning text (may be empty when display is turned off).
-    pub thinking: String,
-    /// Opaque signature that must be sent back unchanged with the block.
-    pub signature: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `thinking` block: reasoning the model shows.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct ThinkingBlock {
+        /// The reasoning text (may be empty when display is turned off).
+        pub thinking: String,
+        /// Opaque signature that must be sent back unchanged with the block.
+        pub signature: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `redacted_thinking` block: reasoning the API returned encrypted.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct RedactedThinkingBlock {
-    /// Opaque encrypted data.
-    pub data: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `redacted_thinking` block: reasoning the API returned encrypted.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct RedactedThinkingBlock {
+        /// Opaque encrypted data.
+        pub data: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `server_tool_use` block: a tool the API runs itself.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct ServerToolUseBlock {
-    /// Id of this call; the matching result block quotes it.
-    pub id: String,
-    /// Server tool name (`web_search`, `web_fetch`, `code_execution`, ...).
-    pub name: String,
-    /// Tool arguments.
-    pub input: Json,
-    /// What issued the call, when it was not the model directly.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub caller: Maybe<Json>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `server_tool_use` block: a tool the API runs itself.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct ServerToolUseBlock {
+        /// Id of this call; the matching result block quotes it.
+        pub id: String,
+        /// Server tool name (`web_search`, `web_fetch`, `code_execution`, ...).
+        pub name: String,
+        /// Tool arguments.
+        pub input: Json,
+        /// What issued the call, when it was not the model directly.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub caller: Maybe<Json>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// The result of a server-side tool (web search, web fetch, code execution, ...).
-///
-/// The shape of `content` depends on the tool and may be an error object.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct ServerToolResultBlock {
-    /// Id of the `server_tool_use` block this answers.
-    pub tool_use_id: String,
-    /// The tool's output (or an error object), as the API sent it.
-    pub content: Json,
-    /// What issued the call, when it was not the model directly.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub caller: Maybe<Json>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The result of a server-side tool (web search, web fetch, code execution, ...).
+    ///
+    /// The shape of `content` depends on the tool and may be an error object.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct ServerToolResultBlock {
+        /// Id of the `server_tool_use` block this answers.
+        pub tool_use_id: String,
+        /// The tool's output (or an error object), as the API sent it.
+        pub content: Json,
+        /// What issued the call, when it was not the model directly.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub caller: Maybe<Json>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// An `mcp_tool_use` block: a remote MCP tool call made by the API.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpToolUseBlock {
-    /// Id of this call.
-    pub id: String,
-    /// Tool name on the MCP server.
-    pub name: String,
-    /// Name of the MCP server.
-    pub server_name: String,
-    /// Tool arguments.
-    pub input: Json,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// An `mcp_tool_use` block: a remote MCP tool call made by the API.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpToolUseBlock {
+        /// Id of this call.
+        pub id: String,
+        /// Tool name on the MCP server.
+        pub name: String,
+        /// Name of the MCP server.
+        pub server_name: String,
+        /// Tool arguments.
+        pub input: Json,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// An `mcp_tool_result` block: the result of a remote MCP tool call.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpToolResultBlock {
-    /// Id of the `mcp_tool_use` block this answers.
-    pub tool_use_id: String,
-    /// `true` when the call failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub is_error: Option<bool>,
-    /// The output, as a string or text blocks.
-    pub content: MessageContent,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// An `mcp_tool_result` block: the result of a remote MCP tool call.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpToolResultBlock {
+        /// Id of the `mcp_tool_use` block this answers.
+        pub tool_use_id: String,
+        /// `true` when the call failed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub is_error: Option<bool>,
+        /// The output, as a string or text blocks.
+        pub content: MessageContent,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `container_upload` block: a file placed into the code execution container.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct ContainerUploadBlock {
-    /// The uploaded file's id.
-    pub file_id: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `container_upload` block: a file placed into the code execution container.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct ContainerUploadBlock {
+        /// The uploaded file's id.
+        pub file_id: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `compaction` block: a summary standing in for earlier context.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct CompactionBlock {
-    /// Readable summary, if any.
-    #[serde(deserialize_with = "crate::model::common::nullable")]
-    pub content: Option<String>,
-    /// Encrypted summary, if any.
-    #[serde(deserialize_with = "crate::model::common::nullable")]
-    pub encrypted_content: Option<String>,
-    /// Opaque signature to send back with the block.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub signature: Maybe<String>,
-    /// Tool set changes recorded with the compaction.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub tool_changes: Maybe<Json>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `compaction` block: a summary standing in for earlier context.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct CompactionBlock {
+        /// Readable summary, if any.
+        #[serde(deserialize_with = "crate::model::common::nullable")]
+        pub content: Option<String>,
+        /// Encrypted summary, if any.
+        #[serde(deserialize_with = "crate::model::common::nullable")]
+        pub encrypted_content: Option<String>,
+        /// Opaque signature to send back with the block.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub signature: Maybe<String>,
+        /// Tool set changes recorded with the compaction.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub tool_changes: Maybe<Json>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `fallback` block: the API switched from one model to another.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct FallbackBlock {
-    /// The model (or model descriptor) switched away from.
-    pub from: Json,
-    /// The model (or model descriptor) switched to.
-    pub to: Json,
-    /// Why the switch happened.
-    pub trigger: Json,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `fallback` block: the API switched from one model to another.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct FallbackBlock {
+        /// The model (or model descriptor) switched away from.
+        pub from: Json,
+        /// The model (or model descriptor) switched to.
+        pub to: Json,
+        /// Why the switch happened.
+        pub trigger: Json,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `tool_reference` block: names a tool (in tool search results).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct ToolReferenceBlock {
-    /// The tool's name.
-    pub tool_name: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `tool_reference` block: names a tool (in tool search results).
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct ToolReferenceBlock {
+        /// The tool's name.
+        pub tool_name: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 #[cfg(test)]
@@ -735,7 +813,7 @@ mod tests {
     use serde_json::json;
 
     fn round_trip(v: Json) -> ContentBlock {
-        let block: ContentBlock = serde_json::from_value(v.clone()).expect("decode");
+        let block: ContentBlock = crate::model::from_value(&v).expect("decode");
         assert_eq!(serde_json::to_value(&block).expect("encode"), v);
         block
     }

@@ -7,6 +7,7 @@
 //! types (`*Response`, [`ContextUsage`], ...) decode the `response` object
 //! of the CLI's `control_response`.
 
+use super::wire::wire_struct;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -119,12 +120,14 @@ string_enum! {
 macro_rules! empty_requests {
     ($( $(#[$meta:meta])* $name:ident; )+) => {
         $(
-            $(#[$meta])*
-            #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-            pub struct $name {
-                /// Fields not modelled by this crate.
-                #[serde(flatten)]
-                pub extra: Extra,
+            wire_struct! {
+                $(#[$meta])*
+                #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+                pub struct $name {
+                    /// Fields not modelled by this crate.
+                    #[serde(flatten)]
+                    pub extra: Extra,
+                }
             }
         )+
     };
@@ -149,37 +152,43 @@ empty_requests! {
     ListPermissionRulesRequest;
 }
 
-/// `interrupt`: stop the current turn.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct InterruptRequest {
-    /// Also drop queued user messages.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cancel_queued: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `interrupt`: stop the current turn.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct InterruptRequest {
+        /// Also drop queued user messages.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub cancel_queued: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `set_permission_mode`: switch the permission mode.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SetPermissionModeRequest {
-    /// The new mode.
-    pub mode: PermissionMode,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `set_permission_mode`: switch the permission mode.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct SetPermissionModeRequest {
+        /// The new mode.
+        pub mode: PermissionMode,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `set_model`: switch the model. Absent, `null` and `"default"` all mean
-/// the session default.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct SetModelRequest {
-    /// Model alias or id.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub model: Maybe<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `set_model`: switch the model. Absent, `null` and `"default"` all mean
+    /// the session default.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct SetModelRequest {
+        /// Model alias or id.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub model: Maybe<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 string_enum! {
@@ -194,55 +203,63 @@ string_enum! {
     }
 }
 
-/// `set_max_thinking_tokens` (deprecated): limit thinking.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct SetMaxThinkingTokensRequest {
-    /// Token budget; `null` resets to the default.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub max_thinking_tokens: Maybe<u64>,
-    /// How thinking is displayed.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub thinking_display: Maybe<ThinkingDisplay>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `set_max_thinking_tokens` (deprecated): limit thinking.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct SetMaxThinkingTokensRequest {
+        /// Token budget; `null` resets to the default.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub max_thinking_tokens: Maybe<u64>,
+        /// How thinking is displayed.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub thinking_display: Maybe<ThinkingDisplay>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `rename_session`: set the session title.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct RenameSessionRequest {
-    /// The new title.
-    pub title: String,
-    /// Who renamed it (`remote` or `host`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
-    /// The session to rename (the current one when absent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session_id: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `rename_session`: set the session title.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct RenameSessionRequest {
+        /// The new title.
+        pub title: String,
+        /// Who renamed it (`remote` or `host`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub source: Option<String>,
+        /// The session to rename (the current one when absent).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub session_id: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `set_color`: set the agent colour.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct SetColorRequest {
-    /// Colour name, or `default`.
-    pub color: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `set_color`: set the agent colour.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct SetColorRequest {
+        /// Colour name, or `default`.
+        pub color: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `mcp_status`: list the MCP servers and their state.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpStatusRequest {
-    /// Answer with live state instead of the cached one.
-    #[serde(rename = "liveReply", default, skip_serializing_if = "Option::is_none")]
-    pub live_reply: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `mcp_status`: list the MCP servers and their state.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpStatusRequest {
+        /// Answer with live state instead of the cached one.
+        #[serde(rename = "liveReply", default, skip_serializing_if = "Option::is_none")]
+        pub live_reply: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 string_enum! {
@@ -255,121 +272,137 @@ string_enum! {
     }
 }
 
-/// `get_context_usage`: how the context window is used.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct GetContextUsageRequest {
-    /// Level of detail.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<ContextUsageDetail>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `get_context_usage`: how the context window is used.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct GetContextUsageRequest {
+        /// Level of detail.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub detail: Option<ContextUsageDetail>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `get_usage` (experimental): cost, rate limits and usage patterns.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct GetUsageRequest {
-    /// Leave out the usage-pattern analysis.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub skip_behaviors: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `get_usage` (experimental): cost, rate limits and usage patterns.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct GetUsageRequest {
+        /// Leave out the usage-pattern analysis.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub skip_behaviors: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A file handed to an MCP tool by `mcp_call`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpCallInputFile {
-    /// Name the tool sees.
-    pub name: String,
-    /// Where the file is staged.
-    pub lane_path: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A file handed to an MCP tool by `mcp_call`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpCallInputFile {
+        /// Name the tool sees.
+        pub name: String,
+        /// Where the file is staged.
+        pub lane_path: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A file an MCP tool produces in `mcp_call`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpCallOutputFile {
-    /// Name the tool writes.
-    pub name: String,
-    /// Where it is staged.
-    pub lane_path: String,
-    /// Only overwrite when the current version has this etag.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub if_match: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A file an MCP tool produces in `mcp_call`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpCallOutputFile {
+        /// Name the tool writes.
+        pub name: String,
+        /// Where it is staged.
+        pub lane_path: String,
+        /// Only overwrite when the current version has this etag.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub if_match: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `mcp_call`: call an MCP tool directly, outside the conversation.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpCallRequest {
-    /// Full tool name, `mcp__<server>__<tool>`.
-    pub tool: String,
-    /// Tool arguments.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub arguments: Option<Json>,
-    /// Give up after this time (ISO 8601).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expires_at: Option<String>,
-    /// Timeout in milliseconds (clamped to 1 s .. 10 min; default 2 min).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout_ms: Option<u64>,
-    /// The result is not added to the model's context.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_not_for_model: Option<bool>,
-    /// Apply the normal permission checks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub check_permissions: Option<bool>,
-    /// Files to hand to the tool.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_files: Option<Vec<McpCallInputFile>>,
-    /// Files the tool produces.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_files: Option<Vec<McpCallOutputFile>>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `mcp_call`: call an MCP tool directly, outside the conversation.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpCallRequest {
+        /// Full tool name, `mcp__<server>__<tool>`.
+        pub tool: String,
+        /// Tool arguments.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub arguments: Option<Json>,
+        /// Give up after this time (ISO 8601).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub expires_at: Option<String>,
+        /// Timeout in milliseconds (clamped to 1 s .. 10 min; default 2 min).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub timeout_ms: Option<u64>,
+        /// The result is not added to the model's context.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub result_not_for_model: Option<bool>,
+        /// Apply the normal permission checks.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub check_permissions: Option<bool>,
+        /// Files to hand to the tool.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub input_files: Option<Vec<McpCallInputFile>>,
+        /// Files the tool produces.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub output_files: Option<Vec<McpCallOutputFile>>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `file_suggestions`: file paths matching a partial query.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct FileSuggestionsRequest {
-    /// What the user typed.
-    pub query: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `file_suggestions`: file paths matching a partial query.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct FileSuggestionsRequest {
+        /// What the user typed.
+        pub query: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `rewind_files`: restore files to their state at a user message.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct RewindFilesRequest {
-    /// The user message to rewind to.
-    pub user_message_id: String,
-    /// Only report what would change.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dry_run: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `rewind_files`: restore files to their state at a user message.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct RewindFilesRequest {
+        /// The user message to rewind to.
+        pub user_message_id: String,
+        /// Only report what would change.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub dry_run: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `cancel_async_message`: withdraw a queued user message.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct CancelAsyncMessageRequest {
-    /// The queued message's uuid.
-    pub message_uuid: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `cancel_async_message`: withdraw a queued user message.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct CancelAsyncMessageRequest {
+        /// The queued message's uuid.
+        pub message_uuid: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 string_enum! {
@@ -382,168 +415,194 @@ string_enum! {
     }
 }
 
-/// `read_file`: read a file through the CLI.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct ReadFileRequest {
-    /// Path to read.
-    pub path: String,
-    /// Read at most this many bytes (default 1 MB).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_bytes: Option<u64>,
-    /// How to return the contents.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub encoding: Option<FileEncoding>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `read_file`: read a file through the CLI.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct ReadFileRequest {
+        /// Path to read.
+        pub path: String,
+        /// Read at most this many bytes (default 1 MB).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub max_bytes: Option<u64>,
+        /// How to return the contents.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub encoding: Option<FileEncoding>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `seed_read_state`: tell the CLI a file was already read at `mtime`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SeedReadStateRequest {
-    /// The file.
-    pub path: String,
-    /// Its modification time (milliseconds since the epoch).
-    pub mtime: serde_json::Number,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `seed_read_state`: tell the CLI a file was already read at `mtime`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct SeedReadStateRequest {
+        /// The file.
+        pub path: String,
+        /// Its modification time (milliseconds since the epoch).
+        pub mtime: serde_json::Number,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `mcp_set_servers`: replace the set of host-provided MCP servers.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpSetServersRequest {
-    /// Server configurations by name (sdk servers as `{type:"sdk", name}`).
-    pub servers: BTreeMap<String, McpServerConfig>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `mcp_set_servers`: replace the set of host-provided MCP servers.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpSetServersRequest {
+        /// Server configurations by name (sdk servers as `{type:"sdk", name}`).
+        pub servers: BTreeMap<String, McpServerConfig>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `register_repo_root`: add a repository root to the session.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct RegisterRepoRootRequest {
-    /// The directory.
-    pub directory: String,
-    /// Reload CLAUDE.md files.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reload_claude_md: Option<bool>,
-    /// Reload plugins.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reload_plugins: Option<bool>,
-    /// Reload skills.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reload_skills: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `register_repo_root`: add a repository root to the session.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct RegisterRepoRootRequest {
+        /// The directory.
+        pub directory: String,
+        /// Reload CLAUDE.md files.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub reload_claude_md: Option<bool>,
+        /// Reload plugins.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub reload_plugins: Option<bool>,
+        /// Reload skills.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub reload_skills: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `reload_plugins`: reload plugins (and what they provide).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct ReloadPluginsRequest {
-    /// Do not apply changes that would invalidate the prompt cache.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hold_on_cache_impact: Option<bool>,
-    /// Plugins to add.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub add_plugins: Option<Vec<SdkPluginConfig>>,
-    /// Fail with `reload_plugins_busy` instead of waiting.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refuse_if_busy: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `reload_plugins`: reload plugins (and what they provide).
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct ReloadPluginsRequest {
+        /// Do not apply changes that would invalidate the prompt cache.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub hold_on_cache_impact: Option<bool>,
+        /// Plugins to add.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub add_plugins: Option<Vec<SdkPluginConfig>>,
+        /// Fail with `reload_plugins_busy` instead of waiting.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub refuse_if_busy: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `mcp_reconnect`: reconnect one MCP server.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpReconnectRequest {
-    /// The server.
-    #[serde(rename = "serverName")]
-    pub server_name: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `mcp_reconnect`: reconnect one MCP server.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpReconnectRequest {
+        /// The server.
+        #[serde(rename = "serverName")]
+        pub server_name: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `mcp_toggle`: enable or disable one MCP server.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpToggleRequest {
-    /// The server.
-    #[serde(rename = "serverName")]
-    pub server_name: String,
-    /// Whether it should be enabled.
-    pub enabled: bool,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `mcp_toggle`: enable or disable one MCP server.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpToggleRequest {
+        /// The server.
+        #[serde(rename = "serverName")]
+        pub server_name: String,
+        /// Whether it should be enabled.
+        pub enabled: bool,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `mcp_read_resource`: read a `ui://` resource of an MCP server.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpReadResourceRequest {
-    /// The server.
-    #[serde(rename = "serverName")]
-    pub server_name: String,
-    /// Resource URI.
-    pub uri: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `mcp_read_resource`: read a `ui://` resource of an MCP server.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpReadResourceRequest {
+        /// The server.
+        #[serde(rename = "serverName")]
+        pub server_name: String,
+        /// Resource URI.
+        pub uri: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `set_has_subscribers`: whether anyone is watching the session.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct SetHasSubscribersRequest {
-    /// `true`, `false`, or `null` for unknown.
-    #[serde(deserialize_with = "crate::model::common::nullable")]
-    pub has_subscribers: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `set_has_subscribers`: whether anyone is watching the session.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct SetHasSubscribersRequest {
+        /// `true`, `false`, or `null` for unknown.
+        #[serde(deserialize_with = "crate::model::common::nullable")]
+        pub has_subscribers: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `stop_task`: stop a background task.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct StopTaskRequest {
-    /// The task.
-    pub task_id: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `stop_task`: stop a background task.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct StopTaskRequest {
+        /// The task.
+        pub task_id: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `background_tasks`: move running work to the background.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct BackgroundTasksRequest {
-    /// Only this tool call.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_use_id: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `background_tasks`: move running work to the background.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct BackgroundTasksRequest {
+        /// Only this tool call.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tool_use_id: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `get_task_output`: the output of a background task.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct GetTaskOutputRequest {
-    /// The task.
-    pub task_id: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `get_task_output`: the output of a background task.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct GetTaskOutputRequest {
+        /// The task.
+        pub task_id: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `apply_flag_settings`: merge settings into the flag layer (`null`
-/// clears a key).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct ApplyFlagSettingsRequest {
-    /// Settings keys and values.
-    pub settings: Extra,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `apply_flag_settings`: merge settings into the flag layer (`null`
+    /// clears a key).
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct ApplyFlagSettingsRequest {
+        /// Settings keys and values.
+        pub settings: Extra,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 string_enum! {
@@ -562,16 +621,18 @@ string_enum! {
     }
 }
 
-/// `update_settings`: write settings to a settings file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct UpdateSettingsRequest {
-    /// `localSettings` or `userSettings`.
-    pub source: SettingsSource,
-    /// Settings keys and values.
-    pub settings: Extra,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `update_settings`: write settings to a settings file.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct UpdateSettingsRequest {
+        /// `localSettings` or `userSettings`.
+        pub source: SettingsSource,
+        /// Settings keys and values.
+        pub settings: Extra,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 /// A control request the host sends, typed with the answer it gets.
@@ -698,6 +759,11 @@ macro_rules! control_calls {
                 #[serde(flatten)]
                 fields: Extra,
             },
+        }
+
+        impl $crate::model::wire::WireVariants for ControlRequest {
+            const TAG: &'static str = "subtype";
+            const VARIANTS: &'static [&'static str] = &[$($subtype,)+];
         }
 
         /// The CLI's own default for `mcp_call`'s `timeout_ms` (2 min).
@@ -1116,17 +1182,19 @@ impl ControlRequest {
 // Response payloads
 // ---------------------------------------------------------------------------
 
-/// Answer to a request that is only acknowledged (`set_color`, `stop_task`,
-/// `mcp_toggle`, ...).
-///
-/// Decodes from `{}`, from `null` and from an answer with no `response` at
-/// all; fields a newer CLI adds are kept in `extra`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
-#[non_exhaustive]
-pub struct Ack {
-    /// Fields of the answer, if it had any (normally empty).
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to a request that is only acknowledged (`set_color`, `stop_task`,
+    /// `mcp_toggle`, ...).
+    ///
+    /// Decodes from `{}`, from `null` and from an answer with no `response` at
+    /// all; fields a newer CLI adds are kept in `extra`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize)]
+    #[non_exhaustive]
+    pub struct Ack {
+        /// Fields of the answer, if it had any (normally empty).
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl<'de> Deserialize<'de> for Ack {
@@ -1137,503 +1205,557 @@ impl<'de> Deserialize<'de> for Ack {
     }
 }
 
-/// Answer to `interrupt`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct InterruptResponse {
-    /// Queued messages that are still queued (absent from older CLIs).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub still_queued: Option<Vec<String>>,
-    /// Queued messages that were cancelled.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cancelled: Option<Vec<String>>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `interrupt`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct InterruptResponse {
+        /// Queued messages that are still queued (absent from older CLIs).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub still_queued: Option<Vec<String>>,
+        /// Queued messages that were cancelled.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub cancelled: Option<Vec<String>>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `set_permission_mode`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct SetPermissionModeResponse {
-    /// The mode now in force.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<PermissionMode>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `set_permission_mode`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct SetPermissionModeResponse {
+        /// The mode now in force.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mode: Option<PermissionMode>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `set_model`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct SetModelResponse {
-    /// The model id now in use.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `set_model`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct SetModelResponse {
+        /// The model id now in use.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub model: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `mcp_status`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct McpStatusResponse {
-    /// Every MCP server of the session.
-    #[serde(rename = "mcpServers")]
-    pub mcp_servers: Vec<McpServerStatus>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `mcp_status`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct McpStatusResponse {
+        /// Every MCP server of the session.
+        #[serde(rename = "mcpServers")]
+        pub mcp_servers: Vec<McpServerStatus>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// One category of context usage (system prompt, tools, messages, ...).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ContextCategory {
-    /// Stable id (`system_prompt`, `messages`, `free_space`, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// Display name.
-    pub name: String,
-    /// Tokens used.
-    pub tokens: u64,
-    /// Display colour.
-    pub color: String,
-    /// Tokens that are deferred (loaded on demand).
-    #[serde(
-        rename = "isDeferred",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub is_deferred: Option<bool>,
-    /// `used`, `free`, `buffer` or `deferred`.
-    pub kind: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// One category of context usage (system prompt, tools, messages, ...).
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContextCategory {
+        /// Stable id (`system_prompt`, `messages`, `free_space`, ...).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// Display name.
+        pub name: String,
+        /// Tokens used.
+        pub tokens: u64,
+        /// Display colour.
+        pub color: String,
+        /// Tokens that are deferred (loaded on demand).
+        #[serde(
+            rename = "isDeferred",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_deferred: Option<bool>,
+        /// `used`, `free`, `buffer` or `deferred`.
+        pub kind: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Token counts of the last API call.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ContextApiUsage {
-    /// Input tokens.
-    pub input_tokens: u64,
-    /// Output tokens.
-    pub output_tokens: u64,
-    /// Tokens written to the cache.
-    pub cache_creation_input_tokens: u64,
-    /// Tokens read from the cache.
-    pub cache_read_input_tokens: u64,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Token counts of the last API call.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContextApiUsage {
+        /// Input tokens.
+        pub input_tokens: u64,
+        /// Output tokens.
+        pub output_tokens: u64,
+        /// Tokens written to the cache.
+        pub cache_creation_input_tokens: u64,
+        /// Tokens read from the cache.
+        pub cache_read_input_tokens: u64,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `get_context_usage`: the main numbers; the detailed
-/// breakdowns (grid, memory files, tools, agents, ...) stay in `extra`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ContextUsage {
-    /// Usage by category.
-    pub categories: Vec<ContextCategory>,
-    /// Tokens in use.
-    #[serde(rename = "totalTokens")]
-    pub total_tokens: u64,
-    /// Usable context size.
-    #[serde(rename = "maxTokens")]
-    pub max_tokens: u64,
-    /// Context size before reserved space.
-    #[serde(rename = "rawMaxTokens")]
-    pub raw_max_tokens: u64,
-    /// Share of the context in use, in percent.
-    pub percentage: serde_json::Number,
-    /// Model the numbers are for.
-    pub model: String,
-    /// Whether automatic compaction is on.
-    #[serde(rename = "isAutoCompactEnabled")]
-    pub is_auto_compact_enabled: bool,
-    /// Token count at which compaction starts.
-    #[serde(
-        rename = "autoCompactThreshold",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub auto_compact_threshold: Option<u64>,
-    /// Token counts of the last API call (`null` before the first one).
-    #[serde(rename = "apiUsage", default)]
-    pub api_usage: Option<ContextApiUsage>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `get_context_usage`: the main numbers; the detailed
+    /// breakdowns (grid, memory files, tools, agents, ...) stay in `extra`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContextUsage {
+        /// Usage by category.
+        pub categories: Vec<ContextCategory>,
+        /// Tokens in use.
+        #[serde(rename = "totalTokens")]
+        pub total_tokens: u64,
+        /// Usable context size.
+        #[serde(rename = "maxTokens")]
+        pub max_tokens: u64,
+        /// Context size before reserved space.
+        #[serde(rename = "rawMaxTokens")]
+        pub raw_max_tokens: u64,
+        /// Share of the context in use, in percent.
+        pub percentage: serde_json::Number,
+        /// Model the numbers are for.
+        pub model: String,
+        /// Whether automatic compaction is on.
+        #[serde(rename = "isAutoCompactEnabled")]
+        pub is_auto_compact_enabled: bool,
+        /// Token count at which compaction starts.
+        #[serde(
+            rename = "autoCompactThreshold",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub auto_compact_threshold: Option<u64>,
+        /// Token counts of the last API call (`null` before the first one).
+        #[serde(rename = "apiUsage", default)]
+        pub api_usage: Option<ContextApiUsage>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `rewind_files`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct RewindFilesResult {
-    /// Whether the rewind is (or was) possible.
-    #[serde(rename = "canRewind")]
-    pub can_rewind: bool,
-    /// Why not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// Files that change.
-    #[serde(
-        rename = "filesChanged",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub files_changed: Option<Vec<String>>,
-    /// Lines added back.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub insertions: Option<u64>,
-    /// Lines removed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deletions: Option<u64>,
-    /// Symbolic links skipped.
-    #[serde(
-        rename = "skippedLinks",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub skipped_links: Option<serde_json::Number>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `rewind_files`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct RewindFilesResult {
+        /// Whether the rewind is (or was) possible.
+        #[serde(rename = "canRewind")]
+        pub can_rewind: bool,
+        /// Why not.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub error: Option<String>,
+        /// Files that change.
+        #[serde(
+            rename = "filesChanged",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub files_changed: Option<Vec<String>>,
+        /// Lines added back.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub insertions: Option<u64>,
+        /// Lines removed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub deletions: Option<u64>,
+        /// Symbolic links skipped.
+        #[serde(
+            rename = "skippedLinks",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub skipped_links: Option<serde_json::Number>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `get_binary_version`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct BinaryVersion {
-    /// Version, e.g. `2.1.330`.
-    pub version: String,
-    /// Build time (ISO 8601).
-    #[serde(rename = "buildTime", default, skip_serializing_if = "Option::is_none")]
-    pub build_time: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `get_binary_version`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct BinaryVersion {
+        /// Version, e.g. `2.1.330`.
+        pub version: String,
+        /// Build time (ISO 8601).
+        #[serde(rename = "buildTime", default, skip_serializing_if = "Option::is_none")]
+        pub build_time: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `get_session_cost`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct SessionCost {
-    /// Human-readable cost report.
-    pub text: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `get_session_cost`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct SessionCost {
+        /// Human-readable cost report.
+        pub text: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `list_models`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ListModelsResponse {
-    /// The models.
-    pub models: Vec<ModelInfo>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `list_models`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ListModelsResponse {
+        /// The models.
+        pub models: Vec<ModelInfo>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `background_tasks`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct BackgroundTasksResponse {
-    /// Whether something was moved to the background (treat absent as yes).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub backgrounded: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `background_tasks`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct BackgroundTasksResponse {
+        /// Whether something was moved to the background (treat absent as yes).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub backgrounded: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `get_task_output`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct TaskOutput {
-    /// The output (possibly cut).
-    pub output: String,
-    /// Full size in bytes.
-    pub total_bytes: u64,
-    /// Whether `output` was cut.
-    pub truncated: bool,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `get_task_output`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct TaskOutput {
+        /// The output (possibly cut).
+        pub output: String,
+        /// Full size in bytes.
+        pub total_bytes: u64,
+        /// Whether `output` was cut.
+        pub truncated: bool,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// One content item of an MCP resource.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct McpResourceContents {
-    /// Resource URI.
-    pub uri: String,
-    /// MIME type.
-    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Text content.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// Binary content, base64.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub blob: Option<String>,
-    /// MCP `_meta` object.
-    #[serde(
-        rename = "_meta",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub meta: Option<Json>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// One content item of an MCP resource.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct McpResourceContents {
+        /// Resource URI.
+        pub uri: String,
+        /// MIME type.
+        #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+        pub mime_type: Option<String>,
+        /// Text content.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub text: Option<String>,
+        /// Binary content, base64.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub blob: Option<String>,
+        /// MCP `_meta` object.
+        #[serde(
+            rename = "_meta",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub meta: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `mcp_read_resource`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct McpReadResourceResponse {
-    /// The resource's contents.
-    pub contents: Vec<McpResourceContents>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `mcp_read_resource`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct McpReadResourceResponse {
+        /// The resource's contents.
+        pub contents: Vec<McpResourceContents>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `mcp_call`: the MCP tool result.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct McpCallResponse {
-    /// The tool's content blocks.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub content: Option<Json>,
-    /// Structured result.
-    #[serde(
-        rename = "structuredContent",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub structured_content: Option<Json>,
-    /// MCP `_meta` object.
-    #[serde(
-        rename = "_meta",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub meta: Option<Json>,
-    /// Outcome of the file staging, when files were involved.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub staging: Option<Json>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `mcp_call`: the MCP tool result.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct McpCallResponse {
+        /// The tool's content blocks.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub content: Option<Json>,
+        /// Structured result.
+        #[serde(
+            rename = "structuredContent",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub structured_content: Option<Json>,
+        /// MCP `_meta` object.
+        #[serde(
+            rename = "_meta",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub meta: Option<Json>,
+        /// Outcome of the file staging, when files were involved.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub staging: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `read_file`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ReadFileResponse {
-    /// The contents (base64 when `encoding` says so).
-    pub contents: String,
-    /// Absolute path read.
-    #[serde(rename = "absPath")]
-    pub abs_path: String,
-    /// Whether the file was longer than returned.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub truncated: Option<bool>,
-    /// `base64` when the contents are encoded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub encoding: Option<FileEncoding>,
-    /// Whether decoding as text lost bytes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lossy: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `read_file`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ReadFileResponse {
+        /// The contents (base64 when `encoding` says so).
+        pub contents: String,
+        /// Absolute path read.
+        #[serde(rename = "absPath")]
+        pub abs_path: String,
+        /// Whether the file was longer than returned.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub truncated: Option<bool>,
+        /// `base64` when the contents are encoded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub encoding: Option<FileEncoding>,
+        /// Whether decoding as text lost bytes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub lossy: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `cancel_async_message`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct CancelAsyncMessageResponse {
-    /// Whether the message was still queued and is now cancelled.
-    pub cancelled: bool,
-    /// The message's uuid.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message_uuid: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `cancel_async_message`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct CancelAsyncMessageResponse {
+        /// Whether the message was still queued and is now cancelled.
+        pub cancelled: bool,
+        /// The message's uuid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub message_uuid: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// One path suggested by `file_suggestions`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct FileSuggestion {
-    /// The path.
-    pub path: String,
-    /// Match score.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub score: Option<serde_json::Number>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// One path suggested by `file_suggestions`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct FileSuggestion {
+        /// The path.
+        pub path: String,
+        /// Match score.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub score: Option<serde_json::Number>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `file_suggestions`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct FileSuggestionsResponse {
-    /// Suggested paths.
-    pub suggestions: Vec<FileSuggestion>,
-    /// Directory the paths are relative to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cwd: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `file_suggestions`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct FileSuggestionsResponse {
+        /// Suggested paths.
+        pub suggestions: Vec<FileSuggestion>,
+        /// Directory the paths are relative to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub cwd: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `register_repo_root`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct RegisterRepoRootResponse {
-    /// The registered directory.
-    pub directory: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `register_repo_root`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct RegisterRepoRootResponse {
+        /// The registered directory.
+        pub directory: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A plugin listed by `reload_plugins`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct PluginInfo {
-    /// Plugin name.
-    pub name: String,
-    /// Plugin directory.
-    pub path: String,
-    /// Where it came from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
-    /// Its version.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub version: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A plugin listed by `reload_plugins`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct PluginInfo {
+        /// Plugin name.
+        pub name: String,
+        /// Plugin directory.
+        pub path: String,
+        /// Where it came from.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub source: Option<String>,
+        /// Its version.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub version: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `reload_plugins`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ReloadPluginsResponse {
-    /// Slash commands now available.
-    pub commands: Vec<SlashCommand>,
-    /// Agents now available.
-    pub agents: Vec<AgentInfo>,
-    /// Plugins loaded.
-    pub plugins: Vec<PluginInfo>,
-    /// MCP servers now configured.
-    #[serde(rename = "mcpServers")]
-    pub mcp_servers: Vec<McpServerStatus>,
-    /// How many plugins failed to load.
-    pub error_count: u64,
-    /// Changes were held back because they would invalidate the cache.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub held: Option<bool>,
-    /// What the reload does to the prompt cache.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub cache_impact: Option<Json>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `reload_plugins`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ReloadPluginsResponse {
+        /// Slash commands now available.
+        pub commands: Vec<SlashCommand>,
+        /// Agents now available.
+        pub agents: Vec<AgentInfo>,
+        /// Plugins loaded.
+        pub plugins: Vec<PluginInfo>,
+        /// MCP servers now configured.
+        #[serde(rename = "mcpServers")]
+        pub mcp_servers: Vec<McpServerStatus>,
+        /// How many plugins failed to load.
+        pub error_count: u64,
+        /// Changes were held back because they would invalidate the cache.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub held: Option<bool>,
+        /// What the reload does to the prompt cache.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cache_impact: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `reload_skills`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ReloadSkillsResponse {
-    /// Skills now available.
-    pub skills: Vec<SlashCommand>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `reload_skills`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ReloadSkillsResponse {
+        /// Skills now available.
+        pub skills: Vec<SlashCommand>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `reload_output_styles`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ReloadOutputStylesResponse {
-    /// Output styles now available.
-    pub available_output_styles: Vec<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `reload_output_styles`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ReloadOutputStylesResponse {
+        /// Output styles now available.
+        pub available_output_styles: Vec<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// One settings layer in a [`SettingsResponse`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct SettingsLayer {
-    /// Which layer.
-    pub source: SettingsSource,
-    /// Its settings.
-    pub settings: Extra,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// One settings layer in a [`SettingsResponse`].
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct SettingsLayer {
+        /// Which layer.
+        pub source: SettingsSource,
+        /// Its settings.
+        pub settings: Extra,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `get_settings`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct SettingsResponse {
-    /// The merged settings in force.
-    pub effective: Extra,
-    /// Each layer's own settings.
-    pub sources: Vec<SettingsLayer>,
-    /// Values derived from the settings (model, effort, ...).
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub applied: Option<Json>,
-    /// Settings files that failed to parse.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub errors: Option<Json>,
-    /// Some settings were withheld from the answer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub withheld: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `get_settings`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct SettingsResponse {
+        /// The merged settings in force.
+        pub effective: Extra,
+        /// Each layer's own settings.
+        pub sources: Vec<SettingsLayer>,
+        /// Values derived from the settings (model, effort, ...).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub applied: Option<Json>,
+        /// Settings files that failed to parse.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub errors: Option<Json>,
+        /// Some settings were withheld from the answer.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub withheld: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 #[cfg(test)]

@@ -8,6 +8,8 @@
 //! a [`HookOutput`]. Answering [`HookOutput::default()`] (`{}`) means "no
 //! opinion".
 
+use super::open_enum::open_enum;
+use super::wire::wire_struct;
 use std::cmp::Ordering;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -154,35 +156,37 @@ string_enum! {
     }
 }
 
-/// One hook registration, as sent in `initialize.hooks[event]`.
-///
-/// ```
-/// use claude_proto::model::hooks::HookMatcher;
-/// let m = HookMatcher::new(["hook_0"]).with_matcher("Bash").with_timeout(30);
-/// assert_eq!(
-///     serde_json::to_value(&m).unwrap(),
-///     serde_json::json!({"matcher":"Bash","hookCallbackIds":["hook_0"],"timeout":30}),
-/// );
-/// ```
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct HookMatcher {
-    /// Which occurrences trigger the hook (for tool events a tool-name
-    /// pattern such as `Write|Edit`); absent means all of them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub matcher: Option<String>,
-    /// Ids the CLI will put in `hook_callback.callback_id`; the host maps
-    /// them back to its callbacks.
-    #[serde(rename = "hookCallbackIds")]
-    pub hook_callback_ids: Vec<String>,
-    /// How long the CLI waits for an answer, in seconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<serde_json::Number>,
-    /// What a failed callback means.
-    #[serde(rename = "onFailure", default, skip_serializing_if = "Option::is_none")]
-    pub on_failure: Option<HookFailureMode>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// One hook registration, as sent in `initialize.hooks[event]`.
+    ///
+    /// ```
+    /// use claude_proto::model::hooks::HookMatcher;
+    /// let m = HookMatcher::new(["hook_0"]).with_matcher("Bash").with_timeout(30);
+    /// assert_eq!(
+    ///     serde_json::to_value(&m).unwrap(),
+    ///     serde_json::json!({"matcher":"Bash","hookCallbackIds":["hook_0"],"timeout":30}),
+    /// );
+    /// ```
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct HookMatcher {
+        /// Which occurrences trigger the hook (for tool events a tool-name
+        /// pattern such as `Write|Edit`); absent means all of them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub matcher: Option<String>,
+        /// Ids the CLI will put in `hook_callback.callback_id`; the host maps
+        /// them back to its callbacks.
+        #[serde(rename = "hookCallbackIds")]
+        pub hook_callback_ids: Vec<String>,
+        /// How long the CLI waits for an answer, in seconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub timeout: Option<serde_json::Number>,
+        /// What a failed callback means.
+        #[serde(rename = "onFailure", default, skip_serializing_if = "Option::is_none")]
+        pub on_failure: Option<HookFailureMode>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl HookMatcher {
@@ -221,54 +225,59 @@ impl HookMatcher {
 // Inputs
 // ---------------------------------------------------------------------------
 
-/// The reasoning effort in force when a hook fired.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct HookEffort {
-    /// Effort level name, e.g. `high`.
-    pub level: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The reasoning effort in force when a hook fired.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct HookEffort {
+        /// Effort level name, e.g. `high`.
+        pub level: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Fields every hook input carries, whatever the event.
-///
-/// Flattened into each event's input; it has no `extra` of its own (unknown
-/// fields land in the event input's `extra`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct HookBaseInput {
-    /// The session the event belongs to.
-    pub session_id: String,
-    /// Path of the session's transcript file.
-    pub transcript_path: String,
-    /// Working directory of the session.
-    pub cwd: String,
-    /// Id of the prompt being processed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompt_id: Option<String>,
-    /// Permission mode in force.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub permission_mode: Option<PermissionMode>,
-    /// Set when the event comes from a subagent: its id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_id: Option<String>,
-    /// The agent type (for subagents, and for sessions started with an agent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_type: Option<String>,
-    /// Reasoning effort in force.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub effort: Option<HookEffort>,
+wire_struct! {
+    /// Fields every hook input carries, whatever the event.
+    ///
+    /// Flattened into each event's input; it has no `extra` of its own (unknown
+    /// fields land in the event input's `extra`).
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct HookBaseInput {
+        /// The session the event belongs to.
+        pub session_id: String,
+        /// Path of the session's transcript file.
+        pub transcript_path: String,
+        /// Working directory of the session.
+        pub cwd: String,
+        /// Id of the prompt being processed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub prompt_id: Option<String>,
+        /// Permission mode in force.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub permission_mode: Option<PermissionMode>,
+        /// Set when the event comes from a subagent: its id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub agent_id: Option<String>,
+        /// The agent type (for subagents, and for sessions started with an agent).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub agent_type: Option<String>,
+        /// Reasoning effort in force.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub effort: Option<HookEffort>,
+    }
 }
 
 macro_rules! hook_input_struct {
     (
         $(#[$meta:meta])*
         pub struct $name:ident {
-            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty, )*
+            $( $(#[$($fmeta:tt)*])* pub $field:ident : $ty:ty, )*
         }
     ) => {
+        wire_struct! {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
         #[non_exhaustive]
@@ -276,10 +285,11 @@ macro_rules! hook_input_struct {
             /// Fields common to every hook input.
             #[serde(flatten)]
             pub base: HookBaseInput,
-            $( $(#[$fmeta])* pub $field: $ty, )*
+            $( $(#[$($fmeta)*])* pub $field: $ty, )*
             /// Fields not modelled by this crate.
             #[serde(flatten)]
             pub extra: Extra,
+        }
         }
     };
 }
@@ -342,26 +352,28 @@ hook_input_struct! {
     }
 }
 
-/// One call in a [`PostToolBatchInput`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ToolCallSummary {
-    /// Tool name.
-    pub tool_name: String,
-    /// Tool input.
-    pub tool_input: Json,
-    /// Id of the tool call.
-    pub tool_use_id: String,
-    /// What the tool returned, if it did.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub tool_response: Option<Json>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// One call in a [`PostToolBatchInput`].
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ToolCallSummary {
+        /// Tool name.
+        pub tool_name: String,
+        /// Tool input.
+        pub tool_input: Json,
+        /// Id of the tool call.
+        pub tool_use_id: String,
+        /// What the tool returned, if it did.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tool_response: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 hook_input_struct! {
@@ -482,54 +494,58 @@ hook_input_struct! {
     }
 }
 
-/// A background task still running when the agent stops.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct BackgroundTaskSummary {
-    /// Task id.
-    pub id: String,
-    /// Task type (shell, agent, ...).
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Task status.
-    pub status: String,
-    /// What the task does.
-    pub description: String,
-    /// Shell command, for shell tasks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub command: Option<String>,
-    /// Agent type, for agent tasks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_type: Option<String>,
-    /// MCP server, for MCP tasks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server: Option<String>,
-    /// Tool name, for tool tasks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool: Option<String>,
-    /// Display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A background task still running when the agent stops.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct BackgroundTaskSummary {
+        /// Task id.
+        pub id: String,
+        /// Task type (shell, agent, ...).
+        #[serde(rename = "type")]
+        pub kind: String,
+        /// Task status.
+        pub status: String,
+        /// What the task does.
+        pub description: String,
+        /// Shell command, for shell tasks.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub command: Option<String>,
+        /// Agent type, for agent tasks.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub agent_type: Option<String>,
+        /// MCP server, for MCP tasks.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub server: Option<String>,
+        /// Tool name, for tool tasks.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tool: Option<String>,
+        /// Display name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A scheduled prompt of the session.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct SessionCronSummary {
-    /// Schedule id.
-    pub id: String,
-    /// Schedule expression.
-    pub schedule: String,
-    /// Whether it repeats.
-    pub recurring: bool,
-    /// The prompt it sends.
-    pub prompt: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A scheduled prompt of the session.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct SessionCronSummary {
+        /// Schedule id.
+        pub id: String,
+        /// Schedule expression.
+        pub schedule: String,
+        /// Whether it repeats.
+        pub recurring: bool,
+        /// The prompt it sends.
+        pub prompt: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 hook_input_struct! {
@@ -889,24 +905,23 @@ hook_input_struct! {
 
 macro_rules! hook_inputs {
     ($( $variant:ident($ty:ty) = $wire:literal, )+) => {
-        /// The `input` of a `hook_callback` request, tagged by
-        /// `hook_event_name`.
-        ///
-        /// Each variant carries the common fields in `base` plus the
-        /// event's own fields. An unknown event, or a known one whose fields
-        /// do not match, is kept in [`HookInput::Unknown`].
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(tag = "hook_event_name")]
-        #[non_exhaustive]
-        pub enum HookInput {
-            $(
-                #[doc = concat!("Input of the `", $wire, "` event.")]
-                #[serde(rename = $wire)]
-                $variant($ty),
-            )+
-            /// An input this crate does not know or could not read.
-            #[serde(untagged)]
-            Unknown(Json),
+        open_enum! {
+            /// The `input` of a `hook_callback` request, tagged by
+            /// `hook_event_name`.
+            ///
+            /// Each variant carries the common fields in `base` plus the
+            /// event's own fields. An unknown event, or a known one whose fields
+            /// do not match, is kept in [`HookInput::Unknown`].
+            #[derive(Debug, Clone, PartialEq)]
+            #[non_exhaustive]
+            pub enum HookInput tagged "hook_event_name" {
+                /// An input this crate does not know or could not read.
+                Unknown;
+                $(
+                    #[doc = concat!("Input of the `", $wire, "` event.")]
+                    $variant($ty) = $wire,
+                )+
+            }
         }
 
         impl HookInput {
@@ -1060,362 +1075,389 @@ string_enum! {
     }
 }
 
-/// `hookSpecificOutput` for `PreToolUse`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct PreToolUseOutput {
-    /// The verdict on the tool call.
-    #[serde(
-        rename = "permissionDecision",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub permission_decision: Option<HookPermissionDecision>,
-    /// Why; shown to the model on deny and to the host on ask.
-    #[serde(
-        rename = "permissionDecisionReason",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub permission_decision_reason: Option<String>,
-    /// Replacement tool input.
-    #[serde(
-        rename = "updatedInput",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub updated_input: Option<Json>,
-    /// Text added to the model's context.
-    #[serde(
-        rename = "additionalContext",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub additional_context: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `hookSpecificOutput` for `PreToolUse`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct PreToolUseOutput {
+        /// The verdict on the tool call.
+        #[serde(
+            rename = "permissionDecision",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub permission_decision: Option<HookPermissionDecision>,
+        /// Why; shown to the model on deny and to the host on ask.
+        #[serde(
+            rename = "permissionDecisionReason",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub permission_decision_reason: Option<String>,
+        /// Replacement tool input.
+        #[serde(
+            rename = "updatedInput",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub updated_input: Option<Json>,
+        /// Text added to the model's context.
+        #[serde(
+            rename = "additionalContext",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub additional_context: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `hookSpecificOutput` for `UserPromptSubmit`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct UserPromptSubmitOutput {
-    /// Text added to the model's context along with the prompt.
-    #[serde(
-        rename = "additionalContext",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub additional_context: Option<String>,
-    /// New session title.
-    #[serde(
-        rename = "sessionTitle",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub session_title: Option<String>,
-    /// Drop the original prompt (keeping only the added context).
-    #[serde(
-        rename = "suppressOriginalPrompt",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub suppress_original_prompt: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `hookSpecificOutput` for `UserPromptSubmit`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct UserPromptSubmitOutput {
+        /// Text added to the model's context along with the prompt.
+        #[serde(
+            rename = "additionalContext",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub additional_context: Option<String>,
+        /// New session title.
+        #[serde(
+            rename = "sessionTitle",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub session_title: Option<String>,
+        /// Drop the original prompt (keeping only the added context).
+        #[serde(
+            rename = "suppressOriginalPrompt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub suppress_original_prompt: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `hookSpecificOutput` for `UserPromptExpansion`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct UserPromptExpansionOutput {
-    /// Text added to the model's context.
-    #[serde(
-        rename = "additionalContext",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub additional_context: Option<String>,
-    /// Drop the expanded prompt.
-    #[serde(
-        rename = "suppressOriginalPrompt",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub suppress_original_prompt: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `hookSpecificOutput` for `UserPromptExpansion`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct UserPromptExpansionOutput {
+        /// Text added to the model's context.
+        #[serde(
+            rename = "additionalContext",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub additional_context: Option<String>,
+        /// Drop the expanded prompt.
+        #[serde(
+            rename = "suppressOriginalPrompt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub suppress_original_prompt: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `hookSpecificOutput` for `SessionStart`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct SessionStartOutput {
-    /// Text added to the model's context.
-    #[serde(
-        rename = "additionalContext",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub additional_context: Option<String>,
-    /// A first user message to start the session with.
-    #[serde(
-        rename = "initialUserMessage",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub initial_user_message: Option<String>,
-    /// New session title.
-    #[serde(
-        rename = "sessionTitle",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub session_title: Option<String>,
-    /// Paths to watch (they trigger `FileChanged`).
-    #[serde(
-        rename = "watchPaths",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub watch_paths: Option<Vec<String>>,
-    /// Reload skills.
-    #[serde(
-        rename = "reloadSkills",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub reload_skills: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `hookSpecificOutput` for `SessionStart`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct SessionStartOutput {
+        /// Text added to the model's context.
+        #[serde(
+            rename = "additionalContext",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub additional_context: Option<String>,
+        /// A first user message to start the session with.
+        #[serde(
+            rename = "initialUserMessage",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub initial_user_message: Option<String>,
+        /// New session title.
+        #[serde(
+            rename = "sessionTitle",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub session_title: Option<String>,
+        /// Paths to watch (they trigger `FileChanged`).
+        #[serde(
+            rename = "watchPaths",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub watch_paths: Option<Vec<String>>,
+        /// Reload skills.
+        #[serde(
+            rename = "reloadSkills",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub reload_skills: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `hookSpecificOutput` for the events whose only field is
-/// `additionalContext` (Setup, PostModelSwitch, SubagentStart,
-/// PostToolUseFailure, PostToolBatch, Stop, SubagentStop, Notification).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct AdditionalContextOutput {
-    /// Text added to the model's context.
-    #[serde(
-        rename = "additionalContext",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub additional_context: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `hookSpecificOutput` for the events whose only field is
+    /// `additionalContext` (Setup, PostModelSwitch, SubagentStart,
+    /// PostToolUseFailure, PostToolBatch, Stop, SubagentStop, Notification).
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct AdditionalContextOutput {
+        /// Text added to the model's context.
+        #[serde(
+            rename = "additionalContext",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub additional_context: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `hookSpecificOutput` for `PreModelSwitch`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct PreModelSwitchOutput {
-    /// Allow, deny or ask about the switch.
-    #[serde(
-        rename = "permissionDecision",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub permission_decision: Option<HookPermissionDecision>,
-    /// Why.
-    #[serde(
-        rename = "permissionDecisionReason",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub permission_decision_reason: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `hookSpecificOutput` for `PreModelSwitch`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct PreModelSwitchOutput {
+        /// Allow, deny or ask about the switch.
+        #[serde(
+            rename = "permissionDecision",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub permission_decision: Option<HookPermissionDecision>,
+        /// Why.
+        #[serde(
+            rename = "permissionDecisionReason",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub permission_decision_reason: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `hookSpecificOutput` for `PostToolUse`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct PostToolUseOutput {
-    /// Text added to the model's context.
-    #[serde(
-        rename = "additionalContext",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub additional_context: Option<String>,
-    /// Context for the auto-mode classifier.
-    #[serde(
-        rename = "classifierContext",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub classifier_context: Option<String>,
-    /// Replacement for the tool's output.
-    #[serde(
-        rename = "updatedToolOutput",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub updated_tool_output: Option<Json>,
-    /// Replacement for an MCP tool's output.
-    #[serde(
-        rename = "updatedMCPToolOutput",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub updated_mcp_tool_output: Option<Json>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `hookSpecificOutput` for `PostToolUse`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct PostToolUseOutput {
+        /// Text added to the model's context.
+        #[serde(
+            rename = "additionalContext",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub additional_context: Option<String>,
+        /// Context for the auto-mode classifier.
+        #[serde(
+            rename = "classifierContext",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub classifier_context: Option<String>,
+        /// Replacement for the tool's output.
+        #[serde(
+            rename = "updatedToolOutput",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub updated_tool_output: Option<Json>,
+        /// Replacement for an MCP tool's output.
+        #[serde(
+            rename = "updatedMCPToolOutput",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub updated_mcp_tool_output: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `hookSpecificOutput` for `PermissionDenied`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct PermissionDeniedOutput {
-    /// Let the model retry the call.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retry: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `hookSpecificOutput` for `PermissionDenied`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct PermissionDeniedOutput {
+        /// Let the model retry the call.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub retry: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Allow branch of a [`PermissionRequestDecision`].
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct PermissionRequestAllow {
-    /// Replacement tool input.
-    #[serde(
-        rename = "updatedInput",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub updated_input: Option<Json>,
-    /// Permission changes to apply.
-    #[serde(
-        rename = "updatedPermissions",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub updated_permissions: Option<Vec<PermissionUpdate>>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Allow branch of a [`PermissionRequestDecision`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct PermissionRequestAllow {
+        /// Replacement tool input.
+        #[serde(
+            rename = "updatedInput",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub updated_input: Option<Json>,
+        /// Permission changes to apply.
+        #[serde(
+            rename = "updatedPermissions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub updated_permissions: Option<Vec<PermissionUpdate>>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Deny branch of a [`PermissionRequestDecision`].
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct PermissionRequestDeny {
-    /// Why.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    /// Also stop the turn.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interrupt: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Deny branch of a [`PermissionRequestDecision`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct PermissionRequestDeny {
+        /// Why.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub message: Option<String>,
+        /// Also stop the turn.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub interrupt: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `PermissionRequest` hook's answer to the prompt, tagged by `behavior`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "behavior")]
-pub enum PermissionRequestDecision {
-    /// Grant the permission.
-    #[serde(rename = "allow")]
-    Allow(PermissionRequestAllow),
-    /// Refuse it.
-    #[serde(rename = "deny")]
-    Deny(PermissionRequestDeny),
-    /// A decision this crate does not know, kept as is.
-    #[serde(untagged)]
-    Unknown(Json),
+open_enum! {
+    /// A `PermissionRequest` hook's answer to the prompt, tagged by `behavior`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum PermissionRequestDecision tagged "behavior" {
+        /// A decision this crate does not know, kept as is.
+        Unknown;
+        /// Grant the permission.
+        Allow(PermissionRequestAllow) = "allow",
+        /// Refuse it.
+        Deny(PermissionRequestDeny) = "deny",
+    }
 }
 
-/// `hookSpecificOutput` for `PermissionRequest`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PermissionRequestOutput {
-    /// The answer to the permission prompt.
-    pub decision: PermissionRequestDecision,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `hookSpecificOutput` for `PermissionRequest`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct PermissionRequestOutput {
+        /// The answer to the permission prompt.
+        pub decision: PermissionRequestDecision,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `hookSpecificOutput` for `Elicitation` and `ElicitationResult`: answer (or
-/// override the answer to) an MCP elicitation.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct ElicitationOutput {
-    /// The response to give.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub action: Option<ElicitationAction>,
-    /// The answer's content.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub content: Option<Json>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `hookSpecificOutput` for `Elicitation` and `ElicitationResult`: answer (or
+    /// override the answer to) an MCP elicitation.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct ElicitationOutput {
+        /// The response to give.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub action: Option<ElicitationAction>,
+        /// The answer's content.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub content: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `hookSpecificOutput` for `CwdChanged` and `FileChanged`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct WatchPathsOutput {
-    /// Paths to watch from now on.
-    #[serde(
-        rename = "watchPaths",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub watch_paths: Option<Vec<String>>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `hookSpecificOutput` for `CwdChanged` and `FileChanged`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct WatchPathsOutput {
+        /// Paths to watch from now on.
+        #[serde(
+            rename = "watchPaths",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub watch_paths: Option<Vec<String>>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `hookSpecificOutput` for `WorktreeCreate`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct WorktreeCreateOutput {
-    /// Where the hook created the worktree.
-    #[serde(rename = "worktreePath")]
-    pub worktree_path: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `hookSpecificOutput` for `WorktreeCreate`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct WorktreeCreateOutput {
+        /// Where the hook created the worktree.
+        #[serde(rename = "worktreePath")]
+        pub worktree_path: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `hookSpecificOutput` for `MessageDisplay`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct MessageDisplayOutput {
-    /// Text to display instead.
-    #[serde(
-        rename = "displayContent",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub display_content: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `hookSpecificOutput` for `MessageDisplay`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct MessageDisplayOutput {
+        /// Text to display instead.
+        #[serde(
+            rename = "displayContent",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub display_content: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 macro_rules! hook_outputs {
     ($( $variant:ident($ty:ty) = $wire:literal, )+) => {
-        /// Event-specific part of a hook's answer, tagged by `hookEventName`
-        /// (which must match the event being answered).
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(tag = "hookEventName")]
-        pub enum HookSpecificOutput {
-            $(
-                #[doc = concat!("Output for the `", $wire, "` event.")]
-                #[serde(rename = $wire)]
-                $variant($ty),
-            )+
-            /// An output this crate does not know, kept as is.
-            #[serde(untagged)]
-            Unknown(Json),
+        open_enum! {
+            /// Event-specific part of a hook's answer, tagged by `hookEventName`
+            /// (which must match the event being answered).
+            #[derive(Debug, Clone, PartialEq)]
+            pub enum HookSpecificOutput tagged "hookEventName" {
+                /// An output this crate does not know, kept as is.
+                Unknown;
+                $(
+                    #[doc = concat!("Output for the `", $wire, "` event.")]
+                    $variant($ty) = $wire,
+                )+
+            }
         }
 
         impl HookSpecificOutput {
@@ -1541,76 +1583,80 @@ impl<'de> Deserialize<'de> for AsyncTrue {
     }
 }
 
-/// "I will answer later": the CLI carries on without waiting.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct AsyncHookOutput {
-    /// Always `"async": true`.
-    #[serde(rename = "async")]
-    pub is_async: AsyncTrue,
-    /// How long the asynchronous work may take, in milliseconds.
-    #[serde(
-        rename = "asyncTimeout",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub async_timeout: Option<serde_json::Number>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// "I will answer later": the CLI carries on without waiting.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct AsyncHookOutput {
+        /// Always `"async": true`.
+        #[serde(rename = "async")]
+        pub is_async: AsyncTrue,
+        /// How long the asynchronous work may take, in milliseconds.
+        #[serde(
+            rename = "asyncTimeout",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub async_timeout: Option<serde_json::Number>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A hook's answer given right away.
-///
-/// Every field is optional; the empty object means "no opinion".
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct SyncHookOutput {
-    /// `false` stops the agent after this hook (with `stop_reason`).
-    #[serde(rename = "continue", default, skip_serializing_if = "Option::is_none")]
-    pub continue_: Option<bool>,
-    /// Hide the hook's output from the transcript.
-    #[serde(
-        rename = "suppressOutput",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub suppress_output: Option<bool>,
-    /// Message shown when `continue` is `false`.
-    #[serde(
-        rename = "stopReason",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub stop_reason: Option<String>,
-    /// `block` prevents the action (for Stop: makes the agent keep going).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decision: Option<HookDecision>,
-    /// A message shown to the user.
-    #[serde(
-        rename = "systemMessage",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub system_message: Option<String>,
-    /// Terminal escape sequence to emit.
-    #[serde(
-        rename = "terminalSequence",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub terminal_sequence: Option<String>,
-    /// Why; given to the model with `decision: block`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// The event-specific part.
-    #[serde(
-        rename = "hookSpecificOutput",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub hook_specific_output: Option<HookSpecificOutput>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A hook's answer given right away.
+    ///
+    /// Every field is optional; the empty object means "no opinion".
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct SyncHookOutput {
+        /// `false` stops the agent after this hook (with `stop_reason`).
+        #[serde(rename = "continue", default, skip_serializing_if = "Option::is_none")]
+        pub continue_: Option<bool>,
+        /// Hide the hook's output from the transcript.
+        #[serde(
+            rename = "suppressOutput",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub suppress_output: Option<bool>,
+        /// Message shown when `continue` is `false`.
+        #[serde(
+            rename = "stopReason",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub stop_reason: Option<String>,
+        /// `block` prevents the action (for Stop: makes the agent keep going).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub decision: Option<HookDecision>,
+        /// A message shown to the user.
+        #[serde(
+            rename = "systemMessage",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub system_message: Option<String>,
+        /// Terminal escape sequence to emit.
+        #[serde(
+            rename = "terminalSequence",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub terminal_sequence: Option<String>,
+        /// Why; given to the model with `decision: block`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub reason: Option<String>,
+        /// The event-specific part.
+        #[serde(
+            rename = "hookSpecificOutput",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub hook_specific_output: Option<HookSpecificOutput>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 /// The success payload of a `hook_callback` response.
@@ -2053,7 +2099,7 @@ mod tests {
     where
         T: serde::de::DeserializeOwned + Serialize,
     {
-        let typed: T = serde_json::from_value(value.clone()).expect("decode");
+        let typed: T = crate::model::from_value(&value).expect("decode");
         assert_eq!(serde_json::to_value(&typed).expect("encode"), value);
         typed
     }
@@ -2301,7 +2347,10 @@ mod tests {
             assert_eq!(o.event(), e);
             let v = serde_json::to_value(&o).unwrap();
             assert_eq!(v["additionalContext"], json!("x"));
-            assert_eq!(serde_json::from_value::<HookSpecificOutput>(v).unwrap(), o);
+            assert_eq!(
+                crate::model::from_value::<HookSpecificOutput>(&v).unwrap(),
+                o
+            );
         }
     }
 }

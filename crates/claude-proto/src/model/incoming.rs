@@ -9,6 +9,8 @@
 //! | [`ElicitationRequest`] | [`ElicitationResult`] |
 //! | [`UserDialogRequest`] | [`UserDialogResult`] |
 
+use super::open_enum::open_enum;
+use super::wire::wire_struct;
 use serde::{Deserialize, Serialize};
 
 use super::common::{Extra, Json, string_enum};
@@ -44,110 +46,118 @@ string_enum! {
     }
 }
 
-/// The `ask` rule that matched a tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct MatchedAskRule {
-    /// Where the rule is configured.
-    pub source: String,
-    /// Tool the rule names.
-    pub tool_name: String,
-    /// The rule's pattern.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rule_content: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The `ask` rule that matched a tool call.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct MatchedAskRule {
+        /// Where the rule is configured.
+        pub source: String,
+        /// Tool the rule names.
+        pub tool_name: String,
+        /// The rule's pattern.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub rule_content: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `can_use_tool`: may this tool call run? Answer with a
-/// [`PermissionResult`](super::permission::PermissionResult), echoing
-/// `tool_use_id` in its `toolUseID`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct CanUseTool {
-    /// Tool name.
-    pub tool_name: String,
-    /// Tool input as the model produced it.
-    pub input: Json,
-    /// Id of the tool call (absent only from very old CLIs).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_use_id: Option<String>,
-    /// The MCP server providing the tool, for MCP tools.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mcp_server: Option<McpServerRef>,
-    /// Rule changes the host could apply with its answer ("always allow").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub permission_suggestions: Option<Vec<PermissionUpdate>>,
-    /// The path that triggered the question, for file tools.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub blocked_path: Option<String>,
-    /// Human-readable reason for asking.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decision_reason: Option<String>,
-    /// Category of the reason.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decision_reason_type: Option<DecisionReasonType>,
-    /// Whether the auto-mode classifier could have approved it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub classifier_approvable: Option<bool>,
-    /// Do not offer an "always allow" option.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub suppress_always_allow_rule: Option<bool>,
-    /// A UI should preselect "no".
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub default_to_no: Option<bool>,
-    /// The ask rule that matched.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub matched_ask_rule: Option<MatchedAskRule>,
-    /// Short title for a prompt UI.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// Display name of the tool.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub display_name: Option<String>,
-    /// Description of what the call does.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// The subagent making the call, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_id: Option<String>,
-    /// A human has to answer (an automatic policy must not).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub requires_user_interaction: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `can_use_tool`: may this tool call run? Answer with a
+    /// [`PermissionResult`](super::permission::PermissionResult), echoing
+    /// `tool_use_id` in its `toolUseID`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct CanUseTool {
+        /// Tool name.
+        pub tool_name: String,
+        /// Tool input as the model produced it.
+        pub input: Json,
+        /// Id of the tool call (absent only from very old CLIs).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tool_use_id: Option<String>,
+        /// The MCP server providing the tool, for MCP tools.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mcp_server: Option<McpServerRef>,
+        /// Rule changes the host could apply with its answer ("always allow").
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub permission_suggestions: Option<Vec<PermissionUpdate>>,
+        /// The path that triggered the question, for file tools.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub blocked_path: Option<String>,
+        /// Human-readable reason for asking.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub decision_reason: Option<String>,
+        /// Category of the reason.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub decision_reason_type: Option<DecisionReasonType>,
+        /// Whether the auto-mode classifier could have approved it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub classifier_approvable: Option<bool>,
+        /// Do not offer an "always allow" option.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub suppress_always_allow_rule: Option<bool>,
+        /// A UI should preselect "no".
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub default_to_no: Option<bool>,
+        /// The ask rule that matched.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub matched_ask_rule: Option<MatchedAskRule>,
+        /// Short title for a prompt UI.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// Display name of the tool.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub display_name: Option<String>,
+        /// Description of what the call does.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        /// The subagent making the call, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub agent_id: Option<String>,
+        /// A human has to answer (an automatic policy must not).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub requires_user_interaction: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `hook_callback`: run the callback registered under `callback_id`. Answer
-/// with a [`HookOutput`](super::hooks::HookOutput).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct HookCallback {
-    /// One of the ids sent in `initialize.hooks`.
-    pub callback_id: String,
-    /// What happened.
-    pub input: HookInput,
-    /// Tool-call id for tool events (for other events a fresh id).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_use_id: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `hook_callback`: run the callback registered under `callback_id`. Answer
+    /// with a [`HookOutput`](super::hooks::HookOutput).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct HookCallback {
+        /// One of the ids sent in `initialize.hooks`.
+        pub callback_id: String,
+        /// What happened.
+        pub input: HookInput,
+        /// Tool-call id for tool events (for other events a fresh id).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tool_use_id: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// `mcp_message`: a JSON-RPC message for an MCP server hosted by the SDK
-/// (CLI → host), or from one (host → CLI).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct McpMessage {
-    /// Name of the SDK-hosted server.
-    pub server_name: String,
-    /// The JSON-RPC message.
-    pub message: JsonRpcMessage,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `mcp_message`: a JSON-RPC message for an MCP server hosted by the SDK
+    /// (CLI → host), or from one (host → CLI).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct McpMessage {
+        /// Name of the SDK-hosted server.
+        pub server_name: String,
+        /// The JSON-RPC message.
+        pub message: JsonRpcMessage,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl McpMessage {
@@ -161,15 +171,17 @@ impl McpMessage {
     }
 }
 
-/// Answer to `mcp_message`: the server's JSON-RPC reply, if any.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpMessageResponse {
-    /// The reply; absent when there is none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mcp_response: Option<JsonRpcMessage>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `mcp_message`: the server's JSON-RPC reply, if any.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpMessageResponse {
+        /// The reply; absent when there is none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mcp_response: Option<JsonRpcMessage>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl McpMessageResponse {
@@ -191,63 +203,67 @@ impl McpMessageResponse {
     }
 }
 
-/// `elicitation`: an MCP server asks the user for input. Answer with an
-/// [`ElicitationResult`] (declining when the host cannot ask anyone).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ElicitationRequest {
-    /// The MCP server asking.
-    pub mcp_server_name: String,
-    /// The question.
-    pub message: String,
-    /// Form or URL.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<ElicitationMode>,
-    /// URL to visit, in URL mode.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    /// Id of the elicitation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub elicitation_id: Option<String>,
-    /// JSON schema of the expected answer, in form mode.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub requested_schema: Option<Json>,
-    /// Order in which to show the schema's properties.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub property_order: Option<Vec<String>>,
-    /// Title for a UI.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// Display name of the server.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub display_name: Option<String>,
-    /// Longer description.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `elicitation`: an MCP server asks the user for input. Answer with an
+    /// [`ElicitationResult`] (declining when the host cannot ask anyone).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ElicitationRequest {
+        /// The MCP server asking.
+        pub mcp_server_name: String,
+        /// The question.
+        pub message: String,
+        /// Form or URL.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mode: Option<ElicitationMode>,
+        /// URL to visit, in URL mode.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub url: Option<String>,
+        /// Id of the elicitation.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub elicitation_id: Option<String>,
+        /// JSON schema of the expected answer, in form mode.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub requested_schema: Option<Json>,
+        /// Order in which to show the schema's properties.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub property_order: Option<Vec<String>>,
+        /// Title for a UI.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// Display name of the server.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub display_name: Option<String>,
+        /// Longer description.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to an `elicitation` request (an MCP `ElicitResult`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ElicitationResult {
-    /// What the user did.
-    pub action: ElicitationAction,
-    /// The answer, for `accept`.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub content: Option<Json>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to an `elicitation` request (an MCP `ElicitResult`).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct ElicitationResult {
+        /// What the user did.
+        pub action: ElicitationAction,
+        /// The answer, for `accept`.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub content: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl ElicitationResult {
@@ -275,60 +291,64 @@ impl ElicitationResult {
     }
 }
 
-/// `request_user_dialog`: the CLI wants the host to show a dialog of a kind
-/// it declared in `initialize.supportedDialogKinds`. Answer with a
-/// [`UserDialogResult`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct UserDialogRequest {
-    /// Dialog kind, e.g. `refusal_fallback_prompt`.
-    pub dialog_kind: String,
-    /// Kind-specific content.
-    pub payload: Json,
-    /// Tool call the dialog relates to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_use_id: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// `request_user_dialog`: the CLI wants the host to show a dialog of a kind
+    /// it declared in `initialize.supportedDialogKinds`. Answer with a
+    /// [`UserDialogResult`].
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct UserDialogRequest {
+        /// Dialog kind, e.g. `refusal_fallback_prompt`.
+        pub dialog_kind: String,
+        /// Kind-specific content.
+        pub payload: Json,
+        /// Tool call the dialog relates to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tool_use_id: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// The `completed` branch of a [`UserDialogResult`].
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct UserDialogCompleted {
-    /// What the user chose (shape depends on the dialog kind).
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub result: Option<Json>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The `completed` branch of a [`UserDialogResult`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct UserDialogCompleted {
+        /// What the user chose (shape depends on the dialog kind).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub result: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// The `cancelled` branch of a [`UserDialogResult`].
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct UserDialogCancelled {
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The `cancelled` branch of a [`UserDialogResult`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct UserDialogCancelled {
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `request_user_dialog`, tagged by `behavior`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "behavior")]
-pub enum UserDialogResult {
-    /// The user finished the dialog.
-    #[serde(rename = "completed")]
-    Completed(UserDialogCompleted),
-    /// The user dismissed it.
-    #[serde(rename = "cancelled")]
-    Cancelled(UserDialogCancelled),
-    /// An answer this crate does not know, kept as is.
-    #[serde(untagged)]
-    Unknown(Json),
+open_enum! {
+    /// Answer to `request_user_dialog`, tagged by `behavior`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum UserDialogResult tagged "behavior" {
+        /// An answer this crate does not know, kept as is.
+        Unknown;
+        /// The user finished the dialog.
+        Completed(UserDialogCompleted) = "completed",
+        /// The user dismissed it.
+        Cancelled(UserDialogCancelled) = "cancelled",
+    }
 }
 
 impl UserDialogResult {
@@ -356,19 +376,18 @@ macro_rules! cli_requests {
             $( $(#[$vmeta:meta])* $variant:ident($subtype:literal, $request:ty), )+
         }
     ) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(tag = "subtype")]
-        #[non_exhaustive]
-        pub enum CliRequest {
-            $(
-                $(#[$vmeta])*
-                #[serde(rename = $subtype)]
-                $variant($request),
-            )+
-            /// Any other request, kept as is.
-            #[serde(untagged)]
-            Unknown(Json),
+        open_enum! {
+            $(#[$meta])*
+            #[derive(Debug, Clone, PartialEq)]
+            #[non_exhaustive]
+            pub enum CliRequest tagged "subtype" {
+                /// Any other request, kept as is.
+                Unknown;
+                $(
+                    $(#[$vmeta])*
+                    $variant($request) = $subtype,
+                )+
+            }
         }
 
         impl CliRequest {
@@ -421,7 +440,7 @@ mod tests {
     where
         T: serde::de::DeserializeOwned + Serialize,
     {
-        let typed: T = serde_json::from_value(value.clone()).expect("decode");
+        let typed: T = crate::model::from_value(&value).expect("decode");
         assert_eq!(serde_json::to_value(&typed).expect("encode"), value);
         typed
     }

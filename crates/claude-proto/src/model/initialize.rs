@@ -6,6 +6,7 @@
 //! commands, agents, models, account) and which of the request's settings it
 //! applied.
 
+use super::wire::wire_struct;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -66,39 +67,43 @@ impl From<Vec<String>> for SystemPrompt {
     }
 }
 
-/// Options for an SDK-hosted MCP server (the entries of
-/// `sdkMcpServerConfigs`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct SdkMcpServerOptions {
-    /// Tool-call timeout in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<u64>,
-    /// Per-tool permission policies.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools: Option<Vec<McpServerToolPolicy>>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Options for an SDK-hosted MCP server (the entries of
+    /// `sdkMcpServerConfigs`).
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct SdkMcpServerOptions {
+        /// Tool-call timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub timeout: Option<u64>,
+        /// Per-tool permission policies.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tools: Option<Vec<McpServerToolPolicy>>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Pre-captured MCP handshake of an SDK-hosted server, so the CLI can list
-/// its tools without a round trip (`sdkMcpServerManifests`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct SdkMcpServerManifest {
-    /// The server's answer to `initialize`.
-    #[serde(rename = "initializeResult")]
-    pub initialize_result: Json,
-    /// The server's answer to `tools/list`.
-    #[serde(
-        rename = "toolsListResult",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub tools_list_result: Option<Json>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Pre-captured MCP handshake of an SDK-hosted server, so the CLI can list
+    /// its tools without a round trip (`sdkMcpServerManifests`).
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct SdkMcpServerManifest {
+        /// The server's answer to `initialize`.
+        #[serde(rename = "initializeResult")]
+        pub initialize_result: Json,
+        /// The server's answer to `tools/list`.
+        #[serde(
+            rename = "toolsListResult",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tools_list_result: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 /// An MCP server an agent may use: the name of a configured server, or an
@@ -138,97 +143,99 @@ string_enum! {
     }
 }
 
-/// A custom subagent the model can delegate to (entries of
-/// `initialize.agents`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct AgentDefinition {
-    /// When the model should use this agent.
-    pub description: String,
-    /// Tools the agent may use (all when absent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools: Option<Vec<String>>,
-    /// Tools the agent may not use.
-    #[serde(
-        rename = "disallowedTools",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub disallowed_tools: Option<Vec<String>>,
-    /// The agent's system prompt.
-    pub prompt: String,
-    /// Model alias or id (inherits when absent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    /// MCP servers the agent can use.
-    #[serde(
-        rename = "mcpServers",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub mcp_servers: Option<Vec<AgentMcpServerSpec>>,
-    /// Reminder repeated to the agent (experimental).
-    #[serde(
-        rename = "criticalSystemReminder_EXPERIMENTAL",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub critical_system_reminder_experimental: Option<String>,
-    /// Skills available to the agent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub skills: Option<Vec<String>>,
-    /// A first prompt the agent starts with.
-    #[serde(
-        rename = "initialPrompt",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub initial_prompt: Option<String>,
-    /// Turn limit.
-    #[serde(rename = "maxTurns", default, skip_serializing_if = "Option::is_none")]
-    pub max_turns: Option<u64>,
-    /// Context size at which the agent compacts.
-    #[serde(
-        rename = "autoCompactWindow",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub auto_compact_window: Option<u64>,
-    /// Run in the background.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub background: Option<bool>,
-    /// Leave CLAUDE.md files out of the agent's context.
-    #[serde(
-        rename = "omitClaudeMd",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub omit_claude_md: Option<bool>,
-    /// Memory scope.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory: Option<AgentMemoryScope>,
-    /// Reasoning effort.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub effort: Option<AgentEffort>,
-    /// Permission mode for the agent's tool calls.
-    #[serde(
-        rename = "permissionMode",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub permission_mode: Option<PermissionMode>,
-    /// Observer agent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observer: Option<String>,
-    /// Message for the observer.
-    #[serde(
-        rename = "observerMessage",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub observer_message: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A custom subagent the model can delegate to (entries of
+    /// `initialize.agents`).
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct AgentDefinition {
+        /// When the model should use this agent.
+        pub description: String,
+        /// Tools the agent may use (all when absent).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tools: Option<Vec<String>>,
+        /// Tools the agent may not use.
+        #[serde(
+            rename = "disallowedTools",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub disallowed_tools: Option<Vec<String>>,
+        /// The agent's system prompt.
+        pub prompt: String,
+        /// Model alias or id (inherits when absent).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub model: Option<String>,
+        /// MCP servers the agent can use.
+        #[serde(
+            rename = "mcpServers",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub mcp_servers: Option<Vec<AgentMcpServerSpec>>,
+        /// Reminder repeated to the agent (experimental).
+        #[serde(
+            rename = "criticalSystemReminder_EXPERIMENTAL",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub critical_system_reminder_experimental: Option<String>,
+        /// Skills available to the agent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub skills: Option<Vec<String>>,
+        /// A first prompt the agent starts with.
+        #[serde(
+            rename = "initialPrompt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub initial_prompt: Option<String>,
+        /// Turn limit.
+        #[serde(rename = "maxTurns", default, skip_serializing_if = "Option::is_none")]
+        pub max_turns: Option<u64>,
+        /// Context size at which the agent compacts.
+        #[serde(
+            rename = "autoCompactWindow",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub auto_compact_window: Option<u64>,
+        /// Run in the background.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub background: Option<bool>,
+        /// Leave CLAUDE.md files out of the agent's context.
+        #[serde(
+            rename = "omitClaudeMd",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub omit_claude_md: Option<bool>,
+        /// Memory scope.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub memory: Option<AgentMemoryScope>,
+        /// Reasoning effort.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub effort: Option<AgentEffort>,
+        /// Permission mode for the agent's tool calls.
+        #[serde(
+            rename = "permissionMode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub permission_mode: Option<PermissionMode>,
+        /// Observer agent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub observer: Option<String>,
+        /// Message for the observer.
+        #[serde(
+            rename = "observerMessage",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub observer_message: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl AgentDefinition {
@@ -263,24 +270,26 @@ wire_tag! {
     pub struct LocalPluginTag = "local";
 }
 
-/// A plugin loaded from a local directory.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct LocalPluginConfig {
-    /// `"type":"local"`.
-    #[serde(rename = "type")]
-    pub kind: LocalPluginTag,
-    /// Plugin directory.
-    pub path: String,
-    /// Do not look for MCP servers in the plugin.
-    #[serde(
-        rename = "skipMcpDiscovery",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub skip_mcp_discovery: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A plugin loaded from a local directory.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct LocalPluginConfig {
+        /// `"type":"local"`.
+        #[serde(rename = "type")]
+        pub kind: LocalPluginTag,
+        /// Plugin directory.
+        pub path: String,
+        /// Do not look for MCP servers in the plugin.
+        #[serde(
+            rename = "skipMcpDiscovery",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub skip_mcp_discovery: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 /// A plugin to load.
@@ -303,167 +312,169 @@ impl SdkPluginConfig {
     }
 }
 
-/// The `initialize` control request (without its `subtype`; see
-/// [`ControlRequest::Initialize`](super::control::ControlRequest::Initialize)).
-///
-/// Every field is optional; build one with [`InitializeRequest::new`] and the
-/// `with_*` methods:
-///
-/// ```
-/// use claude_proto::model::hooks::{HookEvent, HookMatcher};
-/// use claude_proto::model::initialize::InitializeRequest;
-/// let init = InitializeRequest::new()
-///     .with_hook(HookEvent::PreToolUse, HookMatcher::new(["hook_0"]).with_matcher("Bash"))
-///     .with_system_prompt("You are terse.");
-/// assert_eq!(
-///     serde_json::to_value(&init).unwrap(),
-///     serde_json::json!({
-///         "hooks": {"PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0"]}]},
-///         "systemPrompt": ["You are terse."]
-///     }),
-/// );
-/// ```
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct InitializeRequest {
-    /// Hook registrations per event.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hooks: Option<BTreeMap<HookEvent, Vec<HookMatcher>>>,
-    /// Names of MCP servers the host serves itself (reached via `mcp_message`).
-    #[serde(
-        rename = "sdkMcpServers",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub sdk_mcp_servers: Option<Vec<String>>,
-    /// Options for those servers, by name.
-    #[serde(
-        rename = "sdkMcpServerConfigs",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub sdk_mcp_server_configs: Option<BTreeMap<String, SdkMcpServerOptions>>,
-    /// Pre-captured handshakes of those servers, by name.
-    #[serde(
-        rename = "sdkMcpServerManifests",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub sdk_mcp_server_manifests: Option<BTreeMap<String, SdkMcpServerManifest>>,
-    /// Where the manifests come from (`host_per_send`).
-    #[serde(
-        rename = "sdkMcpServerManifestsOrigin",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub sdk_mcp_server_manifests_origin: Option<String>,
-    /// JSON schema the final answer must follow (structured output).
-    #[serde(
-        rename = "jsonSchema",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub json_schema: Option<Json>,
-    /// A custom system prompt replacing Claude Code's.
-    #[serde(
-        rename = "systemPrompt",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub system_prompt: Option<SystemPrompt>,
-    /// Text appended to Claude Code's own system prompt.
-    #[serde(
-        rename = "appendSystemPrompt",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub append_system_prompt: Option<String>,
-    /// Ask for a snapshot of the effective system prompt.
-    #[serde(
-        rename = "systemPromptSnapshot",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub system_prompt_snapshot: Option<bool>,
-    /// Instructions used in plan mode.
-    #[serde(
-        rename = "planModeInstructions",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub plan_mode_instructions: Option<String>,
-    /// Alternative names for tools.
-    #[serde(
-        rename = "toolAliases",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub tool_aliases: Option<BTreeMap<String, String>>,
-    /// Leave per-session dynamic sections out of the system prompt.
-    #[serde(
-        rename = "excludeDynamicSections",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub exclude_dynamic_sections: Option<bool>,
-    /// Custom subagents, by name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agents: Option<BTreeMap<String, AgentDefinition>>,
-    /// Session title.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// Skills to enable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub skills: Option<Vec<String>>,
-    /// Emit `prompt_suggestion` messages.
-    #[serde(
-        rename = "promptSuggestions",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub prompt_suggestions: Option<bool>,
-    /// Emit progress summaries for subagents.
-    #[serde(
-        rename = "agentProgressSummaries",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub agent_progress_summaries: Option<bool>,
-    /// Forward subagents' text output.
-    #[serde(
-        rename = "forwardSubagentText",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub forward_subagent_text: Option<bool>,
-    /// Dialog kinds the host can show (`request_user_dialog` is only sent
-    /// for these).
-    #[serde(
-        rename = "supportedDialogKinds",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub supported_dialog_kinds: Option<Vec<String>>,
-    /// The host can stop individual tasks.
-    #[serde(
-        rename = "perTaskStopAffordance",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub per_task_stop_affordance: Option<bool>,
-    /// Plugins to load (read only at launch with `--await-initialize`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub plugins: Option<Vec<SdkPluginConfig>>,
-    /// MCP servers to start (read only at launch with `--await-initialize`).
-    #[serde(
-        rename = "mcpServers",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub mcp_servers: Option<BTreeMap<String, McpServerConfig>>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The `initialize` control request (without its `subtype`; see
+    /// [`ControlRequest::Initialize`](super::control::ControlRequest::Initialize)).
+    ///
+    /// Every field is optional; build one with [`InitializeRequest::new`] and the
+    /// `with_*` methods:
+    ///
+    /// ```
+    /// use claude_proto::model::hooks::{HookEvent, HookMatcher};
+    /// use claude_proto::model::initialize::InitializeRequest;
+    /// let init = InitializeRequest::new()
+    ///     .with_hook(HookEvent::PreToolUse, HookMatcher::new(["hook_0"]).with_matcher("Bash"))
+    ///     .with_system_prompt("You are terse.");
+    /// assert_eq!(
+    ///     serde_json::to_value(&init).unwrap(),
+    ///     serde_json::json!({
+    ///         "hooks": {"PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0"]}]},
+    ///         "systemPrompt": ["You are terse."]
+    ///     }),
+    /// );
+    /// ```
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct InitializeRequest {
+        /// Hook registrations per event.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub hooks: Option<BTreeMap<HookEvent, Vec<HookMatcher>>>,
+        /// Names of MCP servers the host serves itself (reached via `mcp_message`).
+        #[serde(
+            rename = "sdkMcpServers",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub sdk_mcp_servers: Option<Vec<String>>,
+        /// Options for those servers, by name.
+        #[serde(
+            rename = "sdkMcpServerConfigs",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub sdk_mcp_server_configs: Option<BTreeMap<String, SdkMcpServerOptions>>,
+        /// Pre-captured handshakes of those servers, by name.
+        #[serde(
+            rename = "sdkMcpServerManifests",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub sdk_mcp_server_manifests: Option<BTreeMap<String, SdkMcpServerManifest>>,
+        /// Where the manifests come from (`host_per_send`).
+        #[serde(
+            rename = "sdkMcpServerManifestsOrigin",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub sdk_mcp_server_manifests_origin: Option<String>,
+        /// JSON schema the final answer must follow (structured output).
+        #[serde(
+            rename = "jsonSchema",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub json_schema: Option<Json>,
+        /// A custom system prompt replacing Claude Code's.
+        #[serde(
+            rename = "systemPrompt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub system_prompt: Option<SystemPrompt>,
+        /// Text appended to Claude Code's own system prompt.
+        #[serde(
+            rename = "appendSystemPrompt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub append_system_prompt: Option<String>,
+        /// Ask for a snapshot of the effective system prompt.
+        #[serde(
+            rename = "systemPromptSnapshot",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub system_prompt_snapshot: Option<bool>,
+        /// Instructions used in plan mode.
+        #[serde(
+            rename = "planModeInstructions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub plan_mode_instructions: Option<String>,
+        /// Alternative names for tools.
+        #[serde(
+            rename = "toolAliases",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tool_aliases: Option<BTreeMap<String, String>>,
+        /// Leave per-session dynamic sections out of the system prompt.
+        #[serde(
+            rename = "excludeDynamicSections",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub exclude_dynamic_sections: Option<bool>,
+        /// Custom subagents, by name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub agents: Option<BTreeMap<String, AgentDefinition>>,
+        /// Session title.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// Skills to enable.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub skills: Option<Vec<String>>,
+        /// Emit `prompt_suggestion` messages.
+        #[serde(
+            rename = "promptSuggestions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub prompt_suggestions: Option<bool>,
+        /// Emit progress summaries for subagents.
+        #[serde(
+            rename = "agentProgressSummaries",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub agent_progress_summaries: Option<bool>,
+        /// Forward subagents' text output.
+        #[serde(
+            rename = "forwardSubagentText",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub forward_subagent_text: Option<bool>,
+        /// Dialog kinds the host can show (`request_user_dialog` is only sent
+        /// for these).
+        #[serde(
+            rename = "supportedDialogKinds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub supported_dialog_kinds: Option<Vec<String>>,
+        /// The host can stop individual tasks.
+        #[serde(
+            rename = "perTaskStopAffordance",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub per_task_stop_affordance: Option<bool>,
+        /// Plugins to load (read only at launch with `--await-initialize`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub plugins: Option<Vec<SdkPluginConfig>>,
+        /// MCP servers to start (read only at launch with `--await-initialize`).
+        #[serde(
+            rename = "mcpServers",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub mcp_servers: Option<BTreeMap<String, McpServerConfig>>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl InitializeRequest {
@@ -581,100 +592,106 @@ impl InitializeRequest {
 /// Launch-only `initialize` fields this crate keeps in `extra`.
 const LAUNCH_EXTRA_FIELDS: [&str; 3] = ["settings", "managedSettings", "disallowedTools"];
 
-/// A slash command the session offers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct SlashCommand {
-    /// Command name without the slash.
-    pub name: String,
-    /// What it does.
-    pub description: String,
-    /// Hint for its arguments.
-    #[serde(rename = "argumentHint")]
-    pub argument_hint: String,
-    /// Other names.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub aliases: Option<Vec<String>>,
-    /// Built into the CLI (as opposed to user-defined).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub builtin: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A slash command the session offers.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct SlashCommand {
+        /// Command name without the slash.
+        pub name: String,
+        /// What it does.
+        pub description: String,
+        /// Hint for its arguments.
+        #[serde(rename = "argumentHint")]
+        pub argument_hint: String,
+        /// Other names.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub aliases: Option<Vec<String>>,
+        /// Built into the CLI (as opposed to user-defined).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub builtin: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A subagent the session offers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct AgentInfo {
-    /// Agent name.
-    pub name: String,
-    /// When it is used.
-    pub description: String,
-    /// Its model, if fixed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A subagent the session offers.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct AgentInfo {
+        /// Agent name.
+        pub name: String,
+        /// When it is used.
+        pub description: String,
+        /// Its model, if fixed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub model: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A model the session can switch to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ModelInfo {
-    /// Value to pass to `set_model`.
-    pub value: String,
-    /// Full model id the value resolves to.
-    #[serde(
-        rename = "resolvedModel",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub resolved_model: Option<String>,
-    /// Name for display.
-    #[serde(rename = "displayName")]
-    pub display_name: String,
-    /// Description for display.
-    pub description: String,
-    /// Accepts an effort setting.
-    #[serde(
-        rename = "supportsEffort",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub supports_effort: Option<bool>,
-    /// Effort levels it accepts.
-    #[serde(
-        rename = "supportedEffortLevels",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub supported_effort_levels: Option<Vec<EffortLevel>>,
-    /// Supports adaptive thinking.
-    #[serde(
-        rename = "supportsAdaptiveThinking",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub supports_adaptive_thinking: Option<bool>,
-    /// Supports fast mode.
-    #[serde(
-        rename = "supportsFastMode",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub supports_fast_mode: Option<bool>,
-    /// Supports the auto permission mode.
-    #[serde(
-        rename = "supportsAutoMode",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub supports_auto_mode: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A model the session can switch to.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ModelInfo {
+        /// Value to pass to `set_model`.
+        pub value: String,
+        /// Full model id the value resolves to.
+        #[serde(
+            rename = "resolvedModel",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub resolved_model: Option<String>,
+        /// Name for display.
+        #[serde(rename = "displayName")]
+        pub display_name: String,
+        /// Description for display.
+        pub description: String,
+        /// Accepts an effort setting.
+        #[serde(
+            rename = "supportsEffort",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub supports_effort: Option<bool>,
+        /// Effort levels it accepts.
+        #[serde(
+            rename = "supportedEffortLevels",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub supported_effort_levels: Option<Vec<EffortLevel>>,
+        /// Supports adaptive thinking.
+        #[serde(
+            rename = "supportsAdaptiveThinking",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub supports_adaptive_thinking: Option<bool>,
+        /// Supports fast mode.
+        #[serde(
+            rename = "supportsFastMode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub supports_fast_mode: Option<bool>,
+        /// Supports the auto permission mode.
+        #[serde(
+            rename = "supportsAutoMode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub supports_auto_mode: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 string_enum! {
@@ -699,98 +716,102 @@ string_enum! {
     }
 }
 
-/// The account the CLI is signed in with.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct AccountInfo {
-    /// Account email.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub email: Option<String>,
-    /// Organization name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub organization: Option<String>,
-    /// Subscription type.
-    #[serde(
-        rename = "subscriptionType",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub subscription_type: Option<String>,
-    /// Where the auth token comes from.
-    #[serde(
-        rename = "tokenSource",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub token_source: Option<String>,
-    /// Where the API key comes from.
-    #[serde(
-        rename = "apiKeySource",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub api_key_source: Option<String>,
-    /// Which API is used.
-    #[serde(
-        rename = "apiProvider",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub api_provider: Option<ApiProvider>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The account the CLI is signed in with.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct AccountInfo {
+        /// Account email.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub email: Option<String>,
+        /// Organization name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub organization: Option<String>,
+        /// Subscription type.
+        #[serde(
+            rename = "subscriptionType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub subscription_type: Option<String>,
+        /// Where the auth token comes from.
+        #[serde(
+            rename = "tokenSource",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub token_source: Option<String>,
+        /// Where the API key comes from.
+        #[serde(
+            rename = "apiKeySource",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub api_key_source: Option<String>,
+        /// Which API is used.
+        #[serde(
+            rename = "apiProvider",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub api_provider: Option<ApiProvider>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// The CLI's answer to `initialize`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct InitializeResponse {
-    /// Slash commands available.
-    pub commands: Vec<SlashCommand>,
-    /// Subagents available.
-    pub agents: Vec<AgentInfo>,
-    /// Output style in use.
-    pub output_style: String,
-    /// Output styles available.
-    pub available_output_styles: Vec<String>,
-    /// Models available.
-    pub models: Vec<ModelInfo>,
-    /// The signed-in account.
-    pub account: AccountInfo,
-    /// Whether the hooks of the request were installed (`false` when another
-    /// client owns them).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hooks_applied: Option<bool>,
-    /// The CLI honours `onFailure` on hook matchers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hook_on_failure_supported: Option<bool>,
-    /// Whether the request's plugins were loaded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub plugins_applied: Option<bool>,
-    /// Whether the request's MCP servers were started.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mcp_servers_applied: Option<bool>,
-    /// What happened to each SDK server manifest (`parked`,
-    /// `already_connected`, `malformed`, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sdk_mcp_manifests_parked: Option<BTreeMap<String, String>>,
-    /// The CLI's version.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub claude_code_version: Option<String>,
-    /// Fast mode state (`off`, `cooldown`, `on`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fast_mode_state: Option<String>,
-    /// Why fast mode is unavailable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fast_mode_disabled_reason: Option<String>,
-    /// The CLI's process id (reported by current CLIs, not part of the
-    /// public schema).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pid: Option<serde_json::Number>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The CLI's answer to `initialize`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct InitializeResponse {
+        /// Slash commands available.
+        pub commands: Vec<SlashCommand>,
+        /// Subagents available.
+        pub agents: Vec<AgentInfo>,
+        /// Output style in use.
+        pub output_style: String,
+        /// Output styles available.
+        pub available_output_styles: Vec<String>,
+        /// Models available.
+        pub models: Vec<ModelInfo>,
+        /// The signed-in account.
+        pub account: AccountInfo,
+        /// Whether the hooks of the request were installed (`false` when another
+        /// client owns them).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub hooks_applied: Option<bool>,
+        /// The CLI honours `onFailure` on hook matchers.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub hook_on_failure_supported: Option<bool>,
+        /// Whether the request's plugins were loaded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub plugins_applied: Option<bool>,
+        /// Whether the request's MCP servers were started.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mcp_servers_applied: Option<bool>,
+        /// What happened to each SDK server manifest (`parked`,
+        /// `already_connected`, `malformed`, ...).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub sdk_mcp_manifests_parked: Option<BTreeMap<String, String>>,
+        /// The CLI's version.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub claude_code_version: Option<String>,
+        /// Fast mode state (`off`, `cooldown`, `on`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub fast_mode_state: Option<String>,
+        /// Why fast mode is unavailable.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub fast_mode_disabled_reason: Option<String>,
+        /// The CLI's process id (reported by current CLIs, not part of the
+        /// public schema).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub pid: Option<serde_json::Number>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 #[cfg(test)]

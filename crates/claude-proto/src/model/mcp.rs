@@ -6,6 +6,7 @@
 //! wrapping each JSON-RPC message in an `mcp_message` control request, and
 //! the host answers with the server's JSON-RPC reply.
 
+use super::wire::wire_struct;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -62,21 +63,23 @@ string_enum! {
     }
 }
 
-/// Per-tool permission policy attached to an MCP server configuration.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpServerToolPolicy {
-    /// Tool name as the server reports it (without the `mcp__server__` prefix).
-    pub name: String,
-    /// What to do when the model calls the tool. For sdk servers only
-    /// `always_ask` and `always_deny` have an effect.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub permission_policy: Option<McpToolPermissionPolicy>,
-    /// Ceiling set by the organization.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub org_max_permission: Option<McpOrgMaxPermission>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Per-tool permission policy attached to an MCP server configuration.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpServerToolPolicy {
+        /// Tool name as the server reports it (without the `mcp__server__` prefix).
+        pub name: String,
+        /// What to do when the model calls the tool. For sdk servers only
+        /// `always_ask` and `always_deny` have an effect.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub permission_policy: Option<McpToolPermissionPolicy>,
+        /// Ceiling set by the organization.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub org_max_permission: Option<McpOrgMaxPermission>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl McpServerToolPolicy {
@@ -90,130 +93,140 @@ impl McpServerToolPolicy {
     }
 }
 
-/// A server the CLI launches as a child process and talks to over stdio.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpStdioServerConfig {
-    /// `"type":"stdio"`; the key is optional on the wire (stdio is the
-    /// default), so `None` means it was left out.
-    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<StdioTag>,
-    /// Program to run.
-    pub command: String,
-    /// Arguments for the program.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub args: Option<Vec<String>>,
-    /// Extra environment variables for the program.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub env: Option<BTreeMap<String, String>>,
-    /// Tool-call timeout in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<u64>,
-    /// Load the server's tools up front instead of deferring them.
-    #[serde(
-        rename = "alwaysLoad",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub always_load: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A server the CLI launches as a child process and talks to over stdio.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpStdioServerConfig {
+        /// `"type":"stdio"`; the key is optional on the wire (stdio is the
+        /// default), so `None` means it was left out.
+        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+        pub kind: Option<StdioTag>,
+        /// Program to run.
+        pub command: String,
+        /// Arguments for the program.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub args: Option<Vec<String>>,
+        /// Extra environment variables for the program.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub env: Option<BTreeMap<String, String>>,
+        /// Tool-call timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub timeout: Option<u64>,
+        /// Load the server's tools up front instead of deferring them.
+        #[serde(
+            rename = "alwaysLoad",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub always_load: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A remote server reached over Server-Sent Events.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpSseServerConfig {
-    /// `"type":"sse"`.
-    #[serde(rename = "type")]
-    pub kind: SseTag,
-    /// Endpoint URL.
-    pub url: String,
-    /// HTTP headers sent with each request.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub headers: Option<BTreeMap<String, String>>,
-    /// Per-tool permission policies.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools: Option<Vec<McpServerToolPolicy>>,
-    /// Tool-call timeout in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<u64>,
-    /// Load the server's tools up front instead of deferring them.
-    #[serde(
-        rename = "alwaysLoad",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub always_load: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A remote server reached over Server-Sent Events.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpSseServerConfig {
+        /// `"type":"sse"`.
+        #[serde(rename = "type")]
+        pub kind: SseTag,
+        /// Endpoint URL.
+        pub url: String,
+        /// HTTP headers sent with each request.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub headers: Option<BTreeMap<String, String>>,
+        /// Per-tool permission policies.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tools: Option<Vec<McpServerToolPolicy>>,
+        /// Tool-call timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub timeout: Option<u64>,
+        /// Load the server's tools up front instead of deferring them.
+        #[serde(
+            rename = "alwaysLoad",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub always_load: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A remote server reached over streamable HTTP.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpHttpServerConfig {
-    /// `"type":"http"`.
-    #[serde(rename = "type")]
-    pub kind: HttpTag,
-    /// Endpoint URL.
-    pub url: String,
-    /// HTTP headers sent with each request.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub headers: Option<BTreeMap<String, String>>,
-    /// Per-tool permission policies.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools: Option<Vec<McpServerToolPolicy>>,
-    /// Tool-call timeout in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<u64>,
-    /// Load the server's tools up front instead of deferring them.
-    #[serde(
-        rename = "alwaysLoad",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub always_load: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A remote server reached over streamable HTTP.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpHttpServerConfig {
+        /// `"type":"http"`.
+        #[serde(rename = "type")]
+        pub kind: HttpTag,
+        /// Endpoint URL.
+        pub url: String,
+        /// HTTP headers sent with each request.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub headers: Option<BTreeMap<String, String>>,
+        /// Per-tool permission policies.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tools: Option<Vec<McpServerToolPolicy>>,
+        /// Tool-call timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub timeout: Option<u64>,
+        /// Load the server's tools up front instead of deferring them.
+        #[serde(
+            rename = "alwaysLoad",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub always_load: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A server hosted by the SDK process itself; the CLI reaches it through
-/// `mcp_message` control requests. Only the name travels on the wire.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpSdkServerConfig {
-    /// `"type":"sdk"`.
-    #[serde(rename = "type")]
-    pub kind: SdkTag,
-    /// Server name used in `mcp_message.server_name`.
-    pub name: String,
-    /// Tool-call timeout in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<u64>,
-    /// Per-tool permission policies.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools: Option<Vec<McpServerToolPolicy>>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A server hosted by the SDK process itself; the CLI reaches it through
+    /// `mcp_message` control requests. Only the name travels on the wire.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpSdkServerConfig {
+        /// `"type":"sdk"`.
+        #[serde(rename = "type")]
+        pub kind: SdkTag,
+        /// Server name used in `mcp_message.server_name`.
+        pub name: String,
+        /// Tool-call timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub timeout: Option<u64>,
+        /// Per-tool permission policies.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tools: Option<Vec<McpServerToolPolicy>>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A claude.ai connector proxied by the CLI. Only seen in status reports.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct McpClaudeAiProxyServerConfig {
-    /// `"type":"claudeai-proxy"`.
-    #[serde(rename = "type")]
-    pub kind: ClaudeAiProxyTag,
-    /// Proxy URL.
-    pub url: String,
-    /// Connector id.
-    pub id: String,
-    /// Tool-call timeout in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<u64>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A claude.ai connector proxied by the CLI. Only seen in status reports.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct McpClaudeAiProxyServerConfig {
+        /// `"type":"claudeai-proxy"`.
+        #[serde(rename = "type")]
+        pub kind: ClaudeAiProxyTag,
+        /// Proxy URL.
+        pub url: String,
+        /// Connector id.
+        pub id: String,
+        /// Tool-call timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub timeout: Option<u64>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 /// Configuration of one MCP server, distinguished by its `type` field.
@@ -319,18 +332,20 @@ impl McpServerConfig {
     }
 }
 
-/// The MCP server a tool belongs to, as attached to permission requests and
-/// hook inputs (`{"name":"github","source":"project"}`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct McpServerRef {
-    /// Server name.
-    pub name: String,
-    /// Where the server was configured.
-    pub source: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The MCP server a tool belongs to, as attached to permission requests and
+    /// hook inputs (`{"name":"github","source":"project"}`).
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct McpServerRef {
+        /// Server name.
+        pub name: String,
+        /// Where the server was configured.
+        pub source: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 string_enum! {
@@ -349,111 +364,121 @@ string_enum! {
     }
 }
 
-/// Name and version an MCP server reported when it connected.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct McpServerInfo {
-    /// Server's own name.
-    pub name: String,
-    /// Server's version string.
-    pub version: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Name and version an MCP server reported when it connected.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct McpServerInfo {
+        /// Server's own name.
+        pub name: String,
+        /// Server's version string.
+        pub version: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Behaviour hints an MCP server gives for one tool.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct McpToolAnnotations {
-    /// The tool does not change anything.
-    #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-    pub read_only: Option<bool>,
-    /// The tool may destroy data.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub destructive: Option<bool>,
-    /// The tool reaches outside the local machine.
-    #[serde(rename = "openWorld", default, skip_serializing_if = "Option::is_none")]
-    pub open_world: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Behaviour hints an MCP server gives for one tool.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct McpToolAnnotations {
+        /// The tool does not change anything.
+        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
+        pub read_only: Option<bool>,
+        /// The tool may destroy data.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub destructive: Option<bool>,
+        /// The tool reaches outside the local machine.
+        #[serde(rename = "openWorld", default, skip_serializing_if = "Option::is_none")]
+        pub open_world: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// One tool listed in an MCP server status.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct McpToolInfo {
-    /// Tool name.
-    pub name: String,
-    /// Tool description.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// Behaviour hints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<McpToolAnnotations>,
-    /// MCP `_meta` object.
-    #[serde(
-        rename = "_meta",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub meta: Option<Json>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// One tool listed in an MCP server status.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct McpToolInfo {
+        /// Tool name.
+        pub name: String,
+        /// Tool description.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        /// Behaviour hints.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub annotations: Option<McpToolAnnotations>,
+        /// MCP `_meta` object.
+        #[serde(
+            rename = "_meta",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub meta: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// State of one MCP server, as returned by `mcp_status` and `reload_plugins`
-/// and listed in `system/init`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct McpServerStatus {
-    /// Server name.
-    pub name: String,
-    /// Connection state.
-    pub status: McpConnectionStatus,
-    /// What the server said about itself when it connected.
-    #[serde(
-        rename = "serverInfo",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub server_info: Option<McpServerInfo>,
-    /// Why the server failed, when it did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// The configuration the server runs with.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub config: Option<McpServerConfig>,
-    /// Configuration scope (user, project, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scope: Option<String>,
-    /// Where the configuration came from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
-    /// Tools the server offers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools: Option<Vec<McpToolInfo>>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// State of one MCP server, as returned by `mcp_status` and `reload_plugins`
+    /// and listed in `system/init`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct McpServerStatus {
+        /// Server name.
+        pub name: String,
+        /// Connection state.
+        pub status: McpConnectionStatus,
+        /// What the server said about itself when it connected.
+        #[serde(
+            rename = "serverInfo",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub server_info: Option<McpServerInfo>,
+        /// Why the server failed, when it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub error: Option<String>,
+        /// The configuration the server runs with.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub config: Option<McpServerConfig>,
+        /// Configuration scope (user, project, ...).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub scope: Option<String>,
+        /// Where the configuration came from.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub source: Option<String>,
+        /// Tools the server offers.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tools: Option<Vec<McpToolInfo>>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Answer to `mcp_set_servers`: what changed.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct McpSetServersResult {
-    /// Servers that were added.
-    pub added: Vec<String>,
-    /// Servers that were removed.
-    pub removed: Vec<String>,
-    /// Servers that could not be set up, with the reason.
-    pub errors: BTreeMap<String, String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Answer to `mcp_set_servers`: what changed.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct McpSetServersResult {
+        /// Servers that were added.
+        pub added: Vec<String>,
+        /// Servers that were removed.
+        pub removed: Vec<String>,
+        /// Servers that could not be set up, with the reason.
+        pub errors: BTreeMap<String, String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -502,93 +527,103 @@ fn default_version() -> String {
     JSONRPC_VERSION.to_owned()
 }
 
-/// A call that expects an answer (has both `method` and `id`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JsonRpcRequest {
-    /// Protocol version, `"2.0"`.
-    pub jsonrpc: String,
-    /// Id the answer must carry.
-    pub id: JsonRpcId,
-    /// Method name, e.g. `tools/list`.
-    pub method: String,
-    /// Method parameters.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub params: Option<Json>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A call that expects an answer (has both `method` and `id`).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct JsonRpcRequest {
+        /// Protocol version, `"2.0"`.
+        pub jsonrpc: String,
+        /// Id the answer must carry.
+        pub id: JsonRpcId,
+        /// Method name, e.g. `tools/list`.
+        pub method: String,
+        /// Method parameters.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub params: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A one-way message (has `method` but no `id`); it gets no JSON-RPC answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JsonRpcNotification {
-    /// Protocol version, `"2.0"`.
-    pub jsonrpc: String,
-    /// Method name, e.g. `notifications/initialized`.
-    pub method: String,
-    /// Method parameters.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub params: Option<Json>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A one-way message (has `method` but no `id`); it gets no JSON-RPC answer.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct JsonRpcNotification {
+        /// Protocol version, `"2.0"`.
+        pub jsonrpc: String,
+        /// Method name, e.g. `notifications/initialized`.
+        pub method: String,
+        /// Method parameters.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub params: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A successful answer to a request.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JsonRpcResponse {
-    /// Protocol version, `"2.0"`.
-    pub jsonrpc: String,
-    /// Id of the request being answered.
-    pub id: JsonRpcId,
-    /// The method's result.
-    pub result: Json,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A successful answer to a request.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct JsonRpcResponse {
+        /// Protocol version, `"2.0"`.
+        pub jsonrpc: String,
+        /// Id of the request being answered.
+        pub id: JsonRpcId,
+        /// The method's result.
+        pub result: Json,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// The error object inside a failed answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JsonRpcError {
-    /// Numeric error code (see the `*_ERROR` / `*_NOT_FOUND` constants on
-    /// [`JsonRpcMessage`]).
-    pub code: i64,
-    /// Short description.
-    pub message: String,
-    /// Additional data about the failure.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub data: Option<Json>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The error object inside a failed answer.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct JsonRpcError {
+        /// Numeric error code (see the `*_ERROR` / `*_NOT_FOUND` constants on
+        /// [`JsonRpcMessage`]).
+        pub code: i64,
+        /// Short description.
+        pub message: String,
+        /// Additional data about the failure.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub data: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A failed answer to a request.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JsonRpcErrorResponse {
-    /// Protocol version, `"2.0"`.
-    pub jsonrpc: String,
-    /// Id of the request being answered; `null` when it could not be read.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub id: Maybe<JsonRpcId>,
-    /// What went wrong.
-    pub error: JsonRpcError,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A failed answer to a request.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct JsonRpcErrorResponse {
+        /// Protocol version, `"2.0"`.
+        pub jsonrpc: String,
+        /// Id of the request being answered; `null` when it could not be read.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub id: Maybe<JsonRpcId>,
+        /// What went wrong.
+        pub error: JsonRpcError,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 /// Any JSON-RPC 2.0 message, as carried in `mcp_message.message` and

@@ -2,6 +2,7 @@
 //! use summaries, rate limits, prompt suggestions, conversation resets,
 //! active goals and keep-alives.
 
+use super::wire::wire_struct;
 use serde::{Deserialize, Serialize};
 use serde_json::Number;
 
@@ -40,41 +41,43 @@ wire_tag! {
     pub struct KeepAliveTag = "keep_alive";
 }
 
-/// A tool is still running (`type: "tool_progress"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ToolProgressMessage {
-    /// Always `"tool_progress"`.
-    #[serde(rename = "type")]
-    pub kind: ToolProgressTag,
-    /// Id of the running tool call.
-    pub tool_use_id: String,
-    /// The tool's name.
-    pub tool_name: String,
-    /// Id of the tool call whose subagent runs the tool; `None` for the main conversation.
-    #[serde(deserialize_with = "crate::model::common::nullable")]
-    pub parent_tool_use_id: Option<String>,
-    /// Time since the tool started, in seconds.
-    pub elapsed_time_seconds: Number,
-    /// The task the tool belongs to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task_id: Option<String>,
-    /// `Some(true)` for a periodic heartbeat without news.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub heartbeat: Option<bool>,
-    /// Kind of subagent, when the tool runs one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subagent_type: Option<String>,
-    /// Set while that subagent retries a failed API request.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subagent_retry: Option<SubagentRetry>,
-    /// Unique id of this message.
-    pub uuid: String,
-    /// Session the message belongs to.
-    pub session_id: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A tool is still running (`type: "tool_progress"`).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ToolProgressMessage {
+        /// Always `"tool_progress"`.
+        #[serde(rename = "type")]
+        pub kind: ToolProgressTag,
+        /// Id of the running tool call.
+        pub tool_use_id: String,
+        /// The tool's name.
+        pub tool_name: String,
+        /// Id of the tool call whose subagent runs the tool; `None` for the main conversation.
+        #[serde(deserialize_with = "crate::model::common::nullable")]
+        pub parent_tool_use_id: Option<String>,
+        /// Time since the tool started, in seconds.
+        pub elapsed_time_seconds: Number,
+        /// The task the tool belongs to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub task_id: Option<String>,
+        /// `Some(true)` for a periodic heartbeat without news.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub heartbeat: Option<bool>,
+        /// Kind of subagent, when the tool runs one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub subagent_type: Option<String>,
+        /// Set while that subagent retries a failed API request.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub subagent_retry: Option<SubagentRetry>,
+        /// Unique id of this message.
+        pub uuid: String,
+        /// Session the message belongs to.
+        pub session_id: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl ToolProgressMessage {
@@ -84,124 +87,133 @@ impl ToolProgressMessage {
     }
 }
 
-/// A subagent's API retry, as reported with tool progress.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct SubagentRetry {
-    /// The subagent.
-    pub agent_id: String,
-    /// Which attempt comes next.
-    pub attempt: u64,
-    /// How many retries are allowed.
-    pub max_retries: u64,
-    /// Wait before the retry, in milliseconds.
-    pub retry_delay_ms: u64,
-    /// HTTP status of the failure, `None` when there was no response.
-    #[serde(deserialize_with = "crate::model::common::nullable")]
-    pub error_status: Option<i64>,
-    /// Kind of failure.
-    pub error_category: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A subagent's API retry, as reported with tool progress.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct SubagentRetry {
+        /// The subagent.
+        pub agent_id: String,
+        /// Which attempt comes next.
+        pub attempt: u64,
+        /// How many retries are allowed.
+        pub max_retries: u64,
+        /// Wait before the retry, in milliseconds.
+        pub retry_delay_ms: u64,
+        /// HTTP status of the failure, `None` when there was no response.
+        #[serde(deserialize_with = "crate::model::common::nullable")]
+        pub error_status: Option<i64>,
+        /// Kind of failure.
+        pub error_category: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Authentication progress (`type: "auth_status"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct AuthStatusMessage {
-    /// Always `"auth_status"`.
-    #[serde(rename = "type")]
-    pub kind: AuthStatusTag,
-    /// `true` while authentication is under way.
-    #[serde(rename = "isAuthenticating")]
-    pub is_authenticating: bool,
-    /// Lines of output from the authentication process.
-    pub output: Vec<String>,
-    /// What went wrong, if anything.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub error: Maybe<String>,
-    /// Unique id of this message.
-    pub uuid: String,
-    /// Session the message belongs to.
-    pub session_id: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Authentication progress (`type: "auth_status"`).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct AuthStatusMessage {
+        /// Always `"auth_status"`.
+        #[serde(rename = "type")]
+        pub kind: AuthStatusTag,
+        /// `true` while authentication is under way.
+        #[serde(rename = "isAuthenticating")]
+        pub is_authenticating: bool,
+        /// Lines of output from the authentication process.
+        pub output: Vec<String>,
+        /// What went wrong, if anything.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub error: Maybe<String>,
+        /// Unique id of this message.
+        pub uuid: String,
+        /// Session the message belongs to.
+        pub session_id: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A short summary of the preceding tool calls (`type: "tool_use_summary"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ToolUseSummaryMessage {
-    /// Always `"tool_use_summary"`.
-    #[serde(rename = "type")]
-    pub kind: ToolUseSummaryTag,
-    /// The summary text.
-    pub summary: String,
-    /// Ids of the tool calls summarized.
-    pub preceding_tool_use_ids: Vec<String>,
-    /// Unique id of this message.
-    pub uuid: String,
-    /// Session the message belongs to.
-    pub session_id: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A short summary of the preceding tool calls (`type: "tool_use_summary"`).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ToolUseSummaryMessage {
+        /// Always `"tool_use_summary"`.
+        #[serde(rename = "type")]
+        pub kind: ToolUseSummaryTag,
+        /// The summary text.
+        pub summary: String,
+        /// Ids of the tool calls summarized.
+        pub preceding_tool_use_ids: Vec<String>,
+        /// Unique id of this message.
+        pub uuid: String,
+        /// Session the message belongs to.
+        pub session_id: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Rate limit status changed (`type: "rate_limit_event"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct RateLimitEventMessage {
-    /// Always `"rate_limit_event"`.
-    #[serde(rename = "type")]
-    pub kind: RateLimitEventTag,
-    /// The new status.
-    pub rate_limit_info: RateLimitInfo,
-    /// Unique id of this message.
-    pub uuid: String,
-    /// Session the message belongs to.
-    pub session_id: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Rate limit status changed (`type: "rate_limit_event"`).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct RateLimitEventMessage {
+        /// Always `"rate_limit_event"`.
+        #[serde(rename = "type")]
+        pub kind: RateLimitEventTag,
+        /// The new status.
+        pub rate_limit_info: RateLimitInfo,
+        /// Unique id of this message.
+        pub uuid: String,
+        /// Session the message belongs to.
+        pub session_id: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Rate limit status of the account.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct RateLimitInfo {
-    /// Whether requests are allowed.
-    pub status: RateLimitStatus,
-    /// When the limit resets (Unix seconds).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resets_at: Option<i64>,
-    /// Which limit this is about (`five_hour`, `seven_day`, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate_limit_type: Option<String>,
-    /// How much of the limit is used (0 to 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub utilization: Option<Number>,
-    /// Status of pay-as-you-go overage.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub overage_status: Option<RateLimitStatus>,
-    /// When the overage limit resets (Unix seconds).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub overage_resets_at: Option<i64>,
-    /// Why overage is unavailable, when it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub overage_disabled_reason: Option<String>,
-    /// `Some(true)` while requests draw on overage.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub is_using_overage: Option<bool>,
-    /// Usage threshold just crossed, if any (0 to 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub surpassed_threshold: Option<Number>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Rate limit status of the account.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct RateLimitInfo {
+        /// Whether requests are allowed.
+        pub status: RateLimitStatus,
+        /// When the limit resets (Unix seconds).
+        #[serde(rename = "resetsAt", default, skip_serializing_if = "Option::is_none")]
+        pub resets_at: Option<i64>,
+        /// Which limit this is about (`five_hour`, `seven_day`, ...).
+        #[serde(rename = "rateLimitType", default, skip_serializing_if = "Option::is_none")]
+        pub rate_limit_type: Option<String>,
+        /// How much of the limit is used (0 to 1).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub utilization: Option<Number>,
+        /// Status of pay-as-you-go overage.
+        #[serde(rename = "overageStatus", default, skip_serializing_if = "Option::is_none")]
+        pub overage_status: Option<RateLimitStatus>,
+        /// When the overage limit resets (Unix seconds).
+        #[serde(rename = "overageResetsAt", default, skip_serializing_if = "Option::is_none")]
+        pub overage_resets_at: Option<i64>,
+        /// Why overage is unavailable, when it is.
+        #[serde(rename = "overageDisabledReason", default, skip_serializing_if = "Option::is_none")]
+        pub overage_disabled_reason: Option<String>,
+        /// `Some(true)` while requests draw on overage.
+        #[serde(rename = "isUsingOverage", default, skip_serializing_if = "Option::is_none")]
+        pub is_using_overage: Option<bool>,
+        /// Usage threshold just crossed, if any (0 to 1).
+        #[serde(rename = "surpassedThreshold", default, skip_serializing_if = "Option::is_none")]
+        pub surpassed_threshold: Option<Number>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 string_enum! {
@@ -216,103 +228,113 @@ string_enum! {
     }
 }
 
-/// A suggested next prompt (`type: "prompt_suggestion"`), sent after a result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct PromptSuggestionMessage {
-    /// Always `"prompt_suggestion"`.
-    #[serde(rename = "type")]
-    pub kind: PromptSuggestionTag,
-    /// The suggested prompt.
-    pub suggestion: String,
-    /// Unique id of this message.
-    pub uuid: String,
-    /// Session the message belongs to.
-    pub session_id: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A suggested next prompt (`type: "prompt_suggestion"`), sent after a result.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct PromptSuggestionMessage {
+        /// Always `"prompt_suggestion"`.
+        #[serde(rename = "type")]
+        pub kind: PromptSuggestionTag,
+        /// The suggested prompt.
+        pub suggestion: String,
+        /// Unique id of this message.
+        pub uuid: String,
+        /// Session the message belongs to.
+        pub session_id: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// The conversation was cleared and a new one started (`type: "conversation_reset"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ConversationResetMessage {
-    /// Always `"conversation_reset"`.
-    #[serde(rename = "type")]
-    pub kind: ConversationResetTag,
-    /// Id of the new conversation.
-    pub new_conversation_id: String,
-    /// What caused it (`clear`, `plan_mode_exit`, `fresh_session`, `onboarding`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trigger: Option<String>,
-    /// Client uuid of the user message that caused it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub user_message_uuid: Option<String>,
-    /// When it happened (ISO 8601).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timestamp: Option<String>,
-    /// Unique id of this message.
-    pub uuid: String,
-    /// Session the message belongs to.
-    pub session_id: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The conversation was cleared and a new one started (`type: "conversation_reset"`).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ConversationResetMessage {
+        /// Always `"conversation_reset"`.
+        #[serde(rename = "type")]
+        pub kind: ConversationResetTag,
+        /// Id of the new conversation.
+        pub new_conversation_id: String,
+        /// What caused it (`clear`, `plan_mode_exit`, `fresh_session`, `onboarding`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub trigger: Option<String>,
+        /// Client uuid of the user message that caused it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub user_message_uuid: Option<String>,
+        /// When it happened (ISO 8601).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub timestamp: Option<String>,
+        /// Unique id of this message.
+        pub uuid: String,
+        /// Session the message belongs to.
+        pub session_id: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// The active goal changed (`type: "active_goal"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ActiveGoalMessage {
-    /// Always `"active_goal"`.
-    #[serde(rename = "type")]
-    pub kind: ActiveGoalTag,
-    /// The goal, or `None` when it was cleared.
-    #[serde(deserialize_with = "crate::model::common::nullable")]
-    pub value: Option<ActiveGoal>,
-    /// Unique id of this message.
-    pub uuid: String,
-    /// Session the message belongs to.
-    pub session_id: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The active goal changed (`type: "active_goal"`).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ActiveGoalMessage {
+        /// Always `"active_goal"`.
+        #[serde(rename = "type")]
+        pub kind: ActiveGoalTag,
+        /// The goal, or `None` when it was cleared.
+        #[serde(deserialize_with = "crate::model::common::nullable")]
+        pub value: Option<ActiveGoal>,
+        /// Unique id of this message.
+        pub uuid: String,
+        /// Session the message belongs to.
+        pub session_id: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A goal the agent keeps working towards across turns.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ActiveGoal {
-    /// The condition that ends the goal.
-    pub condition: String,
-    /// Turns spent on it so far.
-    pub iterations: u64,
-    /// When it was set (milliseconds since the Unix epoch).
-    pub set_at: u64,
-    /// Token count when it was set.
-    pub tokens_at_start: u64,
-    /// Why the last iteration ended.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_reason: Option<String>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A goal the agent keeps working towards across turns.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ActiveGoal {
+        /// The condition that ends the goal.
+        pub condition: String,
+        /// Turns spent on it so far.
+        pub iterations: u64,
+        /// When it was set (milliseconds since the Unix epoch).
+        pub set_at: u64,
+        /// Token count when it was set.
+        pub tokens_at_start: u64,
+        /// Why the last iteration ended.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub last_reason: Option<String>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A heartbeat (`type: "keep_alive"`); safe to ignore.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct KeepAliveMessage {
-    /// Always `"keep_alive"`.
-    #[serde(rename = "type")]
-    pub kind: KeepAliveTag,
-    /// A startup checkpoint name, on heartbeats sent while the CLI starts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub startup_mark: Option<String>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A heartbeat (`type: "keep_alive"`); safe to ignore.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct KeepAliveMessage {
+        /// Always `"keep_alive"`.
+        #[serde(rename = "type")]
+        pub kind: KeepAliveTag,
+        /// A startup checkpoint name, on heartbeats sent while the CLI starts.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub startup_mark: Option<String>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 #[cfg(test)]

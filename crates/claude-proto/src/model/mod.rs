@@ -13,10 +13,20 @@
 //!   nullable fields are [`Maybe<T>`].
 //! - String enums are open (`string_enum!`): an unknown value is
 //!   kept in `Unknown(String)`.
-//! - Enums tagged by a field (`type`, `subtype`, `hookEventName`) use serde's
-//!   internal tagging with a last `#[serde(untagged)] Unknown(Json)` variant,
-//!   so an unknown tag, or a known tag whose body does not match, is kept
-//!   verbatim instead of failing the whole message.
+//! - Every struct is declared through `wire_struct!`, which also gives its
+//!   [`WireFields`]; every open string enum through `string_enum!`
+//!   ([`WireValues`]).
+//! - Enums tagged by a field (`type`, `subtype`, `hook_event_name`, ...) are
+//!   declared through `open_enum!` ([`WireVariants`]): read in one pass
+//!   (no buffering of the object to find its tag), with a last
+//!   `Unknown(Json)` variant that keeps an unknown tag, a missing one, or a
+//!   value that is not an object. A known tag whose body does not fit fails
+//!   the one pass; the crate's decoders ([`from_slice`], [`from_value`],
+//!   `Message::parse`, `StdoutMessage::from_slice`) then read the parsed
+//!   value again, keeping that one part whole in its `Unknown` while the
+//!   message around it stays typed. Reading with serde directly
+//!   (`serde_json::from_str`) is the one pass alone, so that case is an
+//!   error there.
 //! - A top-level message carries its `type` as a `wire_tag!`
 //!   marker field (`#[serde(rename = "type")] pub kind: AssistantTag`), so the
 //!   struct alone serializes to the complete line and a mismatched `type`
@@ -26,9 +36,13 @@
 
 pub(crate) mod common;
 mod kind;
+pub(crate) mod open_enum;
+pub(crate) mod wire;
 
 pub use common::{Extra, Json, Maybe};
 pub use kind::MessageType;
+pub use open_enum::{from_slice, from_value};
+pub use wire::{WireFields, WireValues, WireVariants};
 pub mod assistant;
 pub mod content;
 pub mod control;

@@ -7,6 +7,8 @@
 //! [`PermissionUpdate`]: the CLI offers them as suggestions, the host may send
 //! some back to make a decision stick.
 
+use super::open_enum::open_enum;
+use super::wire::wire_struct;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::common::{Extra, Json, string_enum};
@@ -87,23 +89,25 @@ string_enum! {
     }
 }
 
-/// One permission rule: a tool name and an optional pattern for its input
-/// (`{"toolName":"Bash","ruleContent":"npm test"}` is the rule `Bash(npm test)`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct PermissionRuleValue {
-    /// The tool the rule applies to, e.g. `Bash` or `mcp__server__tool`.
-    #[serde(rename = "toolName")]
-    pub tool_name: String,
-    /// The pattern inside the parentheses; absent means "any use of the tool".
-    #[serde(
-        rename = "ruleContent",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub rule_content: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// One permission rule: a tool name and an optional pattern for its input
+    /// (`{"toolName":"Bash","ruleContent":"npm test"}` is the rule `Bash(npm test)`).
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct PermissionRuleValue {
+        /// The tool the rule applies to, e.g. `Bash` or `mcp__server__tool`.
+        #[serde(rename = "toolName")]
+        pub tool_name: String,
+        /// The pattern inside the parentheses; absent means "any use of the tool".
+        #[serde(
+            rename = "ruleContent",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub rule_content: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl PermissionRuleValue {
@@ -122,72 +126,72 @@ impl PermissionRuleValue {
     }
 }
 
-/// Body of the `addRules`, `replaceRules` and `removeRules` updates.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PermissionRulesUpdate {
-    /// The rules to add, replace with, or remove.
-    pub rules: Vec<PermissionRuleValue>,
-    /// Which rule list (allow, deny or ask) is changed.
-    pub behavior: PermissionBehavior,
-    /// Where the change is stored.
-    pub destination: PermissionUpdateDestination,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Body of the `addRules`, `replaceRules` and `removeRules` updates.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct PermissionRulesUpdate {
+        /// The rules to add, replace with, or remove.
+        pub rules: Vec<PermissionRuleValue>,
+        /// Which rule list (allow, deny or ask) is changed.
+        pub behavior: PermissionBehavior,
+        /// Where the change is stored.
+        pub destination: PermissionUpdateDestination,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Body of the `setMode` update.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PermissionModeUpdate {
-    /// The permission mode to switch to.
-    pub mode: PermissionMode,
-    /// Where the change is stored.
-    pub destination: PermissionUpdateDestination,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Body of the `setMode` update.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct PermissionModeUpdate {
+        /// The permission mode to switch to.
+        pub mode: PermissionMode,
+        /// Where the change is stored.
+        pub destination: PermissionUpdateDestination,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Body of the `addDirectories` and `removeDirectories` updates.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PermissionDirectoriesUpdate {
-    /// Directories the tools may (or may no longer) work in.
-    pub directories: Vec<String>,
-    /// Where the change is stored.
-    pub destination: PermissionUpdateDestination,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Body of the `addDirectories` and `removeDirectories` updates.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct PermissionDirectoriesUpdate {
+        /// Directories the tools may (or may no longer) work in.
+        pub directories: Vec<String>,
+        /// Where the change is stored.
+        pub destination: PermissionUpdateDestination,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A change to the permission configuration, tagged by `type`.
-///
-/// The CLI sends these as suggestions in `can_use_tool`; the host can return
-/// them in [`PermissionAllow::updated_permissions`] to apply them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type")]
-pub enum PermissionUpdate {
-    /// Add rules to a list.
-    #[serde(rename = "addRules")]
-    AddRules(PermissionRulesUpdate),
-    /// Replace a whole list with the given rules.
-    #[serde(rename = "replaceRules")]
-    ReplaceRules(PermissionRulesUpdate),
-    /// Remove rules from a list.
-    #[serde(rename = "removeRules")]
-    RemoveRules(PermissionRulesUpdate),
-    /// Change the permission mode.
-    #[serde(rename = "setMode")]
-    SetMode(PermissionModeUpdate),
-    /// Give tools access to more directories.
-    #[serde(rename = "addDirectories")]
-    AddDirectories(PermissionDirectoriesUpdate),
-    /// Take directory access away.
-    #[serde(rename = "removeDirectories")]
-    RemoveDirectories(PermissionDirectoriesUpdate),
-    /// An update this crate does not know (or could not read), kept as is.
-    #[serde(untagged)]
-    Unknown(Json),
+open_enum! {
+    /// A change to the permission configuration, tagged by `type`.
+    ///
+    /// The CLI sends these as suggestions in `can_use_tool`; the host can return
+    /// them in [`PermissionAllow::updated_permissions`] to apply them.
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum PermissionUpdate tagged "type" {
+        /// An update this crate does not know (or could not read), kept as is.
+        Unknown;
+        /// Add rules to a list.
+        AddRules(PermissionRulesUpdate) = "addRules",
+        /// Replace a whole list with the given rules.
+        ReplaceRules(PermissionRulesUpdate) = "replaceRules",
+        /// Remove rules from a list.
+        RemoveRules(PermissionRulesUpdate) = "removeRules",
+        /// Change the permission mode.
+        SetMode(PermissionModeUpdate) = "setMode",
+        /// Give tools access to more directories.
+        AddDirectories(PermissionDirectoriesUpdate) = "addDirectories",
+        /// Take directory access away.
+        RemoveDirectories(PermissionDirectoriesUpdate) = "removeDirectories",
+    }
 }
 
 impl PermissionUpdate {
@@ -277,88 +281,90 @@ impl PermissionUpdate {
     }
 }
 
-/// The `allow` answer to `can_use_tool`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct PermissionAllow {
-    /// Replacement tool input; absent means "run with the original input".
-    #[serde(
-        rename = "updatedInput",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub updated_input: Option<Json>,
-    /// Permission changes to apply alongside this decision (for example the
-    /// suggestion "always allow this command").
-    #[serde(
-        rename = "updatedPermissions",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub updated_permissions: Option<Vec<PermissionUpdate>>,
-    /// The `tool_use_id` of the request being answered.
-    #[serde(rename = "toolUseID", default, skip_serializing_if = "Option::is_none")]
-    pub tool_use_id: Option<String>,
-    /// How the decision should be classified.
-    #[serde(
-        rename = "decisionClassification",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub decision_classification: Option<PermissionDecisionClassification>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The `allow` answer to `can_use_tool`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct PermissionAllow {
+        /// Replacement tool input; absent means "run with the original input".
+        #[serde(
+            rename = "updatedInput",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub updated_input: Option<Json>,
+        /// Permission changes to apply alongside this decision (for example the
+        /// suggestion "always allow this command").
+        #[serde(
+            rename = "updatedPermissions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub updated_permissions: Option<Vec<PermissionUpdate>>,
+        /// The `tool_use_id` of the request being answered.
+        #[serde(rename = "toolUseID", default, skip_serializing_if = "Option::is_none")]
+        pub tool_use_id: Option<String>,
+        /// How the decision should be classified.
+        #[serde(
+            rename = "decisionClassification",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub decision_classification: Option<PermissionDecisionClassification>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// The `deny` answer to `can_use_tool`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct PermissionDeny {
-    /// Why the call was refused; the model sees it as the tool's error.
-    pub message: String,
-    /// `true` also stops the current turn instead of letting the model retry.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interrupt: Option<bool>,
-    /// The `tool_use_id` of the request being answered.
-    #[serde(rename = "toolUseID", default, skip_serializing_if = "Option::is_none")]
-    pub tool_use_id: Option<String>,
-    /// How the decision should be classified.
-    #[serde(
-        rename = "decisionClassification",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub decision_classification: Option<PermissionDecisionClassification>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The `deny` answer to `can_use_tool`.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct PermissionDeny {
+        /// Why the call was refused; the model sees it as the tool's error.
+        pub message: String,
+        /// `true` also stops the current turn instead of letting the model retry.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub interrupt: Option<bool>,
+        /// The `tool_use_id` of the request being answered.
+        #[serde(rename = "toolUseID", default, skip_serializing_if = "Option::is_none")]
+        pub tool_use_id: Option<String>,
+        /// How the decision should be classified.
+        #[serde(
+            rename = "decisionClassification",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub decision_classification: Option<PermissionDecisionClassification>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// The host's answer to a `can_use_tool` request, tagged by `behavior`.
-///
-/// Build it with [`PermissionResult::allow`] or [`PermissionResult::deny`]
-/// and the `with_*` methods:
-///
-/// ```
-/// use claude_proto::model::permission::PermissionResult;
-/// let answer = PermissionResult::deny("not in this directory").with_interrupt(true);
-/// assert_eq!(
-///     serde_json::to_value(&answer).unwrap(),
-///     serde_json::json!({"behavior":"deny","message":"not in this directory","interrupt":true}),
-/// );
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "behavior")]
-pub enum PermissionResult {
-    /// Let the tool run.
-    #[serde(rename = "allow")]
-    Allow(PermissionAllow),
-    /// Refuse the tool call.
-    #[serde(rename = "deny")]
-    Deny(PermissionDeny),
-    /// An answer this crate does not know, kept as is.
-    #[serde(untagged)]
-    Unknown(Json),
+open_enum! {
+    /// The host's answer to a `can_use_tool` request, tagged by `behavior`.
+    ///
+    /// Build it with [`PermissionResult::allow`] or [`PermissionResult::deny`]
+    /// and the `with_*` methods:
+    ///
+    /// ```
+    /// use claude_proto::model::permission::PermissionResult;
+    /// let answer = PermissionResult::deny("not in this directory").with_interrupt(true);
+    /// assert_eq!(
+    ///     serde_json::to_value(&answer).unwrap(),
+    ///     serde_json::json!({"behavior":"deny","message":"not in this directory","interrupt":true}),
+    /// );
+    /// ```
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum PermissionResult tagged "behavior" {
+        /// An answer this crate does not know, kept as is.
+        Unknown;
+        /// Let the tool run.
+        Allow(PermissionAllow) = "allow",
+        /// Refuse the tool call.
+        Deny(PermissionDeny) = "deny",
+    }
 }
 
 impl PermissionResult {
@@ -445,7 +451,7 @@ mod tests {
     where
         T: serde::de::DeserializeOwned + Serialize,
     {
-        let typed: T = serde_json::from_value(value.clone()).expect("decode");
+        let typed: T = crate::model::from_value(&value).expect("decode");
         let back = serde_json::to_value(&typed).expect("encode");
         assert_eq!(back, value);
         typed
@@ -571,7 +577,7 @@ mod tests {
         ] {
             round_trip::<PermissionResult>(v);
         }
-        let r: PermissionResult = serde_json::from_value(json!({"behavior":"deny"})).unwrap();
+        let r: PermissionResult = crate::model::from_value(&json!({"behavior":"deny"})).unwrap();
         assert!(matches!(r, PermissionResult::Unknown(_)));
     }
 }

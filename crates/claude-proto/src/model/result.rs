@@ -1,5 +1,6 @@
 //! `result` messages: the end of a turn, with its outcome, cost and usage.
 
+use super::wire::wire_struct;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -14,92 +15,94 @@ wire_tag! {
     pub struct ResultTag = "result";
 }
 
-/// The end of a turn (`type: "result"`); exactly one per turn.
-///
-/// Read [`subtype`](Self::subtype) and [`is_error`](Self::is_error) for the
-/// outcome, [`result`](Self::result) for the final text of a successful turn,
-/// [`errors`](Self::errors) for what went wrong otherwise, and
-/// [`total_cost_usd`](Self::total_cost_usd) / [`usage`](Self::usage) for the
-/// bill. Note that a turn ended by an API error reports subtype `success`
-/// with `is_error: true` and the error text in `result`;
-/// [`error_message`](Self::error_message) covers both cases.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ResultMessage {
-    /// Always `"result"`.
-    #[serde(rename = "type")]
-    pub kind: ResultTag,
-    /// How the turn ended.
-    pub subtype: ResultSubtype,
-    /// Wall time of the turn, in milliseconds.
-    pub duration_ms: u64,
-    /// Time spent waiting on the API, in milliseconds.
-    pub duration_api_ms: u64,
-    /// `true` when the turn failed.
-    pub is_error: bool,
-    /// Number of model round trips in the turn.
-    pub num_turns: u64,
-    /// The final text of the turn (subtype `success`; the error text when `is_error`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<String>,
-    /// What went wrong (error subtypes).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub errors: Option<Vec<String>>,
-    /// Stop reason of the last model response, if any.
-    #[serde(deserialize_with = "crate::model::common::nullable")]
-    pub stop_reason: Option<StopReason>,
-    /// Cost so far of the whole session in US dollars (cumulative: read the latest).
-    pub total_cost_usd: Number,
-    /// Token usage of the turn's main loop.
-    pub usage: Usage,
-    /// Usage and cost per model, cumulative for the session.
-    #[serde(rename = "modelUsage")]
-    pub model_usage: BTreeMap<String, ModelUsage>,
-    /// Tool calls that were denied during the turn.
-    pub permission_denials: Vec<PermissionDenial>,
-    /// Why the turn's loop ended, in more detail than `subtype`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub terminal_reason: Option<TerminalReason>,
-    /// Validated structured output, when an output schema was requested.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub structured_output: Maybe<Json>,
-    /// A tool call left pending for the host to run later.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deferred_tool_use: Option<DeferredToolUse>,
-    /// HTTP status of the API error that ended the turn, if one did.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub api_error_status: Maybe<i64>,
-    /// Time to first token of the turn, in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttft_ms: Option<u64>,
-    /// Why the CLI could not start (error results at startup).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub startup_failure_reason: Option<String>,
-    /// Number of turns still queued behind this one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub queued_turn_count: Option<u64>,
-    /// 0-based position of this result among the session's results.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_index: Option<u64>,
-    /// Fast mode state at the end of the turn (`off`, `cooldown`, `on`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fast_mode_state: Option<String>,
-    /// Client uuid of the user message this turn answered.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub user_message_uuid: Option<String>,
-    /// All user message uuids handled by this turn.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub user_message_uuids: Option<Vec<String>>,
-    /// Where the turn's input came from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub origin: Option<MessageOrigin>,
-    /// Unique id of this message.
-    pub uuid: String,
-    /// Session the turn belongs to.
-    pub session_id: String,
-    /// Fields not modelled here (timings, diagnostics, ...), kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The end of a turn (`type: "result"`); exactly one per turn.
+    ///
+    /// Read [`subtype`](Self::subtype) and [`is_error`](Self::is_error) for the
+    /// outcome, [`result`](Self::result) for the final text of a successful turn,
+    /// [`errors`](Self::errors) for what went wrong otherwise, and
+    /// [`total_cost_usd`](Self::total_cost_usd) / [`usage`](Self::usage) for the
+    /// bill. Note that a turn ended by an API error reports subtype `success`
+    /// with `is_error: true` and the error text in `result`;
+    /// [`error_message`](Self::error_message) covers both cases.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ResultMessage {
+        /// Always `"result"`.
+        #[serde(rename = "type")]
+        pub kind: ResultTag,
+        /// How the turn ended.
+        pub subtype: ResultSubtype,
+        /// Wall time of the turn, in milliseconds.
+        pub duration_ms: u64,
+        /// Time spent waiting on the API, in milliseconds.
+        pub duration_api_ms: u64,
+        /// `true` when the turn failed.
+        pub is_error: bool,
+        /// Number of model round trips in the turn.
+        pub num_turns: u64,
+        /// The final text of the turn (subtype `success`; the error text when `is_error`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub result: Option<String>,
+        /// What went wrong (error subtypes).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub errors: Option<Vec<String>>,
+        /// Stop reason of the last model response, if any.
+        #[serde(deserialize_with = "crate::model::common::nullable")]
+        pub stop_reason: Option<StopReason>,
+        /// Cost so far of the whole session in US dollars (cumulative: read the latest).
+        pub total_cost_usd: Number,
+        /// Token usage of the turn's main loop.
+        pub usage: Usage,
+        /// Usage and cost per model, cumulative for the session.
+        #[serde(rename = "modelUsage")]
+        pub model_usage: BTreeMap<String, ModelUsage>,
+        /// Tool calls that were denied during the turn.
+        pub permission_denials: Vec<PermissionDenial>,
+        /// Why the turn's loop ended, in more detail than `subtype`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub terminal_reason: Option<TerminalReason>,
+        /// Validated structured output, when an output schema was requested.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub structured_output: Maybe<Json>,
+        /// A tool call left pending for the host to run later.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub deferred_tool_use: Option<DeferredToolUse>,
+        /// HTTP status of the API error that ended the turn, if one did.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub api_error_status: Maybe<i64>,
+        /// Time to first token of the turn, in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub ttft_ms: Option<u64>,
+        /// Why the CLI could not start (error results at startup).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub startup_failure_reason: Option<String>,
+        /// Number of turns still queued behind this one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub queued_turn_count: Option<u64>,
+        /// 0-based position of this result among the session's results.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub result_index: Option<u64>,
+        /// Fast mode state at the end of the turn (`off`, `cooldown`, `on`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub fast_mode_state: Option<String>,
+        /// Client uuid of the user message this turn answered.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub user_message_uuid: Option<String>,
+        /// All user message uuids handled by this turn.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub user_message_uuids: Option<Vec<String>>,
+        /// Where the turn's input came from.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub origin: Option<MessageOrigin>,
+        /// Unique id of this message.
+        pub uuid: String,
+        /// Session the turn belongs to.
+        pub session_id: String,
+        /// Fields not modelled here (timings, diagnostics, ...), kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl ResultMessage {
@@ -189,64 +192,73 @@ string_enum! {
     }
 }
 
-/// Usage and cost for one model, as reported in `modelUsage`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ModelUsage {
-    /// Uncached input tokens.
-    pub input_tokens: u64,
-    /// Output tokens.
-    pub output_tokens: u64,
-    /// Input tokens read from the cache.
-    pub cache_read_input_tokens: u64,
-    /// Input tokens written to the cache.
-    pub cache_creation_input_tokens: u64,
-    /// Number of web searches.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub web_search_requests: Option<u64>,
-    /// Cost in US dollars.
-    #[serde(rename = "costUSD")]
-    pub cost_usd: Number,
-    /// Context window size of the model, in tokens.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context_window: Option<u64>,
-    /// Output token limit of the model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_output_tokens: Option<u64>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Usage and cost for one model, as reported in `modelUsage`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ModelUsage {
+        /// Uncached input tokens.
+        #[serde(rename = "inputTokens")]
+        pub input_tokens: u64,
+        /// Output tokens.
+        #[serde(rename = "outputTokens")]
+        pub output_tokens: u64,
+        /// Input tokens read from the cache.
+        #[serde(rename = "cacheReadInputTokens")]
+        pub cache_read_input_tokens: u64,
+        /// Input tokens written to the cache.
+        #[serde(rename = "cacheCreationInputTokens")]
+        pub cache_creation_input_tokens: u64,
+        /// Number of web searches.
+        #[serde(rename = "webSearchRequests", default, skip_serializing_if = "Option::is_none")]
+        pub web_search_requests: Option<u64>,
+        /// Cost in US dollars.
+        #[serde(rename = "costUSD")]
+        pub cost_usd: Number,
+        /// Context window size of the model, in tokens.
+        #[serde(rename = "contextWindow", default, skip_serializing_if = "Option::is_none")]
+        pub context_window: Option<u64>,
+        /// Output token limit of the model.
+        #[serde(rename = "maxOutputTokens", default, skip_serializing_if = "Option::is_none")]
+        pub max_output_tokens: Option<u64>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A tool call the permission system denied.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct PermissionDenial {
-    /// The tool's name.
-    pub tool_name: String,
-    /// Id of the denied call.
-    pub tool_use_id: String,
-    /// The call's arguments.
-    pub tool_input: Json,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A tool call the permission system denied.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct PermissionDenial {
+        /// The tool's name.
+        pub tool_name: String,
+        /// Id of the denied call.
+        pub tool_use_id: String,
+        /// The call's arguments.
+        pub tool_input: Json,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A tool call the CLI left for the host to run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct DeferredToolUse {
-    /// Id of the call.
-    pub id: String,
-    /// The tool's name.
-    pub name: String,
-    /// The call's arguments.
-    pub input: Json,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A tool call the CLI left for the host to run.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct DeferredToolUse {
+        /// Id of the call.
+        pub id: String,
+        /// The tool's name.
+        pub name: String,
+        /// The call's arguments.
+        pub input: Json,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 #[cfg(test)]

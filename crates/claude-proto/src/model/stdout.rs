@@ -11,6 +11,7 @@ use super::misc::{
     ActiveGoalMessage, AuthStatusMessage, ConversationResetMessage, KeepAliveMessage,
     PromptSuggestionMessage, RateLimitEventMessage, ToolProgressMessage, ToolUseSummaryMessage,
 };
+use super::open_enum;
 use super::result::ResultMessage;
 use super::stream::StreamEventMessage;
 use super::system::SystemMessage;
@@ -27,11 +28,11 @@ use super::user::UserMessage;
 #[non_exhaustive]
 pub enum StdoutMessage {
     /// A message from the model.
-    Assistant(AssistantMessage),
+    Assistant(Box<AssistantMessage>),
     /// A user message: tool results, echoes and replays of input.
-    User(UserMessage),
+    User(Box<UserMessage>),
     /// The end of a turn, with outcome, cost and usage.
-    Result(ResultMessage),
+    Result(Box<ResultMessage>),
     /// A raw API stream event (partial messages only).
     StreamEvent(StreamEventMessage),
     /// A system notice (init, status, tasks, hooks, ...).
@@ -57,8 +58,34 @@ pub enum StdoutMessage {
     Unknown(Json),
 }
 
+impl super::wire::WireVariants for StdoutMessage {
+    const TAG: &'static str = "type";
+    /// Every `type` with a typed variant; the rest stay
+    /// [`StdoutMessage::Unknown`].
+    const VARIANTS: &'static [&'static str] = &[
+        "assistant",
+        "user",
+        "result",
+        "stream_event",
+        "system",
+        "tool_progress",
+        "auth_status",
+        "tool_use_summary",
+        "rate_limit_event",
+        "prompt_suggestion",
+        "conversation_reset",
+        "active_goal",
+        "keep_alive",
+    ];
+}
+
 /// Decodes `line` as `T`; if that fails but the line is a JSON object, keeps
 /// it as [`StdoutMessage::Unknown`] instead.
+///
+/// The first read is one pass over the bytes. Only when it fails is the line
+/// parsed into a value and read again, so that a nested part that does not
+/// fit (a content block of a known type with a changed shape, say) is kept
+/// whole in its own `Unknown` while the message around it is typed.
 fn typed<T: DeserializeOwned>(
     line: &[u8],
     wrap: fn(T) -> StdoutMessage,
@@ -66,7 +93,7 @@ fn typed<T: DeserializeOwned>(
     match serde_json::from_slice::<T>(line) {
         Ok(v) => Ok(wrap(v)),
         Err(err) => match serde_json::from_slice::<Json>(line) {
-            Ok(v @ Json::Object(_)) => Ok(StdoutMessage::Unknown(v)),
+            Ok(value @ Json::Object(_)) => Ok(typed_value(value, wrap)),
             _ => Err(err),
         },
     }
@@ -74,7 +101,7 @@ fn typed<T: DeserializeOwned>(
 
 /// Same as [`typed`] for an already parsed value.
 fn typed_value<T: DeserializeOwned>(value: Json, wrap: fn(T) -> StdoutMessage) -> StdoutMessage {
-    match T::deserialize(&value) {
+    match open_enum::from_value::<T>(&value) {
         Ok(v) => wrap(v),
         Err(_) => StdoutMessage::Unknown(value),
     }
@@ -269,19 +296,19 @@ impl FromStr for StdoutMessage {
 
 impl From<AssistantMessage> for StdoutMessage {
     fn from(m: AssistantMessage) -> Self {
-        StdoutMessage::Assistant(m)
+        StdoutMessage::Assistant(Box::new(m))
     }
 }
 
 impl From<UserMessage> for StdoutMessage {
     fn from(m: UserMessage) -> Self {
-        StdoutMessage::User(m)
+        StdoutMessage::User(Box::new(m))
     }
 }
 
 impl From<ResultMessage> for StdoutMessage {
     fn from(m: ResultMessage) -> Self {
-        StdoutMessage::Result(m)
+        StdoutMessage::Result(Box::new(m))
     }
 }
 

@@ -1,6 +1,8 @@
 //! `stream_event` messages: raw Messages API stream events, forwarded as
 //! they arrive when partial messages are enabled.
 
+use super::open_enum::open_enum;
+use super::wire::wire_struct;
 use serde::{Deserialize, Serialize};
 
 use super::assistant::{ApiMessage, StopReason};
@@ -12,65 +14,67 @@ wire_tag! {
     pub struct StreamEventTag = "stream_event";
 }
 
-/// One raw API stream event (`type: "stream_event"`).
-///
-/// Only sent when the CLI runs with partial messages turned on. The complete
-/// blocks still arrive as `assistant` messages, so most hosts use these only
-/// to show text as it is typed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct StreamEventMessage {
-    /// Always `"stream_event"`.
-    #[serde(rename = "type")]
-    pub kind: StreamEventTag,
-    /// The stream event.
-    pub event: StreamEvent,
-    /// Id of the tool call whose subagent is streaming; `None` for the main conversation.
-    #[serde(deserialize_with = "crate::model::common::nullable")]
-    pub parent_tool_use_id: Option<String>,
-    /// Unique id of this message.
-    pub uuid: String,
-    /// Session the event belongs to.
-    pub session_id: String,
-    /// Time to first token, in milliseconds (on the first event of a response).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttft_ms: Option<u64>,
-    /// Client uuid of the user message this turn answers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub user_message_uuid: Option<String>,
-    /// All user message uuids folded into this turn.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub user_message_uuids: Option<Vec<String>>,
-    /// Why the turn was resumed, when it was.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resume_reason: Option<String>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// One raw API stream event (`type: "stream_event"`).
+    ///
+    /// Only sent when the CLI runs with partial messages turned on. The complete
+    /// blocks still arrive as `assistant` messages, so most hosts use these only
+    /// to show text as it is typed.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct StreamEventMessage {
+        /// Always `"stream_event"`.
+        #[serde(rename = "type")]
+        pub kind: StreamEventTag,
+        /// The stream event.
+        pub event: StreamEvent,
+        /// Id of the tool call whose subagent is streaming; `None` for the main conversation.
+        #[serde(deserialize_with = "crate::model::common::nullable")]
+        pub parent_tool_use_id: Option<String>,
+        /// Unique id of this message.
+        pub uuid: String,
+        /// Session the event belongs to.
+        pub session_id: String,
+        /// Time to first token, in milliseconds (on the first event of a response).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub ttft_ms: Option<u64>,
+        /// Client uuid of the user message this turn answers.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub user_message_uuid: Option<String>,
+        /// All user message uuids folded into this turn.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub user_message_uuids: Option<Vec<String>>,
+        /// Why the turn was resumed, when it was.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub resume_reason: Option<String>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A Messages API stream event, tagged by `type`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum StreamEvent {
-    /// A response starts; carries the message with empty content.
-    MessageStart(MessageStartEvent),
-    /// A content block starts at `index`.
-    ContentBlockStart(ContentBlockStartEvent),
-    /// More content for the block at `index`.
-    ContentBlockDelta(ContentBlockDeltaEvent),
-    /// The block at `index` is complete.
-    ContentBlockStop(ContentBlockStopEvent),
-    /// Message-level changes: stop reason and final output usage.
-    MessageDelta(MessageDeltaEvent),
-    /// The response is complete.
-    MessageStop(Extra),
-    /// A keep-alive from the API.
-    Ping(Extra),
-    /// An event this crate does not know (or whose shape changed), kept verbatim.
-    #[serde(untagged)]
-    Unknown(Json),
+open_enum! {
+    /// A Messages API stream event, tagged by `type`.
+    #[derive(Debug, Clone, PartialEq)]
+    #[non_exhaustive]
+    pub enum StreamEvent tagged "type" {
+        /// An event this crate does not know (or whose shape changed), kept verbatim.
+        Unknown;
+        /// A response starts; carries the message with empty content.
+        MessageStart(Box<MessageStartEvent>) = "message_start",
+        /// A content block starts at `index`.
+        ContentBlockStart(ContentBlockStartEvent) = "content_block_start",
+        /// More content for the block at `index`.
+        ContentBlockDelta(ContentBlockDeltaEvent) = "content_block_delta",
+        /// The block at `index` is complete.
+        ContentBlockStop(ContentBlockStopEvent) = "content_block_stop",
+        /// Message-level changes: stop reason and final output usage.
+        MessageDelta(MessageDeltaEvent) = "message_delta",
+        /// The response is complete.
+        MessageStop(Extra) = "message_stop",
+        /// A keep-alive from the API.
+        Ping(Extra) = "ping",
+    }
 }
 
 impl StreamEvent {
@@ -96,206 +100,232 @@ impl StreamEvent {
     }
 }
 
-/// A `message_start` event.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct MessageStartEvent {
-    /// The message being started (id, model, initial usage; empty content).
-    pub message: ApiMessage,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `message_start` event.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct MessageStartEvent {
+        /// The message being started (id, model, initial usage; empty content).
+        pub message: ApiMessage,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `content_block_start` event.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ContentBlockStartEvent {
-    /// Position of the block in the message.
-    pub index: u64,
-    /// The block's initial state (e.g. empty text, or a tool call with empty input).
-    pub content_block: ContentBlock,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `content_block_start` event.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContentBlockStartEvent {
+        /// Position of the block in the message.
+        pub index: u64,
+        /// The block's initial state (e.g. empty text, or a tool call with empty input).
+        pub content_block: ContentBlock,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `content_block_delta` event.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ContentBlockDeltaEvent {
-    /// Position of the block in the message.
-    pub index: u64,
-    /// The increment.
-    pub delta: ContentDelta,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `content_block_delta` event.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContentBlockDeltaEvent {
+        /// Position of the block in the message.
+        pub index: u64,
+        /// The increment.
+        pub delta: ContentDelta,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `content_block_stop` event.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ContentBlockStopEvent {
-    /// Position of the finished block.
-    pub index: u64,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `content_block_stop` event.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContentBlockStopEvent {
+        /// Position of the finished block.
+        pub index: u64,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// The increment carried by a `content_block_delta`, tagged by `type`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum ContentDelta {
-    /// More text for a text block.
-    TextDelta(TextDelta),
-    /// A fragment of a tool call's JSON input (concatenate, then parse at block stop).
-    InputJsonDelta(InputJsonDelta),
-    /// More reasoning for a thinking block.
-    ThinkingDelta(ThinkingDelta),
-    /// The signature of a thinking block.
-    SignatureDelta(SignatureDelta),
-    /// A citation to attach to a text block.
-    CitationsDelta(CitationsDelta),
-    /// Content for a compaction block.
-    CompactionDelta(CompactionDelta),
-    /// A delta this crate does not know (or whose shape changed), kept verbatim.
-    #[serde(untagged)]
-    Unknown(Json),
+open_enum! {
+    /// The increment carried by a `content_block_delta`, tagged by `type`.
+    #[derive(Debug, Clone, PartialEq)]
+    #[non_exhaustive]
+    pub enum ContentDelta tagged "type" {
+        /// A delta this crate does not know (or whose shape changed), kept verbatim.
+        Unknown;
+        /// More text for a text block.
+        TextDelta(TextDelta) = "text_delta",
+        /// A fragment of a tool call's JSON input (concatenate, then parse at block stop).
+        InputJsonDelta(InputJsonDelta) = "input_json_delta",
+        /// More reasoning for a thinking block.
+        ThinkingDelta(ThinkingDelta) = "thinking_delta",
+        /// The signature of a thinking block.
+        SignatureDelta(SignatureDelta) = "signature_delta",
+        /// A citation to attach to a text block.
+        CitationsDelta(CitationsDelta) = "citations_delta",
+        /// Content for a compaction block.
+        CompactionDelta(CompactionDelta) = "compaction_delta",
+    }
 }
 
-/// A `text_delta`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct TextDelta {
-    /// The new text.
-    pub text: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `text_delta`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct TextDelta {
+        /// The new text.
+        pub text: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// An `input_json_delta`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct InputJsonDelta {
-    /// The next piece of the JSON text (not valid JSON on its own).
-    pub partial_json: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// An `input_json_delta`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct InputJsonDelta {
+        /// The next piece of the JSON text (not valid JSON on its own).
+        pub partial_json: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `thinking_delta`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ThinkingDelta {
-    /// The new reasoning text.
-    pub thinking: String,
-    /// Estimated number of reasoning tokens so far.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub estimated_tokens: Maybe<u64>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `thinking_delta`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ThinkingDelta {
+        /// The new reasoning text.
+        pub thinking: String,
+        /// Estimated number of reasoning tokens so far.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub estimated_tokens: Maybe<u64>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `signature_delta`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct SignatureDelta {
-    /// The thinking block's signature.
-    pub signature: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `signature_delta`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct SignatureDelta {
+        /// The thinking block's signature.
+        pub signature: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `citations_delta`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct CitationsDelta {
-    /// The citation (its shape depends on the cited source).
-    pub citation: Json,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `citations_delta`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct CitationsDelta {
+        /// The citation (its shape depends on the cited source).
+        pub citation: Json,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `compaction_delta`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct CompactionDelta {
-    /// Readable summary text, if any.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub content: Maybe<String>,
-    /// Encrypted summary, if any.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub encrypted_content: Maybe<String>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `compaction_delta`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct CompactionDelta {
+        /// Readable summary text, if any.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub content: Maybe<String>,
+        /// Encrypted summary, if any.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub encrypted_content: Maybe<String>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A `message_delta` event.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct MessageDeltaEvent {
-    /// The changed message fields.
-    pub delta: MessageDelta,
-    /// Cumulative usage of the response so far.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<DeltaUsage>,
-    /// Context edits the API applied.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub context_management: Maybe<Json>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A `message_delta` event.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct MessageDeltaEvent {
+        /// The changed message fields.
+        pub delta: MessageDelta,
+        /// Cumulative usage of the response so far.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub usage: Option<DeltaUsage>,
+        /// Context edits the API applied.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub context_management: Maybe<Json>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// The `delta` of a `message_delta` event.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct MessageDelta {
-    /// Why generation stopped.
-    #[serde(deserialize_with = "crate::model::common::nullable")]
-    pub stop_reason: Option<StopReason>,
-    /// The custom stop sequence that ended generation, if one did.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub stop_sequence: Maybe<String>,
-    /// Details of a refusal stop.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub stop_details: Maybe<Json>,
-    /// Code execution container used by the request.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub container: Maybe<Json>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The `delta` of a `message_delta` event.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct MessageDelta {
+        /// Why generation stopped.
+        #[serde(deserialize_with = "crate::model::common::nullable")]
+        pub stop_reason: Option<StopReason>,
+        /// The custom stop sequence that ended generation, if one did.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub stop_sequence: Maybe<String>,
+        /// Details of a refusal stop.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub stop_details: Maybe<Json>,
+        /// Code execution container used by the request.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub container: Maybe<Json>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Usage reported by a `message_delta` (any count may be `null`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct DeltaUsage {
-    /// Uncached input tokens.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub input_tokens: Maybe<u64>,
-    /// Output tokens so far.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub output_tokens: Maybe<u64>,
-    /// Input tokens written to the cache.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub cache_creation_input_tokens: Maybe<u64>,
-    /// Input tokens read from the cache.
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub cache_read_input_tokens: Maybe<u64>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Usage reported by a `message_delta` (any count may be `null`).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct DeltaUsage {
+        /// Uncached input tokens.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub input_tokens: Maybe<u64>,
+        /// Output tokens so far.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub output_tokens: Maybe<u64>,
+        /// Input tokens written to the cache.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub cache_creation_input_tokens: Maybe<u64>,
+        /// Input tokens read from the cache.
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub cache_read_input_tokens: Maybe<u64>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 #[cfg(test)]

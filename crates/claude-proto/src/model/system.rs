@@ -1,6 +1,8 @@
 //! `system` messages: session, task, hook and status notices, told apart by
 //! their `subtype`.
 
+use super::open_enum::open_enum;
+use super::wire::wire_struct;
 use serde::{Deserialize, Serialize};
 
 use super::assistant::AssistantError;
@@ -19,9 +21,10 @@ macro_rules! system_struct {
     (
         $(#[$meta:meta])*
         pub struct $name:ident {
-            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty, )*
+            $( $(#[$($fmeta:tt)*])* pub $field:ident : $ty:ty, )*
         }
     ) => {
+        wire_struct! {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
         #[non_exhaustive]
@@ -29,7 +32,7 @@ macro_rules! system_struct {
             /// Always `"system"`.
             #[serde(rename = "type")]
             pub kind: SystemTag,
-            $( $(#[$fmeta])* pub $field: $ty, )*
+            $( $(#[$($fmeta)*])* pub $field: $ty, )*
             /// Unique id of this message.
             pub uuid: String,
             /// Session the message belongs to.
@@ -38,80 +41,81 @@ macro_rules! system_struct {
             #[serde(flatten)]
             pub extra: Extra,
         }
+        }
     };
 }
 
-/// A `system` message, tagged by `subtype`.
-///
-/// New subtypes appear often; those this crate does not know (and known ones
-/// whose fields changed shape) arrive as [`SystemMessage::Unknown`] with the
-/// whole line kept.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "subtype", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum SystemMessage {
-    /// Session setup, sent at the start of every turn (boxed: it is much
-    /// larger than the other subtypes).
-    Init(Box<InitMessage>),
-    /// The conversation was compacted.
-    CompactBoundary(CompactBoundaryMessage),
-    /// Status changed (requesting, compacting, permission mode).
-    Status(StatusMessage),
-    /// A failed API request will be retried.
-    ApiRetry(ApiRetryMessage),
-    /// Progress of a long control request.
-    ControlRequestProgress(ControlRequestProgressMessage),
-    /// The model refused and another model is used instead.
-    ModelRefusalFallback(ModelRefusalFallbackMessage),
-    /// The model refused and no fallback model is available.
-    ModelRefusalNoFallback(ModelRefusalNoFallbackMessage),
-    /// Output of a local slash command.
-    LocalCommandOutput(LocalCommandOutputMessage),
-    /// A hook started.
-    HookStarted(HookStartedMessage),
-    /// Output of a running hook.
-    HookProgress(HookProgressMessage),
-    /// A hook finished.
-    HookResponse(HookResponseMessage),
-    /// Plugin installation progress.
-    PluginInstall(PluginInstallMessage),
-    /// A task (subagent, background command, ...) started.
-    TaskStarted(TaskStartedMessage),
-    /// Progress of a running task.
-    TaskProgress(TaskProgressMessage),
-    /// Some fields of a task changed.
-    TaskUpdated(TaskUpdatedMessage),
-    /// A task finished.
-    TaskNotification(TaskNotificationMessage),
-    /// The full list of background tasks (replaces the previous list).
-    BackgroundTasksChanged(BackgroundTasksChangedMessage),
-    /// Estimated reasoning tokens so far.
-    ThinkingTokens(ThinkingTokensMessage),
-    /// The session became idle, running, or is waiting for an answer.
-    SessionStateChanged(SessionStateChangedMessage),
-    /// The worker process is shutting down.
-    WorkerShuttingDown(WorkerShuttingDownMessage),
-    /// The full list of slash commands (replaces the previous list).
-    CommandsChanged(CommandsChangedMessage),
-    /// A notice for the user.
-    Notification(NotificationMessage),
-    /// Files were uploaded to persistent storage.
-    FilesPersisted(FilesPersistedMessage),
-    /// Memories were recalled into the context.
-    MemoryRecall(MemoryRecallMessage),
-    /// An MCP elicitation was completed.
-    ElicitationComplete(ElicitationCompleteMessage),
-    /// A tool call was denied.
-    PermissionDenied(PermissionDeniedMessage),
-    /// Writing to a session store mirror failed.
-    MirrorError(MirrorErrorMessage),
-    /// An informational notice.
-    Informational(InformationalMessage),
-    /// Session data could not be written (disk full or over quota).
-    SessionWritesLost(SessionWritesLostMessage),
-    /// A subtype this crate does not know (or whose shape changed), kept verbatim.
-    #[serde(untagged)]
-    Unknown(Json),
+open_enum! {
+    /// A `system` message, tagged by `subtype`.
+    ///
+    /// New subtypes appear often; those this crate does not know (and known ones
+    /// whose fields changed shape) arrive as [`SystemMessage::Unknown`] with the
+    /// whole line kept.
+    #[derive(Debug, Clone, PartialEq)]
+    #[non_exhaustive]
+    pub enum SystemMessage tagged "subtype" {
+        /// A subtype this crate does not know (or whose shape changed), kept verbatim.
+        Unknown;
+        /// Session setup, sent at the start of every turn (boxed: it is much
+        /// larger than the other subtypes).
+        Init(Box<InitMessage>) = "init",
+        /// The conversation was compacted.
+        CompactBoundary(CompactBoundaryMessage) = "compact_boundary",
+        /// Status changed (requesting, compacting, permission mode).
+        Status(StatusMessage) = "status",
+        /// A failed API request will be retried.
+        ApiRetry(ApiRetryMessage) = "api_retry",
+        /// Progress of a long control request.
+        ControlRequestProgress(ControlRequestProgressMessage) = "control_request_progress",
+        /// The model refused and another model is used instead.
+        ModelRefusalFallback(ModelRefusalFallbackMessage) = "model_refusal_fallback",
+        /// The model refused and no fallback model is available.
+        ModelRefusalNoFallback(ModelRefusalNoFallbackMessage) = "model_refusal_no_fallback",
+        /// Output of a local slash command.
+        LocalCommandOutput(LocalCommandOutputMessage) = "local_command_output",
+        /// A hook started.
+        HookStarted(HookStartedMessage) = "hook_started",
+        /// Output of a running hook.
+        HookProgress(HookProgressMessage) = "hook_progress",
+        /// A hook finished.
+        HookResponse(HookResponseMessage) = "hook_response",
+        /// Plugin installation progress.
+        PluginInstall(PluginInstallMessage) = "plugin_install",
+        /// A task (subagent, background command, ...) started.
+        TaskStarted(TaskStartedMessage) = "task_started",
+        /// Progress of a running task.
+        TaskProgress(TaskProgressMessage) = "task_progress",
+        /// Some fields of a task changed.
+        TaskUpdated(TaskUpdatedMessage) = "task_updated",
+        /// A task finished.
+        TaskNotification(TaskNotificationMessage) = "task_notification",
+        /// The full list of background tasks (replaces the previous list).
+        BackgroundTasksChanged(BackgroundTasksChangedMessage) = "background_tasks_changed",
+        /// Estimated reasoning tokens so far.
+        ThinkingTokens(ThinkingTokensMessage) = "thinking_tokens",
+        /// The session became idle, running, or is waiting for an answer.
+        SessionStateChanged(SessionStateChangedMessage) = "session_state_changed",
+        /// The worker process is shutting down.
+        WorkerShuttingDown(WorkerShuttingDownMessage) = "worker_shutting_down",
+        /// The full list of slash commands (replaces the previous list).
+        CommandsChanged(CommandsChangedMessage) = "commands_changed",
+        /// A notice for the user.
+        Notification(NotificationMessage) = "notification",
+        /// Files were uploaded to persistent storage.
+        FilesPersisted(FilesPersistedMessage) = "files_persisted",
+        /// Memories were recalled into the context.
+        MemoryRecall(MemoryRecallMessage) = "memory_recall",
+        /// An MCP elicitation was completed.
+        ElicitationComplete(ElicitationCompleteMessage) = "elicitation_complete",
+        /// A tool call was denied.
+        PermissionDenied(PermissionDeniedMessage) = "permission_denied",
+        /// Writing to a session store mirror failed.
+        MirrorError(MirrorErrorMessage) = "mirror_error",
+        /// An informational notice.
+        Informational(InformationalMessage) = "informational",
+        /// Session data could not be written (disk full or over quota).
+        SessionWritesLost(SessionWritesLostMessage) = "session_writes_lost",
+    }
 }
 
 /// Runs `$body` with `$m` bound to the struct of any known variant, or
@@ -305,36 +309,40 @@ string_enum! {
     }
 }
 
-/// An MCP server as listed in `init`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct McpServerInfo {
-    /// Server name.
-    pub name: String,
-    /// Connection status (`connected`, `failed`, `pending`, `needs-auth`, ...).
-    pub status: String,
-    /// Where the server is configured.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// An MCP server as listed in `init`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct McpServerInfo {
+        /// Server name.
+        pub name: String,
+        /// Connection status (`connected`, `failed`, `pending`, `needs-auth`, ...).
+        pub status: String,
+        /// Where the server is configured.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub source: Option<String>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A plugin as listed in `init`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct PluginInfo {
-    /// Plugin name.
-    pub name: String,
-    /// Where the plugin lives on disk.
-    pub path: String,
-    /// Plugin version.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub version: Option<String>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A plugin as listed in `init`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct PluginInfo {
+        /// Plugin name.
+        pub name: String,
+        /// Where the plugin lives on disk.
+        pub path: String,
+        /// Plugin version.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub version: Option<String>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 // ---------------------------------------------------------------- compaction and status
@@ -347,29 +355,31 @@ system_struct! {
     }
 }
 
-/// Details of a compaction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct CompactMetadata {
-    /// Whether a user asked for it or it happened automatically.
-    pub trigger: CompactTrigger,
-    /// Context size before, in tokens.
-    pub pre_tokens: u64,
-    /// Context size after, in tokens.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub post_tokens: Option<u64>,
-    /// How long it took, in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub duration_ms: Option<u64>,
-    /// The message range kept verbatim (head, anchor and tail uuids).
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub preserved_segment: Maybe<Json>,
-    /// The messages kept verbatim (anchor uuid and the list of uuids).
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub preserved_messages: Maybe<Json>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Details of a compaction.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct CompactMetadata {
+        /// Whether a user asked for it or it happened automatically.
+        pub trigger: CompactTrigger,
+        /// Context size before, in tokens.
+        pub pre_tokens: u64,
+        /// Context size after, in tokens.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub post_tokens: Option<u64>,
+        /// How long it took, in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub duration_ms: Option<u64>,
+        /// The message range kept verbatim (head, anchor and tail uuids).
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub preserved_segment: Maybe<Json>,
+        /// The messages kept verbatim (anchor uuid and the list of uuids).
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub preserved_messages: Maybe<Json>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 string_enum! {
@@ -683,19 +693,21 @@ system_struct! {
     }
 }
 
-/// Resources used by a task.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct TaskUsage {
-    /// Tokens used.
-    pub total_tokens: u64,
-    /// Tool calls made.
-    pub tool_uses: u64,
-    /// Running time, in milliseconds.
-    pub duration_ms: u64,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Resources used by a task.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct TaskUsage {
+        /// Tokens used.
+        pub total_tokens: u64,
+        /// Tool calls made.
+        pub tool_uses: u64,
+        /// Running time, in milliseconds.
+        pub duration_ms: u64,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 system_struct! {
@@ -711,31 +723,33 @@ system_struct! {
     }
 }
 
-/// The changed fields of a task.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct TaskPatch {
-    /// New state.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<TaskStatus>,
-    /// New description.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// End time (milliseconds since the Unix epoch).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub end_time: Option<u64>,
-    /// Total time spent paused, in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total_paused_ms: Option<u64>,
-    /// Error text, when it failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// Whether it now runs in the background.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub is_backgrounded: Option<bool>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The changed fields of a task.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct TaskPatch {
+        /// New state.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub status: Option<TaskStatus>,
+        /// New description.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        /// End time (milliseconds since the Unix epoch).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub end_time: Option<u64>,
+        /// Total time spent paused, in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub total_paused_ms: Option<u64>,
+        /// Error text, when it failed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub error: Option<String>,
+        /// Whether it now runs in the background.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub is_backgrounded: Option<bool>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 string_enum! {
@@ -799,31 +813,33 @@ system_struct! {
     }
 }
 
-/// A background task as listed by `background_tasks_changed`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct BackgroundTask {
-    /// Id of the task.
-    pub task_id: String,
-    /// Id of this run of the task.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_id: Option<String>,
-    /// Kind of task.
-    pub task_type: String,
-    /// Kind of subagent, for subagent tasks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subagent_type: Option<String>,
-    /// What the task does.
-    pub description: String,
-    /// The task that started this one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent_task_id: Option<String>,
-    /// `Some(true)` for ambient tasks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ambient: Option<bool>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A background task as listed by `background_tasks_changed`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct BackgroundTask {
+        /// Id of the task.
+        pub task_id: String,
+        /// Id of this run of the task.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub run_id: Option<String>,
+        /// Kind of task.
+        pub task_type: String,
+        /// Kind of subagent, for subagent tasks.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub subagent_type: Option<String>,
+        /// What the task does.
+        pub description: String,
+        /// The task that started this one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub parent_task_id: Option<String>,
+        /// `Some(true)` for ambient tasks.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub ambient: Option<bool>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 // ---------------------------------------------------------------- session
@@ -922,30 +938,34 @@ system_struct! {
     }
 }
 
-/// A file that was stored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct PersistedFile {
-    /// File name.
-    pub filename: String,
-    /// Id given by the storage.
-    pub file_id: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A file that was stored.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct PersistedFile {
+        /// File name.
+        pub filename: String,
+        /// Id given by the storage.
+        pub file_id: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// A file that could not be stored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct FailedFile {
-    /// File name.
-    pub filename: String,
-    /// What went wrong.
-    pub error: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A file that could not be stored.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct FailedFile {
+        /// File name.
+        pub filename: String,
+        /// What went wrong.
+        pub error: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 system_struct! {
@@ -958,20 +978,22 @@ system_struct! {
     }
 }
 
-/// A memory brought into the context.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct RecalledMemory {
-    /// Path of the memory file.
-    pub path: String,
-    /// Who shares it (`personal`, `team`, `organization`).
-    pub scope: String,
-    /// Its content, when included.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<String>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A memory brought into the context.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct RecalledMemory {
+        /// Path of the memory file.
+        pub path: String,
+        /// Who shares it (`personal`, `team`, `organization`).
+        pub scope: String,
+        /// Its content, when included.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub content: Option<String>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 system_struct! {
@@ -1015,21 +1037,24 @@ system_struct! {
     }
 }
 
-/// Identifies an entry in a session store.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct MirrorKey {
-    /// Project key.
-    pub project_key: String,
-    /// Session id.
-    pub session_id: String,
-    /// Sub-path within the session, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subpath: Option<String>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Identifies an entry in a session store.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct MirrorKey {
+        /// Project key.
+        #[serde(rename = "projectKey")]
+        pub project_key: String,
+        /// Session id.
+        #[serde(rename = "sessionId")]
+        pub session_id: String,
+        /// Sub-path within the session, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub subpath: Option<String>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 system_struct! {
@@ -1084,7 +1109,7 @@ mod tests {
     use serde_json::json;
 
     fn round_trip(v: Json) -> SystemMessage {
-        let m: SystemMessage = serde_json::from_value(v.clone()).expect("decode");
+        let m: SystemMessage = crate::model::from_value(&v).expect("decode");
         assert_eq!(serde_json::to_value(&m).expect("encode"), v);
         m
     }

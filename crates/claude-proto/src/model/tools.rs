@@ -69,6 +69,7 @@
 //! # assert_eq!(answer["updatedInput"]["answers"], serde_json::json!({"Which?": "A"}));
 //! ```
 
+use super::wire::wire_struct;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -318,44 +319,46 @@ macro_rules! impl_to_json {
 // Inputs
 // ---------------------------------------------------------------------------
 
-/// Input of `Bash`: run a shell command.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct BashInput {
-    /// The command line.
-    pub command: String,
-    /// Time limit in milliseconds.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub timeout: Option<FlexNumber>,
-    /// What the command does, in words for the user.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub description: Option<String>,
-    /// Run the command as a background task.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub run_in_background: Option<FlexBool>,
-    /// Run outside the sandbox.
-    #[serde(
-        rename = "dangerouslyDisableSandbox",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub dangerously_disable_sandbox: Option<FlexBool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Input of `Bash`: run a shell command.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct BashInput {
+        /// The command line.
+        pub command: String,
+        /// Time limit in milliseconds.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub timeout: Option<FlexNumber>,
+        /// What the command does, in words for the user.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// Run the command as a background task.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub run_in_background: Option<FlexBool>,
+        /// Run outside the sandbox.
+        #[serde(
+            rename = "dangerouslyDisableSandbox",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub dangerously_disable_sandbox: Option<FlexBool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl BashInput {
@@ -382,43 +385,45 @@ impl BashInput {
     }
 }
 
-/// Input of `Read`: read a file (text, image, PDF or notebook).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct ReadInput {
-    /// Absolute path of the file.
-    pub file_path: String,
-    /// First line to read.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub offset: Option<FlexNumber>,
-    /// How many lines to read.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub limit: Option<FlexNumber>,
-    /// Page range, for PDF files (`"1-5"`).
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub pages: Option<String>,
-    /// Read a text file past the usual size limit.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub allow_large: Option<FlexBool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Input of `Read`: read a file (text, image, PDF or notebook).
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct ReadInput {
+        /// Absolute path of the file.
+        pub file_path: String,
+        /// First line to read.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub offset: Option<FlexNumber>,
+        /// How many lines to read.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub limit: Option<FlexNumber>,
+        /// Page range, for PDF files (`"1-5"`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub pages: Option<String>,
+        /// Read a text file past the usual size limit.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub allow_large: Option<FlexBool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl ReadInput {
@@ -435,17 +440,19 @@ impl ReadInput {
     }
 }
 
-/// Input of `Write`: create or overwrite a file.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct WriteInput {
-    /// Absolute path of the file.
-    pub file_path: String,
-    /// The whole new content.
-    pub content: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Input of `Write`: create or overwrite a file.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct WriteInput {
+        /// Absolute path of the file.
+        pub file_path: String,
+        /// The whole new content.
+        pub content: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl WriteInput {
@@ -459,26 +466,28 @@ impl WriteInput {
     }
 }
 
-/// Input of `Edit`: replace a string in a file.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct EditInput {
-    /// Absolute path of the file.
-    pub file_path: String,
-    /// The text to find.
-    pub old_string: String,
-    /// The text to put in its place.
-    pub new_string: String,
-    /// Replace every occurrence instead of exactly one.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub replace_all: Option<FlexBool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Input of `Edit`: replace a string in a file.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct EditInput {
+        /// Absolute path of the file.
+        pub file_path: String,
+        /// The text to find.
+        pub old_string: String,
+        /// The text to put in its place.
+        pub new_string: String,
+        /// Replace every occurrence instead of exactly one.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub replace_all: Option<FlexBool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl EditInput {
@@ -503,22 +512,24 @@ impl EditInput {
     }
 }
 
-/// Input of `Glob`: find files by name pattern.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct GlobInput {
-    /// The glob pattern (`**/*.rs`).
-    pub pattern: String,
-    /// Directory to search; the working directory when absent.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub path: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Input of `Glob`: find files by name pattern.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct GlobInput {
+        /// The glob pattern (`**/*.rs`).
+        pub pattern: String,
+        /// Directory to search; the working directory when absent.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub path: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl GlobInput {
@@ -544,123 +555,125 @@ string_enum! {
     }
 }
 
-/// Input of `Grep`: search file contents with a regular expression (ripgrep).
-///
-/// The single-letter ripgrep flags (`-A`, `-B`, `-C`, `-i`, `-n`, `-o`) have
-/// descriptive field names here; they keep their names on the wire.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct GrepInput {
-    /// The regular expression.
-    pub pattern: String,
-    /// File or directory to search; the working directory when absent.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub path: Option<String>,
-    /// Only files matching this glob.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub glob: Option<String>,
-    /// What to report.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub output_mode: Option<GrepOutputMode>,
-    /// Lines of context before each match (`-B`).
-    #[serde(
-        rename = "-B",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub before: Option<FlexNumber>,
-    /// Lines of context after each match (`-A`).
-    #[serde(
-        rename = "-A",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub after: Option<FlexNumber>,
-    /// Lines of context around each match (`-C`, the short form of `context`).
-    #[serde(
-        rename = "-C",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub around: Option<FlexNumber>,
-    /// Lines of context around each match.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub context: Option<FlexNumber>,
-    /// Show line numbers (`-n`).
-    #[serde(
-        rename = "-n",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub line_numbers: Option<FlexBool>,
-    /// Ignore case (`-i`).
-    #[serde(
-        rename = "-i",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub case_insensitive: Option<FlexBool>,
-    /// Print only the matched parts of lines (`-o`).
-    #[serde(
-        rename = "-o",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub only_matching: Option<FlexBool>,
-    /// Only files of this ripgrep type (`rust`, `py`).
-    #[serde(
-        rename = "type",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub file_type: Option<String>,
-    /// At most this many lines or entries.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub head_limit: Option<FlexNumber>,
-    /// Skip this many lines or entries first.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub offset: Option<FlexNumber>,
-    /// Let patterns span lines.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub multiline: Option<FlexBool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Input of `Grep`: search file contents with a regular expression (ripgrep).
+    ///
+    /// The single-letter ripgrep flags (`-A`, `-B`, `-C`, `-i`, `-n`, `-o`) have
+    /// descriptive field names here; they keep their names on the wire.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct GrepInput {
+        /// The regular expression.
+        pub pattern: String,
+        /// File or directory to search; the working directory when absent.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub path: Option<String>,
+        /// Only files matching this glob.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub glob: Option<String>,
+        /// What to report.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub output_mode: Option<GrepOutputMode>,
+        /// Lines of context before each match (`-B`).
+        #[serde(
+            rename = "-B",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub before: Option<FlexNumber>,
+        /// Lines of context after each match (`-A`).
+        #[serde(
+            rename = "-A",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub after: Option<FlexNumber>,
+        /// Lines of context around each match (`-C`, the short form of `context`).
+        #[serde(
+            rename = "-C",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub around: Option<FlexNumber>,
+        /// Lines of context around each match.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub context: Option<FlexNumber>,
+        /// Show line numbers (`-n`).
+        #[serde(
+            rename = "-n",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub line_numbers: Option<FlexBool>,
+        /// Ignore case (`-i`).
+        #[serde(
+            rename = "-i",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub case_insensitive: Option<FlexBool>,
+        /// Print only the matched parts of lines (`-o`).
+        #[serde(
+            rename = "-o",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub only_matching: Option<FlexBool>,
+        /// Only files of this ripgrep type (`rust`, `py`).
+        #[serde(
+            rename = "type",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub file_type: Option<String>,
+        /// At most this many lines or entries.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub head_limit: Option<FlexNumber>,
+        /// Skip this many lines or entries first.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub offset: Option<FlexNumber>,
+        /// Let patterns span lines.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub multiline: Option<FlexBool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl GrepInput {
@@ -687,24 +700,26 @@ impl GrepInput {
     }
 }
 
-/// Input of `WebFetch`: fetch a URL and run a prompt over its content.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct WebFetchInput {
-    /// The URL.
-    pub url: String,
-    /// What to extract from the page.
-    pub prompt: String,
-    /// Character position to continue reading a long page from.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub offset: Option<FlexNumber>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Input of `WebFetch`: fetch a URL and run a prompt over its content.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct WebFetchInput {
+        /// The URL.
+        pub url: String,
+        /// What to extract from the page.
+        pub prompt: String,
+        /// Character position to continue reading a long page from.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub offset: Option<FlexNumber>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl WebFetchInput {
@@ -719,29 +734,31 @@ impl WebFetchInput {
     }
 }
 
-/// Input of `WebSearch`: search the web.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct WebSearchInput {
-    /// The query.
-    pub query: String,
-    /// Only results from these domains.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub allowed_domains: Option<Vec<String>>,
-    /// No results from these domains.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub blocked_domains: Option<Vec<String>>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Input of `WebSearch`: search the web.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct WebSearchInput {
+        /// The query.
+        pub query: String,
+        /// Only results from these domains.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub allowed_domains: Option<Vec<String>>,
+        /// No results from these domains.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub blocked_domains: Option<Vec<String>>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl WebSearchInput {
@@ -768,26 +785,28 @@ string_enum! {
     }
 }
 
-/// One item of a `TodoWrite` list.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct Todo {
-    /// What is to be done.
-    pub content: String,
-    /// Its state.
-    pub status: TodoStatus,
-    /// The same task phrased as ongoing work ("Running the tests"), shown
-    /// while it is in progress. Absent from lists written by older CLIs.
-    #[serde(
-        rename = "activeForm",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub active_form: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// One item of a `TodoWrite` list.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct Todo {
+        /// What is to be done.
+        pub content: String,
+        /// Its state.
+        pub status: TodoStatus,
+        /// The same task phrased as ongoing work ("Running the tests"), shown
+        /// while it is in progress. Absent from lists written by older CLIs.
+        #[serde(
+            rename = "activeForm",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub active_form: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl Todo {
@@ -802,15 +821,17 @@ impl Todo {
     }
 }
 
-/// Input of `TodoWrite`: replace the session's todo list.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct TodoWriteInput {
-    /// The whole new list.
-    pub todos: Vec<Todo>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Input of `TodoWrite`: replace the session's todo list.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct TodoWriteInput {
+        /// The whole new list.
+        pub todos: Vec<Todo>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl TodoWriteInput {
@@ -823,74 +844,76 @@ impl TodoWriteInput {
     }
 }
 
-/// Input of `Agent` (called `Task` in older CLIs and in `system/init`'s tool
-/// list): hand a task to a subagent.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct AgentInput {
-    /// A few words saying what the task is.
-    pub description: String,
-    /// The task itself.
-    pub prompt: String,
-    /// Which kind of agent runs it (an agent definition's name).
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub subagent_type: Option<String>,
-    /// Model alias for the agent (`sonnet`, `opus`, `haiku`, ...).
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub model: Option<String>,
-    /// Reasoning effort for the agent (`low` ... `max`).
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub effort: Option<String>,
-    /// Run the agent in the background.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub run_in_background: Option<FlexBool>,
-    /// A name to address the running agent by.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub name: Option<String>,
-    /// Deprecated and ignored by CLI 2.1.330.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub team_name: Option<String>,
-    /// Deprecated and ignored by CLI 2.1.330 (subagents inherit the mode).
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub mode: Option<PermissionMode>,
-    /// Where the agent works (`worktree`, `remote`).
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub isolation: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Input of `Agent` (called `Task` in older CLIs and in `system/init`'s tool
+    /// list): hand a task to a subagent.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct AgentInput {
+        /// A few words saying what the task is.
+        pub description: String,
+        /// The task itself.
+        pub prompt: String,
+        /// Which kind of agent runs it (an agent definition's name).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub subagent_type: Option<String>,
+        /// Model alias for the agent (`sonnet`, `opus`, `haiku`, ...).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub model: Option<String>,
+        /// Reasoning effort for the agent (`low` ... `max`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub effort: Option<String>,
+        /// Run the agent in the background.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub run_in_background: Option<FlexBool>,
+        /// A name to address the running agent by.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub name: Option<String>,
+        /// Deprecated and ignored by CLI 2.1.330.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub team_name: Option<String>,
+        /// Deprecated and ignored by CLI 2.1.330 (subagents inherit the mode).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub mode: Option<PermissionMode>,
+        /// Where the agent works (`worktree`, `remote`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub isolation: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl AgentInput {
@@ -912,38 +935,40 @@ impl AgentInput {
     }
 }
 
-/// Input of `NotebookEdit`: change one cell of a Jupyter notebook.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct NotebookEditInput {
-    /// Absolute path of the notebook.
-    pub notebook_path: String,
-    /// The cell to change (or to insert after).
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub cell_id: Option<String>,
-    /// The cell's new source.
-    pub new_source: String,
-    /// `code` or `markdown`.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub cell_type: Option<String>,
-    /// `replace` (the default), `insert` or `delete`.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub edit_mode: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Input of `NotebookEdit`: change one cell of a Jupyter notebook.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct NotebookEditInput {
+        /// Absolute path of the notebook.
+        pub notebook_path: String,
+        /// The cell to change (or to insert after).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cell_id: Option<String>,
+        /// The cell's new source.
+        pub new_source: String,
+        /// `code` or `markdown`.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cell_type: Option<String>,
+        /// `replace` (the default), `insert` or `delete`.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub edit_mode: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl NotebookEditInput {
@@ -960,29 +985,31 @@ impl NotebookEditInput {
     }
 }
 
-/// One choice offered by a [`Question`].
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct QuestionOption {
-    /// The text of the choice; an answer names the choice by it.
-    pub label: String,
-    /// What choosing it means.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub description: Option<String>,
-    /// Content to show while the choice has focus (a mockup, a snippet).
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub preview: Option<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// One choice offered by a [`Question`].
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct QuestionOption {
+        /// The text of the choice; an answer names the choice by it.
+        pub label: String,
+        /// What choosing it means.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// Content to show while the choice has focus (a mockup, a snippet).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub preview: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl QuestionOption {
@@ -997,33 +1024,35 @@ impl QuestionOption {
     }
 }
 
-/// One question of an `AskUserQuestion` call.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct Question {
-    /// The full question; answers are keyed by this text.
-    pub question: String,
-    /// A very short label for it ("Library").
-    pub header: String,
-    /// The choices (2 to 4). Absent only for free-text questions, which the
-    /// CLI offers when started with extended questions enabled.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub options: Option<Vec<QuestionOption>>,
-    /// Several choices may be picked; the CLI treats absent as `false`.
-    #[serde(
-        rename = "multiSelect",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub multi_select: Option<bool>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// One question of an `AskUserQuestion` call.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct Question {
+        /// The full question; answers are keyed by this text.
+        pub question: String,
+        /// A very short label for it ("Library").
+        pub header: String,
+        /// The choices (2 to 4). Absent only for free-text questions, which the
+        /// CLI offers when started with extended questions enabled.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub options: Option<Vec<QuestionOption>>,
+        /// Several choices may be picked; the CLI treats absent as `false`.
+        #[serde(
+            rename = "multiSelect",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub multi_select: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl Question {
@@ -1068,35 +1097,37 @@ string_enum! {
     }
 }
 
-/// Extra information about the answer to one question, keyed by the
-/// question's text in `annotations`.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct QuestionAnnotation {
-    /// The preview of the chosen option, when the question had previews.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub preview: Option<String>,
-    /// Notes the user added to the choice.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub notes: Option<String>,
-    /// Why the question was not answered, when it was not.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub unanswered: Option<UnansweredReason>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Extra information about the answer to one question, keyed by the
+    /// question's text in `annotations`.
+    #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct QuestionAnnotation {
+        /// The preview of the chosen option, when the question had previews.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub preview: Option<String>,
+        /// Notes the user added to the choice.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub notes: Option<String>,
+        /// Why the question was not answered, when it was not.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub unanswered: Option<UnansweredReason>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl QuestionAnnotation {
@@ -1117,45 +1148,47 @@ impl QuestionAnnotation {
     }
 }
 
-/// Input of `AskUserQuestion`: the model asks the user one to four
-/// multiple-choice questions.
-///
-/// The tool runs only once a permission callback allows it with the
-/// answers filled in: `updatedInput` is this same input plus `answers`
-/// (question text to the chosen label; several labels of a multi-select
-/// question are joined with `", "`). [`AskUserQuestionInput::answer`] does
-/// that in one call; see the [module documentation](self) for an example.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct AskUserQuestionInput {
-    /// The questions.
-    pub questions: Vec<Question>,
-    /// The answers, by question text. Set by whoever answers, not by the
-    /// model.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub answers: Option<BTreeMap<String, String>>,
-    /// Notes on answers, by question text.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub annotations: Option<BTreeMap<String, QuestionAnnotation>>,
-    /// Bookkeeping about where the questions come from (not shown to the
-    /// user), e.g. `{"source": "remember"}`.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub metadata: Option<Json>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Input of `AskUserQuestion`: the model asks the user one to four
+    /// multiple-choice questions.
+    ///
+    /// The tool runs only once a permission callback allows it with the
+    /// answers filled in: `updatedInput` is this same input plus `answers`
+    /// (question text to the chosen label; several labels of a multi-select
+    /// question are joined with `", "`). [`AskUserQuestionInput::answer`] does
+    /// that in one call; see the [module documentation](self) for an example.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct AskUserQuestionInput {
+        /// The questions.
+        pub questions: Vec<Question>,
+        /// The answers, by question text. Set by whoever answers, not by the
+        /// model.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub answers: Option<BTreeMap<String, String>>,
+        /// Notes on answers, by question text.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub annotations: Option<BTreeMap<String, QuestionAnnotation>>,
+        /// Bookkeeping about where the questions come from (not shown to the
+        /// user), e.g. `{"source": "remember"}`.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub metadata: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl AskUserQuestionInput {
@@ -1386,61 +1419,63 @@ impl Serialize for ToolInput {
 // Outputs
 // ---------------------------------------------------------------------------
 
-/// What `Bash` returned.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct BashOutput {
-    /// Standard output.
-    pub stdout: String,
-    /// Standard error.
-    pub stderr: String,
-    /// The command was interrupted.
-    pub interrupted: bool,
-    /// `stdout` holds image data.
-    #[serde(
-        rename = "isImage",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub is_image: Option<bool>,
-    /// Id of the background task, when the command runs in the background.
-    #[serde(
-        rename = "backgroundTaskId",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub background_task_id: Option<String>,
-    /// What a non-zero exit code means for this command, when it is not
-    /// an error (`grep` finding nothing).
-    #[serde(
-        rename = "returnCodeInterpretation",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub return_code_interpretation: Option<String>,
-    /// The command is expected to print nothing when it succeeds.
-    #[serde(
-        rename = "noOutputExpected",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub no_output_expected: Option<bool>,
-    /// Where the full output was saved, when it was too large to inline.
-    #[serde(
-        rename = "persistedOutputPath",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub persisted_output_path: Option<String>,
-    /// Fields not modelled by this crate (among them `gitOperation`, the
-    /// git and gh operations the command performed).
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// What `Bash` returned.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct BashOutput {
+        /// Standard output.
+        pub stdout: String,
+        /// Standard error.
+        pub stderr: String,
+        /// The command was interrupted.
+        pub interrupted: bool,
+        /// `stdout` holds image data.
+        #[serde(
+            rename = "isImage",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_image: Option<bool>,
+        /// Id of the background task, when the command runs in the background.
+        #[serde(
+            rename = "backgroundTaskId",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub background_task_id: Option<String>,
+        /// What a non-zero exit code means for this command, when it is not
+        /// an error (`grep` finding nothing).
+        #[serde(
+            rename = "returnCodeInterpretation",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub return_code_interpretation: Option<String>,
+        /// The command is expected to print nothing when it succeeds.
+        #[serde(
+            rename = "noOutputExpected",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub no_output_expected: Option<bool>,
+        /// Where the full output was saved, when it was too large to inline.
+        #[serde(
+            rename = "persistedOutputPath",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub persisted_output_path: Option<String>,
+        /// Fields not modelled by this crate (among them `gitOperation`, the
+        /// git and gh operations the command performed).
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 string_enum! {
@@ -1459,19 +1494,21 @@ string_enum! {
     }
 }
 
-/// What `Read` returned. The shape of `file` depends on `kind`;
-/// [`ReadOutput::text_file`] types it for text files.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct ReadOutput {
-    /// What kind of content it is.
-    #[serde(rename = "type")]
-    pub kind: ReadOutputKind,
-    /// The content and facts about it.
-    pub file: Json,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// What `Read` returned. The shape of `file` depends on `kind`;
+    /// [`ReadOutput::text_file`] types it for text files.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct ReadOutput {
+        /// What kind of content it is.
+        #[serde(rename = "type")]
+        pub kind: ReadOutputKind,
+        /// The content and facts about it.
+        pub file: Json,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl ReadOutput {
@@ -1484,50 +1521,54 @@ impl ReadOutput {
     }
 }
 
-/// The `file` of a [`ReadOutput`] of kind `text`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct ReadTextFile {
-    /// The path read.
-    #[serde(rename = "filePath")]
-    pub file_path: String,
-    /// The lines read.
-    pub content: String,
-    /// How many lines `content` holds.
-    #[serde(rename = "numLines")]
-    pub num_lines: u64,
-    /// Line number of the first line of `content`.
-    #[serde(rename = "startLine")]
-    pub start_line: u64,
-    /// How many lines the file has.
-    #[serde(rename = "totalLines")]
-    pub total_lines: u64,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The `file` of a [`ReadOutput`] of kind `text`.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct ReadTextFile {
+        /// The path read.
+        #[serde(rename = "filePath")]
+        pub file_path: String,
+        /// The lines read.
+        pub content: String,
+        /// How many lines `content` holds.
+        #[serde(rename = "numLines")]
+        pub num_lines: u64,
+        /// Line number of the first line of `content`.
+        #[serde(rename = "startLine")]
+        pub start_line: u64,
+        /// How many lines the file has.
+        #[serde(rename = "totalLines")]
+        pub total_lines: u64,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// One hunk of a [`WriteOutput`] or [`EditOutput`] diff.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct PatchHunk {
-    /// First line in the old file.
-    #[serde(rename = "oldStart")]
-    pub old_start: u64,
-    /// Lines of the old file in the hunk.
-    #[serde(rename = "oldLines")]
-    pub old_lines: u64,
-    /// First line in the new file.
-    #[serde(rename = "newStart")]
-    pub new_start: u64,
-    /// Lines of the new file in the hunk.
-    #[serde(rename = "newLines")]
-    pub new_lines: u64,
-    /// The hunk's lines, each starting with ` `, `-` or `+`.
-    pub lines: Vec<String>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// One hunk of a [`WriteOutput`] or [`EditOutput`] diff.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct PatchHunk {
+        /// First line in the old file.
+        #[serde(rename = "oldStart")]
+        pub old_start: u64,
+        /// Lines of the old file in the hunk.
+        #[serde(rename = "oldLines")]
+        pub old_lines: u64,
+        /// First line in the new file.
+        #[serde(rename = "newStart")]
+        pub new_start: u64,
+        /// Lines of the new file in the hunk.
+        #[serde(rename = "newLines")]
+        pub new_lines: u64,
+        /// The hunk's lines, each starting with ` `, `-` or `+`.
+        pub lines: Vec<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 string_enum! {
@@ -1540,211 +1581,227 @@ string_enum! {
     }
 }
 
-/// What `Write` returned.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct WriteOutput {
-    /// Created or replaced.
-    #[serde(rename = "type")]
-    pub kind: WriteKind,
-    /// The path written.
-    #[serde(rename = "filePath")]
-    pub file_path: String,
-    /// The content written.
-    pub content: String,
-    /// The change as diff hunks (empty for a new file).
-    #[serde(rename = "structuredPatch")]
-    pub structured_patch: Vec<PatchHunk>,
-    /// The previous content (`None` for a new file, or when it was too
-    /// large to include).
-    #[serde(rename = "originalFile", deserialize_with = "nullable")]
-    pub original_file: Option<String>,
-    /// The user changed the content before accepting it.
-    #[serde(
-        rename = "userModified",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub user_modified: Option<bool>,
-    /// Fields not modelled by this crate (among them `gitDiff`).
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// What `Write` returned.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct WriteOutput {
+        /// Created or replaced.
+        #[serde(rename = "type")]
+        pub kind: WriteKind,
+        /// The path written.
+        #[serde(rename = "filePath")]
+        pub file_path: String,
+        /// The content written.
+        pub content: String,
+        /// The change as diff hunks (empty for a new file).
+        #[serde(rename = "structuredPatch")]
+        pub structured_patch: Vec<PatchHunk>,
+        /// The previous content (`None` for a new file, or when it was too
+        /// large to include).
+        #[serde(rename = "originalFile", deserialize_with = "nullable")]
+        pub original_file: Option<String>,
+        /// The user changed the content before accepting it.
+        #[serde(
+            rename = "userModified",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub user_modified: Option<bool>,
+        /// Fields not modelled by this crate (among them `gitDiff`).
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// What `Edit` returned.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct EditOutput {
-    /// The path edited.
-    #[serde(rename = "filePath")]
-    pub file_path: String,
-    /// The text replaced.
-    #[serde(rename = "oldString")]
-    pub old_string: String,
-    /// The text put in its place.
-    #[serde(rename = "newString")]
-    pub new_string: String,
-    /// The content before the edit, when it was small enough to include.
-    #[serde(rename = "originalFile", deserialize_with = "nullable")]
-    pub original_file: Option<String>,
-    /// The change as diff hunks.
-    #[serde(rename = "structuredPatch")]
-    pub structured_patch: Vec<PatchHunk>,
-    /// The user changed the edit before accepting it.
-    #[serde(rename = "userModified")]
-    pub user_modified: bool,
-    /// Every occurrence was replaced.
-    #[serde(rename = "replaceAll")]
-    pub replace_all: bool,
-    /// Fields not modelled by this crate (among them `gitDiff`).
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// What `Edit` returned.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct EditOutput {
+        /// The path edited.
+        #[serde(rename = "filePath")]
+        pub file_path: String,
+        /// The text replaced.
+        #[serde(rename = "oldString")]
+        pub old_string: String,
+        /// The text put in its place.
+        #[serde(rename = "newString")]
+        pub new_string: String,
+        /// The content before the edit, when it was small enough to include.
+        #[serde(rename = "originalFile", deserialize_with = "nullable")]
+        pub original_file: Option<String>,
+        /// The change as diff hunks.
+        #[serde(rename = "structuredPatch")]
+        pub structured_patch: Vec<PatchHunk>,
+        /// The user changed the edit before accepting it.
+        #[serde(rename = "userModified")]
+        pub user_modified: bool,
+        /// Every occurrence was replaced.
+        #[serde(rename = "replaceAll")]
+        pub replace_all: bool,
+        /// Fields not modelled by this crate (among them `gitDiff`).
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// What `Glob` returned.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct GlobOutput {
-    /// How long the search took, in milliseconds.
-    #[serde(rename = "durationMs")]
-    pub duration_ms: serde_json::Number,
-    /// How many paths `filenames` holds.
-    #[serde(rename = "numFiles")]
-    pub num_files: u64,
-    /// The matching paths.
-    pub filenames: Vec<String>,
-    /// More files matched than were returned.
-    pub truncated: bool,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// What `Glob` returned.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct GlobOutput {
+        /// How long the search took, in milliseconds.
+        #[serde(rename = "durationMs")]
+        pub duration_ms: serde_json::Number,
+        /// How many paths `filenames` holds.
+        #[serde(rename = "numFiles")]
+        pub num_files: u64,
+        /// The matching paths.
+        pub filenames: Vec<String>,
+        /// More files matched than were returned.
+        pub truncated: bool,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// What `Grep` returned.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct GrepOutput {
-    /// What was reported.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub mode: Option<GrepOutputMode>,
-    /// How many files are listed.
-    #[serde(rename = "numFiles")]
-    pub num_files: u64,
-    /// The files listed.
-    pub filenames: Vec<String>,
-    /// The matching lines (mode `content`) or counts (mode `count`).
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub content: Option<String>,
-    /// How many lines `content` holds.
-    #[serde(
-        rename = "numLines",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub num_lines: Option<u64>,
-    /// How many matches were counted (mode `count`).
-    #[serde(
-        rename = "numMatches",
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub num_matches: Option<u64>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// What `Grep` returned.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct GrepOutput {
+        /// What was reported.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub mode: Option<GrepOutputMode>,
+        /// How many files are listed.
+        #[serde(rename = "numFiles")]
+        pub num_files: u64,
+        /// The files listed.
+        pub filenames: Vec<String>,
+        /// The matching lines (mode `content`) or counts (mode `count`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub content: Option<String>,
+        /// How many lines `content` holds.
+        #[serde(
+            rename = "numLines",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub num_lines: Option<u64>,
+        /// How many matches were counted (mode `count`).
+        #[serde(
+            rename = "numMatches",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub num_matches: Option<u64>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// What `WebFetch` returned.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct WebFetchOutput {
-    /// Size of the fetched content in bytes.
-    pub bytes: u64,
-    /// HTTP status code.
-    pub code: u64,
-    /// HTTP status text.
-    #[serde(rename = "codeText")]
-    pub code_text: String,
-    /// What the prompt made of the content.
-    pub result: String,
-    /// How long fetching and processing took, in milliseconds.
-    #[serde(rename = "durationMs")]
-    pub duration_ms: serde_json::Number,
-    /// The URL fetched.
-    pub url: String,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// What `WebFetch` returned.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct WebFetchOutput {
+        /// Size of the fetched content in bytes.
+        pub bytes: u64,
+        /// HTTP status code.
+        pub code: u64,
+        /// HTTP status text.
+        #[serde(rename = "codeText")]
+        pub code_text: String,
+        /// What the prompt made of the content.
+        pub result: String,
+        /// How long fetching and processing took, in milliseconds.
+        #[serde(rename = "durationMs")]
+        pub duration_ms: serde_json::Number,
+        /// The URL fetched.
+        pub url: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// What `WebSearch` returned.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct WebSearchOutput {
-    /// The query run.
-    pub query: String,
-    /// Search hits (objects with `tool_use_id` and `content`) and the
-    /// model's commentary (strings), in order; kept raw.
-    pub results: Vec<Json>,
-    /// How long the search took, in seconds.
-    #[serde(rename = "durationSeconds")]
-    pub duration_seconds: serde_json::Number,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// What `WebSearch` returned.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct WebSearchOutput {
+        /// The query run.
+        pub query: String,
+        /// Search hits (objects with `tool_use_id` and `content`) and the
+        /// model's commentary (strings), in order; kept raw.
+        pub results: Vec<Json>,
+        /// How long the search took, in seconds.
+        #[serde(rename = "durationSeconds")]
+        pub duration_seconds: serde_json::Number,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// What `TodoWrite` returned.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct TodoWriteOutput {
-    /// The list before.
-    #[serde(rename = "oldTodos")]
-    pub old_todos: Vec<Todo>,
-    /// The list after.
-    #[serde(rename = "newTodos")]
-    pub new_todos: Vec<Todo>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// What `TodoWrite` returned.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct TodoWriteOutput {
+        /// The list before.
+        #[serde(rename = "oldTodos")]
+        pub old_todos: Vec<Todo>,
+        /// The list after.
+        #[serde(rename = "newTodos")]
+        pub new_todos: Vec<Todo>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// What `AskUserQuestion` returned.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct AskUserQuestionOutput {
-    /// The questions asked.
-    pub questions: Vec<Question>,
-    /// The answers, by question text.
-    pub answers: BTreeMap<String, String>,
-    /// Free text the user typed instead of choosing.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub response: Option<String>,
-    /// Notes on answers, by question text.
-    #[serde(
-        default,
-        deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub annotations: Option<BTreeMap<String, QuestionAnnotation>>,
-    /// Fields not modelled by this crate.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// What `AskUserQuestion` returned.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct AskUserQuestionOutput {
+        /// The questions asked.
+        pub questions: Vec<Question>,
+        /// The answers, by question text.
+        pub answers: BTreeMap<String, String>,
+        /// Free text the user typed instead of choosing.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub response: Option<String>,
+        /// Notes on answers, by question text.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub annotations: Option<BTreeMap<String, QuestionAnnotation>>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl_to_json!(
@@ -2455,12 +2512,12 @@ mod tests {
         };
         assert_eq!(out.stdout, "hi");
 
-        let unknown: HookInput = serde_json::from_value(
+        let unknown: HookInput = crate::model::from_value(&
             json!({"hook_event_name":"FutureToolEvent","tool_name":"Write","tool_input":{"file_path":"/a","content":"x"}}),
         )
         .unwrap();
         assert!(matches!(unknown.tool_input(), Some(ToolInput::Write(_))));
-        let notification: HookInput = serde_json::from_value(
+        let notification: HookInput = crate::model::from_value(&
             json!({"hook_event_name":"Notification","session_id":"s","transcript_path":"/t","cwd":"/c","message":"m"}),
         )
         .unwrap();

@@ -4,6 +4,8 @@
 //! a turn, and what the CLI writes back: tool results, echoes and replays of
 //! user input, and synthetic messages such as interrupt notices.
 
+use super::open_enum::open_enum;
+use super::wire::wire_struct;
 use serde::{Deserialize, Serialize};
 
 use super::common::{Extra, Json, Maybe, string_enum, wire_tag};
@@ -19,81 +21,83 @@ wire_tag! {
     pub struct UserRole = "user";
 }
 
-/// A user message (`type: "user"`).
-///
-/// To send a prompt, build one with [`UserMessage::text`] or
-/// [`UserMessage::blocks`] and adjust it with the `with_*` methods:
-///
-/// ```
-/// use claude_proto::model::user::{Priority, UserMessage};
-///
-/// let msg = UserMessage::text("What is 2+2?").with_priority(Priority::Next);
-/// assert_eq!(msg.message.content.text(), "What is 2+2?");
-/// ```
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct UserMessage {
-    /// Always `"user"`.
-    #[serde(rename = "type")]
-    pub kind: UserTag,
-    /// Session id; hosts send `""`, the CLI fills in the real one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session_id: Option<String>,
-    /// The message itself: role and content.
-    pub message: UserMessageParam,
-    /// Id of the tool call whose subagent this message belongs to; `None`
-    /// for the main conversation.
-    #[serde(deserialize_with = "crate::model::common::nullable")]
-    pub parent_tool_use_id: Option<String>,
-    /// Unique id of the message. A host may choose one to correlate the
-    /// message with what the CLI reports back about it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub uuid: Option<String>,
-    /// `Some(true)` when the CLI made this message up (e.g. an interrupt notice)
-    /// rather than a person typing it.
-    #[serde(
-        rename = "isSynthetic",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub is_synthetic: Option<bool>,
-    /// `Some(true)` when the CLI replays a message from the session history.
-    #[serde(rename = "isReplay", default, skip_serializing_if = "Option::is_none")]
-    pub is_replay: Option<bool>,
-    /// On tool result messages: the tool's structured output (shape depends on the tool).
-    #[serde(default, skip_serializing_if = "Maybe::is_absent")]
-    pub tool_use_result: Maybe<Json>,
-    /// When a message sent during a running turn is handled.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub priority: Option<Priority>,
-    /// Who or what the message comes from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub origin: Option<MessageOrigin>,
-    /// `Some(false)` appends the message to the conversation without starting a turn.
-    #[serde(
-        rename = "shouldQuery",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub should_query: Option<bool>,
-    /// Creation time (ISO 8601).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timestamp: Option<String>,
-    /// `Some(true)` makes the CLI take the text verbatim: no `@file` expansion
-    /// and no slash command handling.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client_composed: Option<bool>,
-    /// Subagent this message belongs to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_id: Option<String>,
-    /// Kind of that subagent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subagent_type: Option<String>,
-    /// Short description of that subagent's task.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task_description: Option<String>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// A user message (`type: "user"`).
+    ///
+    /// To send a prompt, build one with [`UserMessage::text`] or
+    /// [`UserMessage::blocks`] and adjust it with the `with_*` methods:
+    ///
+    /// ```
+    /// use claude_proto::model::user::{Priority, UserMessage};
+    ///
+    /// let msg = UserMessage::text("What is 2+2?").with_priority(Priority::Next);
+    /// assert_eq!(msg.message.content.text(), "What is 2+2?");
+    /// ```
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct UserMessage {
+        /// Always `"user"`.
+        #[serde(rename = "type")]
+        pub kind: UserTag,
+        /// Session id; hosts send `""`, the CLI fills in the real one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub session_id: Option<String>,
+        /// The message itself: role and content.
+        pub message: UserMessageParam,
+        /// Id of the tool call whose subagent this message belongs to; `None`
+        /// for the main conversation.
+        #[serde(deserialize_with = "crate::model::common::nullable")]
+        pub parent_tool_use_id: Option<String>,
+        /// Unique id of the message. A host may choose one to correlate the
+        /// message with what the CLI reports back about it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub uuid: Option<String>,
+        /// `Some(true)` when the CLI made this message up (e.g. an interrupt notice)
+        /// rather than a person typing it.
+        #[serde(
+            rename = "isSynthetic",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_synthetic: Option<bool>,
+        /// `Some(true)` when the CLI replays a message from the session history.
+        #[serde(rename = "isReplay", default, skip_serializing_if = "Option::is_none")]
+        pub is_replay: Option<bool>,
+        /// On tool result messages: the tool's structured output (shape depends on the tool).
+        #[serde(default, skip_serializing_if = "Maybe::is_absent")]
+        pub tool_use_result: Maybe<Json>,
+        /// When a message sent during a running turn is handled.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub priority: Option<Priority>,
+        /// Who or what the message comes from.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub origin: Option<MessageOrigin>,
+        /// `Some(false)` appends the message to the conversation without starting a turn.
+        #[serde(
+            rename = "shouldQuery",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub should_query: Option<bool>,
+        /// Creation time (ISO 8601).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub timestamp: Option<String>,
+        /// `Some(true)` makes the CLI take the text verbatim: no `@file` expansion
+        /// and no slash command handling.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub client_composed: Option<bool>,
+        /// Subagent this message belongs to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub agent_id: Option<String>,
+        /// Kind of that subagent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub subagent_type: Option<String>,
+        /// Short description of that subagent's task.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub task_description: Option<String>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl UserMessage {
@@ -207,16 +211,18 @@ impl UserMessage {
     }
 }
 
-/// The `message` inside a [`UserMessage`].
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct UserMessageParam {
-    /// Always `"user"`.
-    pub role: UserRole,
-    /// The content, as a string or as blocks.
-    pub content: MessageContent,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// The `message` inside a [`UserMessage`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct UserMessageParam {
+        /// Always `"user"`.
+        pub role: UserRole,
+        /// The content, as a string or as blocks.
+        pub content: MessageContent,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 impl UserMessageParam {
@@ -242,32 +248,32 @@ string_enum! {
     }
 }
 
-/// Where a message comes from (its `origin`), tagged by `kind`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum MessageOrigin {
-    /// Typed by a person. Hosts forwarding keyboard input should say so explicitly.
-    Human(Extra),
-    /// Arrived through a channel (an MCP server pushing messages).
-    Channel(ChannelOrigin),
-    /// Sent by another session.
-    Peer(PeerOrigin),
-    /// Produced by a task notification (schedule, inbox, external event, ...).
-    TaskNotification(TaskNotificationOrigin),
-    /// Sent by a coordinating agent.
-    Coordinator(Extra),
-    /// Origin not classified.
-    Unclassified(Extra),
-    /// Sent by an observer session.
-    Observer(ObserverOrigin),
-    /// An automatic continuation of the previous turn.
-    AutoContinuation(Extra),
-    /// Activity reported by an observer.
-    ObserverActivity(Extra),
-    /// An origin this crate does not know, kept verbatim.
-    #[serde(untagged)]
-    Unknown(Json),
+open_enum! {
+    /// Where a message comes from (its `origin`), tagged by `kind`.
+    #[derive(Debug, Clone, PartialEq)]
+    #[non_exhaustive]
+    pub enum MessageOrigin tagged "kind" {
+        /// An origin this crate does not know, kept verbatim.
+        Unknown;
+        /// Typed by a person. Hosts forwarding keyboard input should say so explicitly.
+        Human(Extra) = "human",
+        /// Arrived through a channel (an MCP server pushing messages).
+        Channel(ChannelOrigin) = "channel",
+        /// Sent by another session.
+        Peer(PeerOrigin) = "peer",
+        /// Produced by a task notification (schedule, inbox, external event, ...).
+        TaskNotification(TaskNotificationOrigin) = "task-notification",
+        /// Sent by a coordinating agent.
+        Coordinator(Extra) = "coordinator",
+        /// Origin not classified.
+        Unclassified(Extra) = "unclassified",
+        /// Sent by an observer session.
+        Observer(ObserverOrigin) = "observer",
+        /// An automatic continuation of the previous turn.
+        AutoContinuation(Extra) = "auto-continuation",
+        /// Activity reported by an observer.
+        ObserverActivity(Extra) = "observer-activity",
+    }
 }
 
 impl MessageOrigin {
@@ -277,74 +283,80 @@ impl MessageOrigin {
     }
 }
 
-/// Origin of a message that arrived through a channel.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct ChannelOrigin {
-    /// The channel's server name.
-    pub server: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Origin of a message that arrived through a channel.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct ChannelOrigin {
+        /// The channel's server name.
+        pub server: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Origin of a message sent by another session.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PeerOrigin {
-    /// The sender's address.
-    pub from: String,
-    /// The sender's permission mode (`bypass` or `prompting`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub from_mode: Option<String>,
-    /// The sender's display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// The sender's session id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub from_session: Option<String>,
-    /// The sender's task id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sender_task_id: Option<String>,
-    /// The message body as sent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub body: Option<String>,
-    /// Verified process id of the sender.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verified_peer_pid: Option<serde_json::Number>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Origin of a message sent by another session.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct PeerOrigin {
+        /// The sender's address.
+        pub from: String,
+        /// The sender's permission mode (`bypass` or `prompting`).
+        #[serde(rename = "fromMode", default, skip_serializing_if = "Option::is_none")]
+        pub from_mode: Option<String>,
+        /// The sender's display name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// The sender's session id.
+        #[serde(rename = "fromSession", default, skip_serializing_if = "Option::is_none")]
+        pub from_session: Option<String>,
+        /// The sender's task id.
+        #[serde(rename = "senderTaskId", default, skip_serializing_if = "Option::is_none")]
+        pub sender_task_id: Option<String>,
+        /// The message body as sent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub body: Option<String>,
+        /// Verified process id of the sender.
+        #[serde(rename = "verifiedPeerPid", default, skip_serializing_if = "Option::is_none")]
+        pub verified_peer_pid: Option<serde_json::Number>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Origin of a message produced by a task notification.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TaskNotificationOrigin {
-    /// Which kind of notification (`scheduled-trigger`, `session-inbox`, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subkind: Option<String>,
-    /// Why it fired.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fire_reason: Option<String>,
-    /// Id of the run that fired it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_id: Option<String>,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Origin of a message produced by a task notification.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct TaskNotificationOrigin {
+        /// Which kind of notification (`scheduled-trigger`, `session-inbox`, ...).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub subkind: Option<String>,
+        /// Why it fired.
+        #[serde(rename = "fireReason", default, skip_serializing_if = "Option::is_none")]
+        pub fire_reason: Option<String>,
+        /// Id of the run that fired it.
+        #[serde(rename = "runId", default, skip_serializing_if = "Option::is_none")]
+        pub run_id: Option<String>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
-/// Origin of a message sent by an observer session.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ObserverOrigin {
-    /// The observer's address.
-    pub from: String,
-    /// The observer's task id.
-    pub sender_task_id: String,
-    /// Fields not modelled here, kept verbatim.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_struct! {
+    /// Origin of a message sent by an observer session.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct ObserverOrigin {
+        /// The observer's address.
+        pub from: String,
+        /// The observer's task id.
+        #[serde(rename = "senderTaskId")]
+        pub sender_task_id: String,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
 }
 
 #[cfg(test)]
