@@ -4499,4 +4499,61 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn the_other_built_in_tools_are_typed_and_round_trip() {
+        let cases = [
+            (
+                "TaskCreate",
+                json!({"subject":"s","description":"d","activeForm":"Doing","metadata":{"k":1}}),
+            ),
+            (
+                "TaskUpdate",
+                json!({"taskId":"1","status":"deleted","addBlocks":["2"]}),
+            ),
+            ("TaskStop", json!({"task_id":"b1"})),
+            (
+                "CronCreate",
+                json!({"cron":"*/5 * * * *","prompt":"p","recurring":"false"}),
+            ),
+            (
+                "Monitor",
+                json!({"description":"d","timeout_ms":"300000","ws":{"url":"wss://x"}}),
+            ),
+            (
+                "ReportFindings",
+                json!({"findings":[{"file":"a.rs","line":3,"summary":"s","failure_scenario":"f"}]}),
+            ),
+            (
+                "propose_skills",
+                json!({"proposals":[{"name":"n","kind":"new","description":"d",
+                "edits":[{"old_string":"a","new_string":"b"}]}]}),
+            ),
+            (
+                "SendFeedback",
+                json!({"type":"bug","title":"t","details":"d"}),
+            ),
+            (
+                "ExitPlanMode",
+                json!({"plan":"the plan","allowedPrompts":[{"tool":"Bash","prompt":"run tests"}]}),
+            ),
+            ("ListMcpResourcesTool", json!({})),
+            (
+                "Artifact",
+                json!({"action":"list","limit":25,"force":false}),
+            ),
+        ];
+        for (name, input) in &cases {
+            let typed = ToolInput::parse(name, input);
+            assert!(!typed.is_other(), "{name} not typed");
+            assert_eq!(typed.name(), *name);
+            assert_eq!(&typed.to_json(), input, "{name}");
+        }
+        let ToolInput::CronCreate(cron) = ToolInput::parse("CronCreate", &cases[3].1) else {
+            unreachable!()
+        };
+        assert_eq!(cron.recurring.map(FlexBool::get), Some(false));
+        // A required field missing: kept raw.
+        assert!(ToolInput::parse("TaskGet", &json!({})).is_other());
+    }
 }
