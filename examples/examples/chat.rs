@@ -282,8 +282,8 @@ async fn print_turn(
                     Duration::from_millis(result.duration_ms).as_secs_f64(),
                     turn_cost,
                     *session_cost,
-                    result.usage.input_tokens,
-                    result.usage.output_tokens,
+                    result.usage.uncached_input_tokens(),
+                    result.usage.generated_tokens(),
                 );
             }
             _ => {}

@@ -72,8 +72,8 @@ async fn run() -> Result<bool, String> {
     println!(
         "── cost ${:.4} · {} in / {} out tokens ({} cache read, {} cache write) · {} turns · {} ms",
         result.cost_usd(),
-        result.usage.input_tokens,
-        result.usage.output_tokens,
+        result.usage.uncached_input_tokens(),
+        result.usage.generated_tokens(),
         result.usage.cache_read_tokens(),
         result.usage.cache_creation_tokens(),
         result.num_turns,

@@ -12,8 +12,12 @@
 //!   so the real CLI runs offline.
 //! - [`real_cli`]: end-to-end scenarios against the real Claude Code CLI
 //!   (pinned in `tests/peer`), run per adapter (`tests/real_cli.rs`).
+//! - [`drift`]: a reader of the TypeScript Agent SDK's declarations (pinned
+//!   in `tests/peer/sdk`) and their comparison with the model
+//!   (`tests/drift.rs`).
 
 pub mod conformance;
+pub mod drift;
 pub mod endpoint;
 pub mod handlers;
 pub mod logs;

@@ -113,6 +113,7 @@
 //! environment as plain data (no shell; values can never be read as flags),
 //! and [`discovery::locate`] finds the executable through injected lookups.
 #![deny(missing_docs)]
+#![recursion_limit = "256"] // wire_struct! recurses once per field attribute; ResultMessage has ~150
 
 mod config;
 pub mod discovery;

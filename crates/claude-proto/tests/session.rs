@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use claude_proto::model::MessageType;
 use claude_proto::model::control::{
-    Ack, ControlRequest, GetContextUsageRequest, InterruptRequest, InterruptResponse,
+    Ack, ControlRequest, GetBinaryVersionRequest, InterruptRequest, InterruptResponse,
     ListModelsRequest, SetModelRequest, StopTaskRequest,
 };
 use claude_proto::model::incoming::CliRequest;
@@ -858,10 +858,10 @@ fn typed_calls_write_the_enum_line_and_decode_their_own_answer() {
     };
     let ack: Ack = typed_round_trip(&mut h, &stop, Some(json!({})));
     assert!(ack.extra.is_empty());
-    // A required field missing from the answer is a decode error.
+    // A required field missing from the answer (`version`) is a decode error.
     let id = h
         .session
-        .send_call(&GetContextUsageRequest::default(), None, h.now)
+        .send_call(&GetBinaryVersionRequest::default(), None, h.now)
         .unwrap();
     let wire_id = single(h.written())["request_id"]
         .as_str()
@@ -875,7 +875,7 @@ fn typed_calls_write_the_enum_line_and_decode_their_own_answer() {
                 outcome
                     .result
                     .unwrap()
-                    .decode_as::<GetContextUsageRequest>()
+                    .decode_as::<GetBinaryVersionRequest>()
                     .is_err()
             );
         }

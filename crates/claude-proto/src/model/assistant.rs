@@ -67,6 +67,10 @@ wire_struct! {
         /// Creation time (ISO 8601), for display only.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub timestamp: Option<String>,
+        /// `Some(true)` when the message continues a response whose thinking
+        /// was cut off (a resumed turn).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub resumed_from_incomplete_thinking: Option<bool>,
         /// Context window breakdown, attached to the output of `/context`.
         #[serde(default, skip_serializing_if = "Maybe::is_absent")]
         pub context_usage: Maybe<Json>,
@@ -204,13 +208,18 @@ string_enum! {
 
 wire_struct! {
     /// Token usage of an API request.
+    ///
+    /// Every field is optional: a usage object missing one (an older or newer
+    /// CLI, a partial report) still types the message it is part of.
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     #[non_exhaustive]
     pub struct Usage {
         /// Input tokens that were neither read from nor written to the cache.
-        pub input_tokens: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub input_tokens: Option<u64>,
         /// Output tokens generated.
-        pub output_tokens: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub output_tokens: Option<u64>,
         /// Input tokens written to the prompt cache.
         #[serde(default, skip_serializing_if = "Maybe::is_absent")]
         pub cache_creation_input_tokens: Maybe<u64>,
@@ -246,9 +255,19 @@ impl Usage {
             .unwrap_or(0)
     }
 
+    /// Uncached input tokens (0 when not reported).
+    pub fn uncached_input_tokens(&self) -> u64 {
+        self.input_tokens.unwrap_or(0)
+    }
+
+    /// Output tokens (0 when not reported).
+    pub fn generated_tokens(&self) -> u64 {
+        self.output_tokens.unwrap_or(0)
+    }
+
     /// All input tokens: uncached plus cache writes plus cache reads.
     pub fn total_input_tokens(&self) -> u64 {
-        self.input_tokens
+        self.uncached_input_tokens()
             .saturating_add(self.cache_creation_tokens())
             .saturating_add(self.cache_read_tokens())
     }

@@ -1266,6 +1266,8 @@ wire_struct! {
 
 wire_struct! {
     /// One category of context usage (system prompt, tools, messages, ...).
+    ///
+    /// Every field is optional, as in every part of a [`ContextUsage`].
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     #[non_exhaustive]
     pub struct ContextCategory {
@@ -1273,11 +1275,14 @@ wire_struct! {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub id: Option<String>,
         /// Display name.
-        pub name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
         /// Tokens used.
-        pub tokens: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tokens: Option<u64>,
         /// Display colour.
-        pub color: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub color: Option<String>,
         /// Tokens that are deferred (loaded on demand).
         #[serde(
             rename = "isDeferred",
@@ -1286,7 +1291,8 @@ wire_struct! {
         )]
         pub is_deferred: Option<bool>,
         /// `used`, `free`, `buffer` or `deferred`.
-        pub kind: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub kind: Option<String>,
         /// Fields not modelled by this crate.
         #[serde(flatten)]
         pub extra: Extra,
@@ -1295,17 +1301,23 @@ wire_struct! {
 
 wire_struct! {
     /// Token counts of the last API call.
+    ///
+    /// Every field is optional, as in every part of a [`ContextUsage`].
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     #[non_exhaustive]
     pub struct ContextApiUsage {
         /// Input tokens.
-        pub input_tokens: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub input_tokens: Option<u64>,
         /// Output tokens.
-        pub output_tokens: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub output_tokens: Option<u64>,
         /// Tokens written to the cache.
-        pub cache_creation_input_tokens: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub cache_creation_input_tokens: Option<u64>,
         /// Tokens read from the cache.
-        pub cache_read_input_tokens: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub cache_read_input_tokens: Option<u64>,
         /// Fields not modelled by this crate.
         #[serde(flatten)]
         pub extra: Extra,
@@ -1313,29 +1325,526 @@ wire_struct! {
 }
 
 wire_struct! {
-    /// Answer to `get_context_usage`: the main numbers; the detailed
-    /// breakdowns (grid, memory files, tools, agents, ...) stay in `extra`.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    /// One square of the context grid (a [`ContextUsage`]'s `gridRows`).
+    ///
+    /// Every field is optional, as in every part of a [`ContextUsage`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContextGridCell {
+        /// Display colour.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub color: Option<String>,
+        /// The square is filled.
+        #[serde(
+            rename = "isFilled",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_filled: Option<bool>,
+        /// Name of the category the square belongs to.
+        #[serde(
+            rename = "categoryName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub category_name: Option<String>,
+        /// Tokens the square stands for.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tokens: Option<u64>,
+        /// Share of the context the square stands for, in percent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub percentage: Option<serde_json::Number>,
+        /// How full the square is (0 to 1).
+        #[serde(
+            rename = "squareFullness",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub square_fullness: Option<serde_json::Number>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// A memory file (`CLAUDE.md`, ...) loaded into the context.
+    ///
+    /// Every field is optional, as in every part of a [`ContextUsage`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContextMemoryFile {
+        /// Path of the file.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub path: Option<String>,
+        /// Kind of memory file (`Project`, `User`, ...).
+        #[serde(
+            rename = "type",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub kind: Option<String>,
+        /// Tokens it takes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tokens: Option<u64>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// An MCP tool whose schema is in the context.
+    ///
+    /// Every field is optional, as in every part of a [`ContextUsage`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContextMcpTool {
+        /// The tool's name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Its server's name (normalized).
+        #[serde(
+            rename = "serverName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub server_name: Option<String>,
+        /// Tokens its schema takes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tokens: Option<u64>,
+        /// The schema is loaded (not deferred).
+        #[serde(
+            rename = "isLoaded",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_loaded: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// One server's share of the MCP instructions row (estimated from the
+/// length of its text).
+    ///
+    /// Every field is optional, as in every part of a [`ContextUsage`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContextMcpInstructions {
+        /// The server's name, as `mcp_status` reports it.
+        #[serde(
+            rename = "serverName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub server_name: Option<String>,
+        /// Tokens its instructions take.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tokens: Option<u64>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// A built-in tool whose schema is loaded on demand.
+    ///
+    /// Every field is optional, as in every part of a [`ContextUsage`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContextDeferredTool {
+        /// The tool's name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Tokens its schema takes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tokens: Option<u64>,
+        /// The schema is loaded now.
+        #[serde(
+            rename = "isLoaded",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_loaded: Option<bool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// A named item and the tokens it takes (system tools, system prompt
+/// sections, attachments by type).
+    ///
+    /// Every field is optional, as in every part of a [`ContextUsage`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContextTokens {
+        /// The item's name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Tokens it takes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tokens: Option<u64>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// A custom agent whose definition is in the context.
+    ///
+    /// Every field is optional, as in every part of a [`ContextUsage`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContextAgent {
+        /// The agent's type (its name).
+        #[serde(
+            rename = "agentType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub agent_type: Option<String>,
+        /// Where it is defined (`userSettings`, `plugin`, ...).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub source: Option<String>,
+        /// The plugin providing it (name and marketplace), when one does.
+        #[serde(
+            rename = "pluginId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub plugin_id: Option<String>,
+        /// Path of its definition file, on the CLI's machine.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub path: Option<String>,
+        /// Tokens its definition takes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tokens: Option<u64>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// Slash commands listed in the context.
+    ///
+    /// Every field is optional, as in every part of a [`ContextUsage`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContextSlashCommands {
+        /// How many commands there are.
+        #[serde(
+            rename = "totalCommands",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_commands: Option<u64>,
+        /// How many are listed in the context.
+        #[serde(
+            rename = "includedCommands",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub included_commands: Option<u64>,
+        /// Tokens the listing takes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tokens: Option<u64>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// A skill whose front matter is in the context.
+    ///
+    /// Every field is optional, as in every part of a [`ContextUsage`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContextSkill {
+        /// The skill's name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Where it is defined.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub source: Option<String>,
+        /// Name of the plugin providing it, when one does.
+        #[serde(
+            rename = "pluginName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub plugin_name: Option<String>,
+        /// Id of that plugin (name and marketplace).
+        #[serde(
+            rename = "pluginId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub plugin_id: Option<String>,
+        /// Path of its file, on the CLI's machine.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub path: Option<String>,
+        /// Tokens its front matter takes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tokens: Option<u64>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// Skills listed in the context.
+    ///
+    /// Every field is optional, as in every part of a [`ContextUsage`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContextSkills {
+        /// How many skills there are.
+        #[serde(
+            rename = "totalSkills",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_skills: Option<u64>,
+        /// How many are listed in the context.
+        #[serde(
+            rename = "includedSkills",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub included_skills: Option<u64>,
+        /// Tokens the listing takes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tokens: Option<u64>,
+        /// Each listed skill.
+        #[serde(
+            rename = "skillFrontmatter",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub skill_frontmatter: Option<Vec<ContextSkill>>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// Tokens of one tool's calls and results in the conversation.
+    ///
+    /// Every field is optional, as in every part of a [`ContextUsage`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContextToolCallTokens {
+        /// The tool's name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Tokens of its calls.
+        #[serde(
+            rename = "callTokens",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub call_tokens: Option<u64>,
+        /// Tokens of its results.
+        #[serde(
+            rename = "resultTokens",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub result_tokens: Option<u64>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// What the conversation's messages are made of, in tokens.
+    ///
+    /// Every field is optional, as in every part of a [`ContextUsage`].
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct ContextMessageBreakdown {
+        /// Tool calls.
+        #[serde(
+            rename = "toolCallTokens",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tool_call_tokens: Option<u64>,
+        /// Tool results.
+        #[serde(
+            rename = "toolResultTokens",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tool_result_tokens: Option<u64>,
+        /// Attachments.
+        #[serde(
+            rename = "attachmentTokens",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub attachment_tokens: Option<u64>,
+        /// Assistant text.
+        #[serde(
+            rename = "assistantMessageTokens",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub assistant_message_tokens: Option<u64>,
+        /// User text.
+        #[serde(
+            rename = "userMessageTokens",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub user_message_tokens: Option<u64>,
+        /// Context redirected into the conversation.
+        #[serde(
+            rename = "redirectedContextTokens",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub redirected_context_tokens: Option<u64>,
+        /// Tokens not attributed to any of these.
+        #[serde(
+            rename = "unattributedTokens",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub unattributed_tokens: Option<u64>,
+        /// Tool calls and results, by tool.
+        #[serde(
+            rename = "toolCallsByType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tool_calls_by_type: Option<Vec<ContextToolCallTokens>>,
+        /// Attachments, by type.
+        #[serde(
+            rename = "attachmentsByType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub attachments_by_type: Option<Vec<ContextTokens>>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// Answer to `get_context_usage`: how the context window is used.
+    ///
+    /// Every field is optional (as in all its parts): an answer missing one
+    /// still decodes typed.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     #[non_exhaustive]
     pub struct ContextUsage {
         /// Usage by category.
-        pub categories: Vec<ContextCategory>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub categories: Option<Vec<ContextCategory>>,
         /// Tokens in use.
-        #[serde(rename = "totalTokens")]
-        pub total_tokens: u64,
+        #[serde(
+            rename = "totalTokens",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_tokens: Option<u64>,
         /// Usable context size.
-        #[serde(rename = "maxTokens")]
-        pub max_tokens: u64,
+        #[serde(
+            rename = "maxTokens",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub max_tokens: Option<u64>,
         /// Context size before reserved space.
-        #[serde(rename = "rawMaxTokens")]
-        pub raw_max_tokens: u64,
+        #[serde(
+            rename = "rawMaxTokens",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub raw_max_tokens: Option<u64>,
         /// Share of the context in use, in percent.
-        pub percentage: serde_json::Number,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub percentage: Option<serde_json::Number>,
+        /// The context drawn as a grid of squares, row by row.
+        #[serde(
+            rename = "gridRows",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub grid_rows: Option<Vec<Vec<ContextGridCell>>>,
         /// Model the numbers are for.
-        pub model: String,
-        /// Whether automatic compaction is on.
-        #[serde(rename = "isAutoCompactEnabled")]
-        pub is_auto_compact_enabled: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub model: Option<String>,
+        /// Memory files loaded.
+        #[serde(
+            rename = "memoryFiles",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub memory_files: Option<Vec<ContextMemoryFile>>,
+        /// MCP tools whose schemas are in the context.
+        #[serde(
+            rename = "mcpTools",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub mcp_tools: Option<Vec<ContextMcpTool>>,
+        /// The MCP instructions row, by server (only from a CLI answering on its
+        /// own stdio).
+        #[serde(
+            rename = "mcpInstructions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub mcp_instructions: Option<Vec<ContextMcpInstructions>>,
+        /// Built-in tools loaded on demand.
+        #[serde(
+            rename = "deferredBuiltinTools",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub deferred_builtin_tools: Option<Vec<ContextDeferredTool>>,
+        /// Built-in tools whose schemas are in the context.
+        #[serde(
+            rename = "systemTools",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub system_tools: Option<Vec<ContextTokens>>,
+        /// The system prompt, by section.
+        #[serde(
+            rename = "systemPromptSections",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub system_prompt_sections: Option<Vec<ContextTokens>>,
+        /// Custom agents whose definitions are in the context.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub agents: Option<Vec<ContextAgent>>,
+        /// Slash commands listed in the context.
+        #[serde(
+            rename = "slashCommands",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub slash_commands: Option<ContextSlashCommands>,
+        /// Skills listed in the context.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub skills: Option<ContextSkills>,
         /// Token count at which compaction starts.
         #[serde(
             rename = "autoCompactThreshold",
@@ -1343,9 +1852,27 @@ wire_struct! {
             skip_serializing_if = "Option::is_none"
         )]
         pub auto_compact_threshold: Option<u64>,
+        /// Whether automatic compaction is on.
+        #[serde(
+            rename = "isAutoCompactEnabled",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_auto_compact_enabled: Option<bool>,
+        /// What the conversation's messages are made of.
+        #[serde(
+            rename = "messageBreakdown",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub message_breakdown: Option<ContextMessageBreakdown>,
         /// Token counts of the last API call (`null` before the first one).
-        #[serde(rename = "apiUsage", default)]
-        pub api_usage: Option<ContextApiUsage>,
+        #[serde(
+            rename = "apiUsage",
+            default,
+            skip_serializing_if = "Maybe::is_absent"
+        )]
+        pub api_usage: Maybe<ContextApiUsage>,
         /// Fields not modelled by this crate.
         #[serde(flatten)]
         pub extra: Extra,
@@ -2169,8 +2696,8 @@ mod tests {
             "model":"claude-x","memoryFiles":[],"mcpTools":[],"agents":[],"isAutoCompactEnabled":true,
             "autoCompactThreshold":180000,"apiUsage":null
         }));
-        assert!(r.api_usage.is_none());
-        assert!(r.extra.contains_key("gridRows"));
+        assert_eq!(r.api_usage, Maybe::Null);
+        assert_eq!(r.grid_rows.as_ref().map(Vec::len), Some(1));
         round_trip::<ContextUsage>(
             json!({"categories":[],"totalTokens":1,"maxTokens":2,"rawMaxTokens":2,"percentage":0.5,
             "model":"m","isAutoCompactEnabled":false,

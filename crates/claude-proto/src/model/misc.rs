@@ -181,11 +181,15 @@ wire_struct! {
 
 wire_struct! {
     /// Rate limit status of the account.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    ///
+    /// Every field is optional: a report missing one still types the
+    /// `rate_limit_event` it is part of.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     #[non_exhaustive]
     pub struct RateLimitInfo {
         /// Whether requests are allowed.
-        pub status: RateLimitStatus,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub status: Option<RateLimitStatus>,
         /// When the limit resets (Unix seconds).
         #[serde(rename = "resetsAt", default, skip_serializing_if = "Option::is_none")]
         pub resets_at: Option<i64>,
@@ -210,6 +214,25 @@ wire_struct! {
         /// Usage threshold just crossed, if any (0 to 1).
         #[serde(rename = "surpassedThreshold", default, skip_serializing_if = "Option::is_none")]
         pub surpassed_threshold: Option<Number>,
+        /// `Some(true)` while overage is being used.
+        #[serde(rename = "overageInUse", default, skip_serializing_if = "Option::is_none")]
+        pub overage_in_use: Option<bool>,
+        /// Whether pay-as-you-go overage is turned on for the account.
+        #[serde(rename = "overageEnabled", default, skip_serializing_if = "Option::is_none")]
+        pub overage_enabled: Option<bool>,
+        /// Which spend limit refused the request when it is not the member's own
+        /// (`service`, `channel`, or `group_pool`: a team's pooled budget).
+        #[serde(rename = "limitScope", default, skip_serializing_if = "Option::is_none")]
+        pub limit_scope: Option<String>,
+        /// A machine-readable reason for a refusal (`credits_required`).
+        #[serde(rename = "errorCode", default, skip_serializing_if = "Option::is_none")]
+        pub error_code: Option<String>,
+        /// Whether the user may buy more credits.
+        #[serde(rename = "canUserPurchaseCredits", default, skip_serializing_if = "Option::is_none")]
+        pub can_user_purchase_credits: Option<bool>,
+        /// Whether the account has a saved payment method that can be charged.
+        #[serde(rename = "hasChargeableSavedPaymentMethod", default, skip_serializing_if = "Option::is_none")]
+        pub has_chargeable_saved_payment_method: Option<bool>,
         /// Fields not modelled here, kept verbatim.
         #[serde(flatten)]
         pub extra: Extra,
@@ -401,7 +424,10 @@ mod tests {
             "surpassedThreshold":0.9,"unifiedWindows":{"five_hour":{"utilization":0.91,"resetsAt":1}}},
             "uuid":"u","session_id":"s"}),
         );
-        assert_eq!(m.rate_limit_info.status, RateLimitStatus::AllowedWarning);
+        assert_eq!(
+            m.rate_limit_info.status,
+            Some(RateLimitStatus::AllowedWarning)
+        );
         assert!(
             serde_json::from_value::<RateLimitEventMessage>(json!({"type":"tool_progress",
             "rate_limit_info":{"status":"allowed"},"uuid":"u","session_id":"s"}))

@@ -33,6 +33,26 @@
 //!   fails to decode instead of being absorbed.
 //! - Types only the CLI produces are `#[non_exhaustive]`; types a user builds
 //!   to send have constructors and public fields.
+//!
+//! # What a message needs to be typed
+//!
+//! CLI releases differ in which fields they write, so a message is typed as
+//! long as it has what makes it that message; a field missing elsewhere
+//! must not turn the whole line into raw JSON.
+//!
+//! - A field the CLI's TypeScript declarations mark optional (`?:`) is
+//!   optional here.
+//! - Every field of a nested report object is optional, whatever the
+//!   declarations say: token usage ([`assistant::Usage`]), `modelUsage`
+//!   entries ([`result::ModelUsage`]), rate-limit info
+//!   ([`misc::RateLimitInfo`]), the `get_context_usage` answer with its
+//!   categories and breakdowns ([`control::ContextUsage`]), and new report
+//!   types as they are added.
+//! - What stays required is what identifies a top-level message: its tags
+//!   (`type`, `subtype`), `uuid` and `session_id`, and what makes the
+//!   message what it is (an assistant or user message's `message`, a
+//!   stream event's `event`, a tool call's `id` and `name`, a tool input's
+//!   required arguments), plus the fields the declarations require.
 
 pub(crate) mod common;
 mod kind;

@@ -86,6 +86,81 @@ wire_struct! {
         /// Fast mode state at the end of the turn (`off`, `cooldown`, `on`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub fast_mode_state: Option<String>,
+        /// Time to the first streamed event of the turn, in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub ttft_stream_ms: Option<u64>,
+        /// Time from the start of the turn until its first API request was sent,
+        /// in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub time_to_request_ms: Option<u64>,
+        /// Time from the CLI's start until the first API request was sent, in
+        /// milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub time_to_request_from_spawn_ms: Option<u64>,
+        /// Wall-clock time the first API request was sent (Unix milliseconds).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub request_sent_wall_ms: Option<Number>,
+        /// Wall-clock time the CLI process's clock started (Unix milliseconds),
+        /// the origin of its other timings.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub time_origin_ms: Option<Number>,
+        /// Time until the first content of the response arrived, in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub first_content_frame_ms: Option<u64>,
+        /// Time until the first streamed event was posted to the client, in
+        /// milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub first_stream_post_ms: Option<u64>,
+        /// Time until that first post was acknowledged, in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub first_stream_post_ack_ms: Option<u64>,
+        /// How long that first post waited in the send queue, in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub first_stream_post_queue_wait_ms: Option<u64>,
+        /// What that first post waited behind (`durable_post`, `ephemeral_post`,
+        /// `retry_backoff`, `hold` or `none`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub first_stream_post_queued_behind: Option<String>,
+        /// Wall-clock time of that first post (Unix milliseconds).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub first_stream_post_wall_ms: Option<Number>,
+        /// Time until the first text was posted to the client, in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub first_text_post_ms: Option<u64>,
+        /// How long that first text post waited in the send queue, in
+        /// milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub first_text_post_queue_wait_ms: Option<u64>,
+        /// What that first text post waited behind (same values as
+        /// `first_stream_post_queued_behind`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub first_text_post_queued_behind: Option<String>,
+        /// Wall-clock time of that first text post (Unix milliseconds).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub first_text_post_wall_ms: Option<Number>,
+        /// The turn ran on a process started ahead of time (a warm spare).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub warm_spare_claimed: Option<bool>,
+        /// The local slash command the turn ran, when it ran one instead of
+        /// querying the model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub local_command: Option<String>,
+        /// Why this turn continues one a worker restart interrupted (it re-runs
+        /// that turn, or goes on from a permission answer).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub resume_reason: Option<String>,
+        /// When the claude.ai credential the requests use ends for good (an ISO
+        /// 8601 instant), read as the result was written.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub credential_expires_at: Option<String>,
+        /// Why fast mode is off (`free`, `preference`, `extra_usage_disabled`,
+        /// `network_error`, ...).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub fast_mode_disabled_reason: Option<String>,
+        /// The config file that did not parse, and its backup, when
+        /// `startup_failure_reason` is `config_file_invalid` (error results).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub invalid_config_file: Option<InvalidConfigFile>,
         /// Client uuid of the user message this turn answered.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub user_message_uuid: Option<String>,
@@ -194,33 +269,95 @@ string_enum! {
 
 wire_struct! {
     /// Usage and cost for one model, as reported in `modelUsage`.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    ///
+    /// Every field is optional: a CLI that leaves one out (an older or newer
+    /// release) still gives a typed result.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     #[non_exhaustive]
     pub struct ModelUsage {
         /// Uncached input tokens.
-        #[serde(rename = "inputTokens")]
-        pub input_tokens: u64,
-        /// Output tokens.
-        #[serde(rename = "outputTokens")]
-        pub output_tokens: u64,
+        #[serde(rename = "inputTokens", default, skip_serializing_if = "Option::is_none")]
+        pub input_tokens: Option<u64>,
+        /// Output tokens (thinking tokens included).
+        #[serde(rename = "outputTokens", default, skip_serializing_if = "Option::is_none")]
+        pub output_tokens: Option<u64>,
+        /// Thinking tokens, already counted in `output_tokens` (absent when no
+        /// turn ran on a CLI that records them).
+        #[serde(rename = "thinkingTokens", default, skip_serializing_if = "Option::is_none")]
+        pub thinking_tokens: Option<u64>,
         /// Input tokens read from the cache.
-        #[serde(rename = "cacheReadInputTokens")]
-        pub cache_read_input_tokens: u64,
+        #[serde(rename = "cacheReadInputTokens", default, skip_serializing_if = "Option::is_none")]
+        pub cache_read_input_tokens: Option<u64>,
         /// Input tokens written to the cache.
-        #[serde(rename = "cacheCreationInputTokens")]
-        pub cache_creation_input_tokens: u64,
+        #[serde(rename = "cacheCreationInputTokens", default, skip_serializing_if = "Option::is_none")]
+        pub cache_creation_input_tokens: Option<u64>,
+        /// Cache writes with a 5-minute lifetime, already counted in
+        /// `cache_creation_input_tokens`.
+        #[serde(rename = "cacheCreationEphemeral5mInputTokens", default, skip_serializing_if = "Option::is_none")]
+        pub cache_creation_ephemeral_5m_input_tokens: Option<u64>,
+        /// Cache writes with a 1-hour lifetime, already counted in
+        /// `cache_creation_input_tokens`.
+        #[serde(rename = "cacheCreationEphemeral1hInputTokens", default, skip_serializing_if = "Option::is_none")]
+        pub cache_creation_ephemeral_1h_input_tokens: Option<u64>,
         /// Number of web searches.
         #[serde(rename = "webSearchRequests", default, skip_serializing_if = "Option::is_none")]
         pub web_search_requests: Option<u64>,
         /// Cost in US dollars.
-        #[serde(rename = "costUSD")]
-        pub cost_usd: Number,
+        #[serde(rename = "costUSD", default, skip_serializing_if = "Option::is_none")]
+        pub cost_usd: Option<Number>,
         /// Context window size of the model, in tokens.
         #[serde(rename = "contextWindow", default, skip_serializing_if = "Option::is_none")]
         pub context_window: Option<u64>,
         /// Output token limit of the model.
         #[serde(rename = "maxOutputTokens", default, skip_serializing_if = "Option::is_none")]
         pub max_output_tokens: Option<u64>,
+        /// The model id prices were looked up by (`claude-opus-4-7`), which may
+        /// differ from the key of this entry (a provider's id, an alias).
+        #[serde(rename = "canonicalModel", default, skip_serializing_if = "Option::is_none")]
+        pub canonical_model: Option<String>,
+        /// The API provider that served the model (`firstParty`, `bedrock`,
+        /// `vertex`, ...).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub provider: Option<String>,
+        /// Which prices the cost is at: the built-in list prices (`list`), the
+        /// organization's managed prices (`managed`), or neither (`unknown`).
+        #[serde(rename = "costBasis", default, skip_serializing_if = "Option::is_none")]
+        pub cost_basis: Option<String>,
+        /// Fields not modelled here, kept verbatim.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl ModelUsage {
+    /// The cost in US dollars (0 when not reported).
+    pub fn cost(&self) -> f64 {
+        self.cost_usd
+            .as_ref()
+            .and_then(Number::as_f64)
+            .unwrap_or(0.0)
+    }
+}
+
+wire_struct! {
+    /// The config file a CLI could not start with (a result's
+    /// `invalid_config_file`).
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[non_exhaustive]
+    pub struct InvalidConfigFile {
+        /// The file that is not valid JSON, as a path on the CLI's machine.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub path: Option<String>,
+        /// It is Claude Code's global config file (the only one with backups).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub is_global: Option<bool>,
+        /// The CLI knows the outcome of its search for a backup (`true` with
+        /// no `backup_path`: there is none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub backup_searched: Option<bool>,
+        /// The backup the error message names.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub backup_path: Option<String>,
         /// Fields not modelled here, kept verbatim.
         #[serde(flatten)]
         pub extra: Extra,
@@ -291,7 +428,10 @@ mod tests {
         assert_eq!(r.error_message(), None);
         assert_eq!(r.terminal_reason, Some(TerminalReason::Completed));
         assert_eq!(
-            r.model_usage["claude-sonnet-4-5"].cost_usd.as_f64(),
+            r.model_usage["claude-sonnet-4-5"]
+                .cost_usd
+                .as_ref()
+                .and_then(Number::as_f64),
             Some(0.00123)
         );
         assert_eq!(serde_json::to_value(&r).expect("encode"), line);

@@ -765,6 +765,8 @@ string_enum! {
         Failed = "failed",
         /// Stopped by someone.
         Killed = "killed",
+        /// Stopped before it finished (the task's own stop, not a failure).
+        Stopped = "stopped",
         /// Paused.
         Paused = "paused",
     }

@@ -21,6 +21,32 @@
 //! | `WebFetch` | [`WebFetchInput`] | [`WebFetchOutput`] |
 //! | `WebSearch` | [`WebSearchInput`] | [`WebSearchOutput`] |
 //! | `Write` | [`WriteInput`] | [`WriteOutput`] |
+//! | `Artifact` | [`ArtifactInput`] | raw |
+//! | `ClaudeDesign` | [`ClaudeDesignInput`] | raw |
+//! | `CronCreate` | [`CronCreateInput`] | raw |
+//! | `CronDelete` | [`CronDeleteInput`] | raw |
+//! | `EnterWorktree` | [`EnterWorktreeInput`] | raw |
+//! | `ExitPlanMode` | [`ExitPlanModeInput`] | raw |
+//! | `ExitWorktree` | [`ExitWorktreeInput`] | raw |
+//! | `ListMcpResourcesTool` | [`ListMcpResourcesInput`] | raw |
+//! | `Monitor` | [`MonitorInput`] | raw |
+//! | `OfferChromeSetup` | [`OfferChromeSetupInput`] | raw |
+//! | `Projects` | [`ProjectsInput`] | raw |
+//! | `SetGoal` | [`ProposeGoalInput`] | raw |
+//! | `propose_skills` | [`ProposeSkillsInput`] | raw |
+//! | `PushNotification` | [`PushNotificationInput`] | raw |
+//! | `ReadMcpResourceDirTool` | [`ReadMcpResourceDirInput`] | raw |
+//! | `ReadMcpResourceTool` | [`ReadMcpResourceInput`] | raw |
+//! | `RefreshMcpTools` | [`RefreshMcpToolsInput`] | raw |
+//! | `RemoteTrigger` | [`RemoteTriggerInput`] | raw |
+//! | `ReportFindings` | [`ReportFindingsInput`] | raw |
+//! | `ScheduleWakeup` | [`ScheduleWakeupInput`] | raw |
+//! | `SendFeedback` | [`SendFeedbackInput`] | raw |
+//! | `TaskCreate` | [`TaskCreateInput`] | raw |
+//! | `TaskGet` | [`TaskGetInput`] | raw |
+//! | `TaskStop` | [`TaskStopInput`] | raw |
+//! | `TaskUpdate` | [`TaskUpdateInput`] | raw |
+//! | `Workflow` | [`WorkflowInput`] | raw |
 //!
 //! Parsing never fails and never loses anything: a value that does not fit
 //! its type (a missing required field, a field of the wrong type, an explicit
@@ -1260,6 +1286,1323 @@ impl AskUserQuestionInput {
     }
 }
 
+// ---------------------------------------------------------------------------
+// Inputs of the other built-in tools
+// ---------------------------------------------------------------------------
+
+wire_struct! {
+    /// One entry of [`ExitPlanModeInput::allowed_prompts`]: an action the plan
+    /// asked to be allowed.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct AllowedPrompt {
+        /// The tool the entry is for (`Bash`).
+        pub tool: String,
+        /// The action in words ("run tests").
+        pub prompt: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl AllowedPrompt {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(tool: impl Into<String>, prompt: impl Into<String>) -> Self {
+        Self {
+            tool: tool.into(),
+            prompt: prompt.into(),
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `ExitPlanMode`: leave plan mode and present the plan.
+    #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct ExitPlanModeInput {
+        /// Deprecated and no longer read by the CLI: actions the plan asked to
+        /// be allowed.
+        #[serde(
+            rename = "allowedPrompts",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub allowed_prompts: Option<Vec<AllowedPrompt>>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// Input of `TaskStop`: stop a background task.
+    #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct TaskStopInput {
+        /// The background task to stop (a named background agent or teammate
+        /// may be given by agent id or name).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub task_id: Option<String>,
+        /// Deprecated spelling of `task_id`.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub shell_id: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// Input of `ListMcpResourcesTool`: list the resources MCP servers offer.
+    #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct ListMcpResourcesInput {
+        /// Only this server's resources; every server's when absent.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub server: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// Input of `RefreshMcpTools`: query connected MCP servers for their tool
+    /// lists again.
+    #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct RefreshMcpToolsInput {
+        /// Only this server; every connected server when absent.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub server: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// Input of `ReadMcpResourceDirTool`: list a directory resource of an MCP server.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct ReadMcpResourceDirInput {
+        /// The MCP server's name.
+        pub server: String,
+        /// The directory resource's URI.
+        pub uri: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl ReadMcpResourceDirInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(server: impl Into<String>, uri: impl Into<String>) -> Self {
+        Self {
+            server: server.into(),
+            uri: uri.into(),
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `ReadMcpResourceTool`: read one resource of an MCP server.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct ReadMcpResourceInput {
+        /// The MCP server's name.
+        pub server: String,
+        /// The resource's URI.
+        pub uri: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl ReadMcpResourceInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(server: impl Into<String>, uri: impl Into<String>) -> Self {
+        Self {
+            server: server.into(),
+            uri: uri.into(),
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// One finding of a [`ReportFindingsInput`].
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct Finding {
+        /// Path of the file, relative to the repository.
+        pub file: String,
+        /// The line it anchors to (counted from 1).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub line: Option<FlexNumber>,
+        /// What the defect is.
+        pub summary: String,
+        /// The claim alone, short enough for a compact view (60 characters at most).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub short_summary: Option<String>,
+        /// The inputs or state that lead to the wrong result or crash.
+        pub failure_scenario: String,
+        /// Kind of finding, as a short kebab-case slug (`correctness`,
+        /// `efficiency`, ...).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub category: Option<String>,
+        /// `important` (the change adds or worsens a bug), `pre_existing` or `nit`.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub severity: Option<String>,
+        /// `CONFIRMED` or `PLAUSIBLE`, when a verification pass ran.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub verdict: Option<String>,
+        /// When reported again after fixing: `fixed`, `skipped` or
+        /// `no_change_needed`.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub outcome: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl Finding {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(
+        file: impl Into<String>,
+        summary: impl Into<String>,
+        failure_scenario: impl Into<String>,
+    ) -> Self {
+        Self {
+            file: file.into(),
+            line: None,
+            summary: summary.into(),
+            short_summary: None,
+            failure_scenario: failure_scenario.into(),
+            category: None,
+            severity: None,
+            verdict: None,
+            outcome: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `ReportFindings`: the verified findings of a code review.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct ReportFindingsInput {
+        /// The effort level the review ran at (`low` ... `max`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub level: Option<String>,
+        /// The findings, most severe first (empty when none held up).
+        pub findings: Vec<Finding>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl ReportFindingsInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(findings: Vec<Finding>) -> Self {
+        Self {
+            level: None,
+            findings,
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `SendFeedback`: file a bug report or idea about Claude Code.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct SendFeedbackInput {
+        /// What kind of feedback: `bug`, `idea` or `missing_capability`.
+        #[serde(rename = "type")]
+        pub kind: String,
+        /// A one-line summary.
+        pub title: String,
+        /// What happened, what the user said, how to reproduce it, evidence.
+        pub details: String,
+        /// The part of Claude Code it is about ("hooks config", "/help").
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub area: Option<String>,
+        /// For a report about the model's behaviour, the closest failure mode
+        /// (`instruction_following`, `overeager`, ..., `other`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub failure_mode: Option<String>,
+        /// What kind of task the session was doing (`code_edit`, `debug`, ...,
+        /// `other`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub task_category: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl SendFeedbackInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(
+        kind: impl Into<String>,
+        title: impl Into<String>,
+        details: impl Into<String>,
+    ) -> Self {
+        Self {
+            kind: kind.into(),
+            title: title.into(),
+            details: details.into(),
+            area: None,
+            failure_mode: None,
+            task_category: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `ClaudeDesign`: run one Claude Design operation.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct ClaudeDesignInput {
+        /// The operation (`list` names the others and their arguments).
+        pub operation: String,
+        /// The operation's arguments, an object checked by the server (`{}`
+        /// when it takes none).
+        pub arguments: Json,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl ClaudeDesignInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(operation: impl Into<String>, arguments: Json) -> Self {
+        Self {
+            operation: operation.into(),
+            arguments,
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `Projects`: read, search or write the documents of a project.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct ProjectsInput {
+        /// What to do: `project_info`, `project_read`, `project_search`,
+        /// `project_write`, `project_delete`, `project_memory_list` or
+        /// `project_memory_read`.
+        pub method: String,
+        /// The document's path (read, write, delete), or a memory file's path
+        /// (memory read).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub path: Option<String>,
+        /// The document's text, for a write (instead of `local_path`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub content: Option<String>,
+        /// A file in the working directory to upload, for a write (instead of
+        /// `content`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub local_path: Option<String>,
+        /// Marks the written document as the one the user needs to see.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub present_to_user: Option<FlexBool>,
+        /// What to search the knowledge base for.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub query: Option<String>,
+        /// How many hits a search returns (5 when absent).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub n: Option<FlexNumber>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl ProjectsInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(method: impl Into<String>) -> Self {
+        Self {
+            method: method.into(),
+            path: None,
+            content: None,
+            local_path: None,
+            present_to_user: None,
+            query: None,
+            n: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `TaskCreate`: add a task to the session's task list.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct TaskCreateInput {
+        /// A short title.
+        pub subject: String,
+        /// What is to be done.
+        pub description: String,
+        /// The task phrased as ongoing work ("Running tests"), shown while it is
+        /// in progress.
+        #[serde(
+            rename = "activeForm",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub active_form: Option<String>,
+        /// Any data to attach to the task (an object).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub metadata: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl TaskCreateInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(subject: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            subject: subject.into(),
+            description: description.into(),
+            active_form: None,
+            metadata: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `TaskGet`: read one task of the task list.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct TaskGetInput {
+        /// The task's id.
+        #[serde(rename = "taskId")]
+        pub task_id: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl TaskGetInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(task_id: impl Into<String>) -> Self {
+        Self {
+            task_id: task_id.into(),
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `TaskUpdate`: change a task of the task list.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct TaskUpdateInput {
+        /// The task's id.
+        #[serde(rename = "taskId")]
+        pub task_id: String,
+        /// Its new title.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub subject: Option<String>,
+        /// Its new description.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// Its new phrasing as ongoing work.
+        #[serde(
+            rename = "activeForm",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub active_form: Option<String>,
+        /// Its new state: `pending`, `in_progress`, `completed`, or `deleted`
+        /// to remove it.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub status: Option<String>,
+        /// Ids of tasks this task now blocks.
+        #[serde(
+            rename = "addBlocks",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub add_blocks: Option<Vec<String>>,
+        /// Ids of tasks that now block this one.
+        #[serde(
+            rename = "addBlockedBy",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub add_blocked_by: Option<Vec<String>>,
+        /// Its new owner.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub owner: Option<String>,
+        /// Metadata keys to merge into the task's (a key set to `null` is removed).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub metadata: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl TaskUpdateInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(task_id: impl Into<String>) -> Self {
+        Self {
+            task_id: task_id.into(),
+            subject: None,
+            description: None,
+            active_form: None,
+            status: None,
+            add_blocks: None,
+            add_blocked_by: None,
+            owner: None,
+            metadata: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `Workflow`: run a workflow script.
+    #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct WorkflowInput {
+        /// The script itself, starting with its `meta` declaration.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub script: Option<String>,
+        /// A predefined workflow to run (built in or from `.claude/workflows/`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub name: Option<String>,
+        /// Ignored (the script's `meta` says it).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// Ignored (the script's `meta` says it).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub title: Option<String>,
+        /// A value handed to the script as its `args`, as is.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub args: Option<Json>,
+        /// A script file on disk to run; wins over `script` and `name`.
+        #[serde(
+            rename = "scriptPath",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub script_path: Option<String>,
+        /// The run id of an earlier invocation in this session to resume,
+        /// reusing its cached agent calls up to the first that changed.
+        #[serde(
+            rename = "resumeFromRunId",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub resume_from_run_id: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// Input of `CronCreate`: schedule a prompt on a cron expression.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct CronCreateInput {
+        /// A five-field cron expression in local time (`M H DoM Mon DoW`).
+        pub cron: String,
+        /// The prompt queued at each firing.
+        pub prompt: String,
+        /// Fire at every match until deleted (the default), or once (`false`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub recurring: Option<FlexBool>,
+        /// Keep the job across restarts (in `.claude/scheduled_tasks.json`)
+        /// instead of for this session only (the default).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub durable: Option<FlexBool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl CronCreateInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(cron: impl Into<String>, prompt: impl Into<String>) -> Self {
+        Self {
+            cron: cron.into(),
+            prompt: prompt.into(),
+            recurring: None,
+            durable: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `CronDelete`: remove a scheduled job.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct CronDeleteInput {
+        /// The job's id, as `CronCreate` returned it.
+        pub id: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl CronDeleteInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `ScheduleWakeup`: schedule the next turn of a `/loop`, or end it.
+    #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct ScheduleWakeupInput {
+        /// Seconds until the wake-up (the CLI keeps it within 60 to 3600).
+        #[serde(
+            rename = "delaySeconds",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub delay_seconds: Option<FlexNumber>,
+        /// Why that delay, in one sentence shown to the user.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub reason: Option<String>,
+        /// The `/loop` input to run on waking up.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub prompt: Option<String>,
+        /// End the loop now; every other field is then ignored.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub stop: Option<FlexBool>,
+        /// Nothing changed this turn (consecutive ones are collapsed in the
+        /// terminal).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub noop: Option<FlexBool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// Input of `RemoteTrigger`: manage and run remote triggers.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct RemoteTriggerInput {
+        /// What to do: `list`, `get`, `create`, `update`, `run`,
+        /// `create_webhook_trigger`, `list_runs` or `get_run_log`.
+        pub action: String,
+        /// The trigger (for `get`, `update`, `run` and `list_runs`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub trigger_id: Option<String>,
+        /// The run's session id (for `get_run_log`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub session_id: Option<String>,
+        /// The `next_cursor` of the previous page of the same listing.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cursor: Option<String>,
+        /// The trigger's definition (for `create` and `update`; optional for
+        /// `run`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub body: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl RemoteTriggerInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(action: impl Into<String>) -> Self {
+        Self {
+            action: action.into(),
+            trigger_id: None,
+            session_id: None,
+            cursor: None,
+            body: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `OfferChromeSetup`: offer to connect the user's own browser.
+    #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct OfferChromeSetupInput {
+        /// What the task needs the user's browser for, in a few words.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub reason: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// The WebSocket a [`MonitorInput`] watches.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct MonitorSocket {
+        /// The socket's URL.
+        pub url: String,
+        /// Subprotocols to ask for.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub protocols: Option<Vec<String>>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl MonitorSocket {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            protocols: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `Monitor`: watch a command's output or a WebSocket, each line
+    /// or frame an event.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct MonitorInput {
+        /// What is watched, in words shown in notifications.
+        pub description: String,
+        /// When to stop watching, in milliseconds (the CLI caps it at 1800000).
+        pub timeout_ms: FlexNumber,
+        /// A shell command whose output lines are the events.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub command: Option<String>,
+        /// A WebSocket whose text frames are the events (not with `command`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub ws: Option<MonitorSocket>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl MonitorInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(description: impl Into<String>, timeout_ms: impl Into<FlexNumber>) -> Self {
+        Self {
+            description: description.into(),
+            timeout_ms: timeout_ms.into(),
+            command: None,
+            ws: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// One replacement of a [`SkillProposal`]'s `edits`.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct SkillEdit {
+        /// The text to replace (it occurs exactly once in the `SKILL.md`).
+        pub old_string: String,
+        /// The text to put in its place.
+        pub new_string: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl SkillEdit {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(old_string: impl Into<String>, new_string: impl Into<String>) -> Self {
+        Self {
+            old_string: old_string.into(),
+            new_string: new_string.into(),
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// One skill of a [`ProposeSkillsInput`].
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct SkillProposal {
+        /// The skill's kebab-case name.
+        pub name: String,
+        /// `new`, or `improvement` of an existing skill.
+        pub kind: String,
+        /// The existing skill to change (for `improvement`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub target: Option<String>,
+        /// When to use the skill, in one sentence.
+        pub description: String,
+        /// Memory files where the procedure was seen.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub evidence: Option<Vec<String>>,
+        /// For an improvement, the changes to its `SKILL.md`, in order.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub edits: Option<Vec<SkillEdit>>,
+        /// The complete `SKILL.md`, for a new skill or a full rewrite.
+        #[serde(
+            rename = "skillMd",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub skill_md: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl SkillProposal {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(
+        name: impl Into<String>,
+        kind: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            kind: kind.into(),
+            target: None,
+            description: description.into(),
+            evidence: None,
+            edits: None,
+            skill_md: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `propose_skills`: propose new skills, or changes to existing
+    /// ones, for the user to review.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct ProposeSkillsInput {
+        /// The proposals (one to three).
+        pub proposals: Vec<SkillProposal>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl ProposeSkillsInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(proposals: Vec<SkillProposal>) -> Self {
+        Self {
+            proposals,
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `SetGoal`: propose a completion condition for the session's goal.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct ProposeGoalInput {
+        /// The condition, written so a separate evaluator can check it
+        /// (500 characters at most).
+        pub condition: String,
+        /// Ask the user to approve it first (the default).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub ask_user: Option<FlexBool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl ProposeGoalInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(condition: impl Into<String>) -> Self {
+        Self {
+            condition: condition.into(),
+            ask_user: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `Artifact`: publish an HTML page as a claude.ai artifact, or
+    /// list, read, pin or manage artifacts and their assets.
+    #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct ArtifactInput {
+        /// What to do: `publish` (the default), `list`, `read`, `list_types`,
+        /// `watch`, `unwatch`, `status`, `upload_asset`, `list_assets`,
+        /// `read_asset`, `delete_asset`, `pin` or `unpin`.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub action: Option<String>,
+        /// The `.html` file to publish, or the file to upload (`upload_asset`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub file_path: Option<String>,
+        /// Deprecated: use `icon`.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub favicon: Option<String>,
+        /// One generic word for the page's tab icon (`chart`, `map`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub icon: Option<String>,
+        /// How many artifacts `list` returns at most (25 when absent).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub limit: Option<FlexNumber>,
+        /// The `next_page_token` of the previous `list` page.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub page_token: Option<String>,
+        /// Whose artifacts `list` shows: `mine` (the default), `shared` or `all`.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub scope: Option<String>,
+        /// The artifact's title, used when the HTML has no `<title>`.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub title: Option<String>,
+        /// A one-sentence subtitle for the gallery card.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// A short name for this publish (60 characters at most).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub label: Option<String>,
+        /// The existing artifact to update or act on (its claude.ai link).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub url: Option<String>,
+        /// For `read` of someone else's artifact: what to extract from it.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub prompt: Option<String>,
+        /// Overwrite a newer published version instead of failing on the conflict.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub force: Option<FlexBool>,
+        /// Also pin the published artifact to the user's sidebar.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub pin: Option<FlexBool>,
+        /// Where `read_asset` saves the asset.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub out_dir: Option<String>,
+        /// Several files to upload in one `upload_asset` call (1 to 25).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub file_paths: Option<Vec<String>>,
+        /// The asset (`read_asset`, `delete_asset`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub asset_id: Option<String>,
+        /// The `next` value of the previous `list_assets` result.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub after: Option<String>,
+        /// Runtime capabilities the page declares, by name (`{}` clears them).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub capabilities: Option<Json>,
+        /// The artifact's runtime version: `latest`, or a version to pin.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub contract: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// Input of `PushNotification`: send the user a push notification.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct PushNotificationInput {
+        /// The notification's text (under 200 characters).
+        pub message: String,
+        /// `proactive`, for a notification the user did not ask for.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub status: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl PushNotificationInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            status: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+wire_struct! {
+    /// Input of `EnterWorktree`: move the session into a new or existing git worktree.
+    #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct EnterWorktreeInput {
+        /// A name for a new worktree (a random one when absent; not with `path`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub name: Option<String>,
+        /// An existing worktree to switch into (not with `name`).
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub path: Option<String>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+wire_struct! {
+    /// Input of `ExitWorktree`: leave the session's worktree.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[non_exhaustive]
+    pub struct ExitWorktreeInput {
+        /// `keep` the worktree and branch on disk, or `remove` them.
+        pub action: String,
+        /// Confirms removing a worktree with uncommitted or unmerged work.
+        #[serde(
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub discard_changes: Option<FlexBool>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl ExitWorktreeInput {
+    /// A value with the given required fields and no optional ones.
+    pub fn new(action: impl Into<String>) -> Self {
+        Self {
+            action: action.into(),
+            discard_changes: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
 impl_to_json!(
     BashInput,
     ReadInput,
@@ -1273,6 +2616,32 @@ impl_to_json!(
     AgentInput,
     NotebookEditInput,
     AskUserQuestionInput,
+    ArtifactInput,
+    ClaudeDesignInput,
+    CronCreateInput,
+    CronDeleteInput,
+    EnterWorktreeInput,
+    ExitPlanModeInput,
+    ExitWorktreeInput,
+    ListMcpResourcesInput,
+    MonitorInput,
+    OfferChromeSetupInput,
+    ProjectsInput,
+    ProposeGoalInput,
+    ProposeSkillsInput,
+    PushNotificationInput,
+    ReadMcpResourceDirInput,
+    ReadMcpResourceInput,
+    RefreshMcpToolsInput,
+    RemoteTriggerInput,
+    ReportFindingsInput,
+    ScheduleWakeupInput,
+    SendFeedbackInput,
+    TaskCreateInput,
+    TaskGetInput,
+    TaskStopInput,
+    TaskUpdateInput,
+    WorkflowInput,
 );
 
 /// The input of a tool call, typed for the CLI's built-in tools.
@@ -1307,6 +2676,58 @@ pub enum ToolInput {
     WebSearch(WebSearchInput),
     /// `Write`.
     Write(WriteInput),
+    /// `Artifact`.
+    Artifact(ArtifactInput),
+    /// `ClaudeDesign`.
+    ClaudeDesign(ClaudeDesignInput),
+    /// `CronCreate`.
+    CronCreate(CronCreateInput),
+    /// `CronDelete`.
+    CronDelete(CronDeleteInput),
+    /// `EnterWorktree`.
+    EnterWorktree(EnterWorktreeInput),
+    /// `ExitPlanMode`.
+    ExitPlanMode(ExitPlanModeInput),
+    /// `ExitWorktree`.
+    ExitWorktree(ExitWorktreeInput),
+    /// `ListMcpResourcesTool`.
+    ListMcpResources(ListMcpResourcesInput),
+    /// `Monitor`.
+    Monitor(MonitorInput),
+    /// `OfferChromeSetup`.
+    OfferChromeSetup(OfferChromeSetupInput),
+    /// `Projects`.
+    Projects(ProjectsInput),
+    /// `SetGoal`.
+    ProposeGoal(ProposeGoalInput),
+    /// `propose_skills`.
+    ProposeSkills(ProposeSkillsInput),
+    /// `PushNotification`.
+    PushNotification(PushNotificationInput),
+    /// `ReadMcpResourceDirTool`.
+    ReadMcpResourceDir(ReadMcpResourceDirInput),
+    /// `ReadMcpResourceTool`.
+    ReadMcpResource(ReadMcpResourceInput),
+    /// `RefreshMcpTools`.
+    RefreshMcpTools(RefreshMcpToolsInput),
+    /// `RemoteTrigger`.
+    RemoteTrigger(RemoteTriggerInput),
+    /// `ReportFindings`.
+    ReportFindings(ReportFindingsInput),
+    /// `ScheduleWakeup`.
+    ScheduleWakeup(ScheduleWakeupInput),
+    /// `SendFeedback`.
+    SendFeedback(SendFeedbackInput),
+    /// `TaskCreate`.
+    TaskCreate(TaskCreateInput),
+    /// `TaskGet`.
+    TaskGet(TaskGetInput),
+    /// `TaskStop`.
+    TaskStop(TaskStopInput),
+    /// `TaskUpdate`.
+    TaskUpdate(TaskUpdateInput),
+    /// `Workflow`.
+    Workflow(WorkflowInput),
     /// Any other tool (MCP tools, built-in tools this crate does not type),
     /// or a built-in tool whose input did not fit its type.
     Other {
@@ -1338,6 +2759,32 @@ impl ToolInput {
             "WebFetch" => typed(input).map(Self::WebFetch),
             "WebSearch" => typed(input).map(Self::WebSearch),
             "Write" => typed(input).map(Self::Write),
+            "Artifact" => typed(input).map(Self::Artifact),
+            "ClaudeDesign" => typed(input).map(Self::ClaudeDesign),
+            "CronCreate" => typed(input).map(Self::CronCreate),
+            "CronDelete" => typed(input).map(Self::CronDelete),
+            "EnterWorktree" => typed(input).map(Self::EnterWorktree),
+            "ExitPlanMode" => typed(input).map(Self::ExitPlanMode),
+            "ExitWorktree" => typed(input).map(Self::ExitWorktree),
+            "ListMcpResourcesTool" => typed(input).map(Self::ListMcpResources),
+            "Monitor" => typed(input).map(Self::Monitor),
+            "OfferChromeSetup" => typed(input).map(Self::OfferChromeSetup),
+            "Projects" => typed(input).map(Self::Projects),
+            "SetGoal" => typed(input).map(Self::ProposeGoal),
+            "propose_skills" => typed(input).map(Self::ProposeSkills),
+            "PushNotification" => typed(input).map(Self::PushNotification),
+            "ReadMcpResourceDirTool" => typed(input).map(Self::ReadMcpResourceDir),
+            "ReadMcpResourceTool" => typed(input).map(Self::ReadMcpResource),
+            "RefreshMcpTools" => typed(input).map(Self::RefreshMcpTools),
+            "RemoteTrigger" => typed(input).map(Self::RemoteTrigger),
+            "ReportFindings" => typed(input).map(Self::ReportFindings),
+            "ScheduleWakeup" => typed(input).map(Self::ScheduleWakeup),
+            "SendFeedback" => typed(input).map(Self::SendFeedback),
+            "TaskCreate" => typed(input).map(Self::TaskCreate),
+            "TaskGet" => typed(input).map(Self::TaskGet),
+            "TaskStop" => typed(input).map(Self::TaskStop),
+            "TaskUpdate" => typed(input).map(Self::TaskUpdate),
+            "Workflow" => typed(input).map(Self::Workflow),
             _ => None,
         };
         parsed.unwrap_or_else(|| Self::Other {
@@ -1362,6 +2809,32 @@ impl ToolInput {
             Self::WebFetch(_) => "WebFetch",
             Self::WebSearch(_) => "WebSearch",
             Self::Write(_) => "Write",
+            Self::Artifact(_) => "Artifact",
+            Self::ClaudeDesign(_) => "ClaudeDesign",
+            Self::CronCreate(_) => "CronCreate",
+            Self::CronDelete(_) => "CronDelete",
+            Self::EnterWorktree(_) => "EnterWorktree",
+            Self::ExitPlanMode(_) => "ExitPlanMode",
+            Self::ExitWorktree(_) => "ExitWorktree",
+            Self::ListMcpResources(_) => "ListMcpResourcesTool",
+            Self::Monitor(_) => "Monitor",
+            Self::OfferChromeSetup(_) => "OfferChromeSetup",
+            Self::Projects(_) => "Projects",
+            Self::ProposeGoal(_) => "SetGoal",
+            Self::ProposeSkills(_) => "propose_skills",
+            Self::PushNotification(_) => "PushNotification",
+            Self::ReadMcpResourceDir(_) => "ReadMcpResourceDirTool",
+            Self::ReadMcpResource(_) => "ReadMcpResourceTool",
+            Self::RefreshMcpTools(_) => "RefreshMcpTools",
+            Self::RemoteTrigger(_) => "RemoteTrigger",
+            Self::ReportFindings(_) => "ReportFindings",
+            Self::ScheduleWakeup(_) => "ScheduleWakeup",
+            Self::SendFeedback(_) => "SendFeedback",
+            Self::TaskCreate(_) => "TaskCreate",
+            Self::TaskGet(_) => "TaskGet",
+            Self::TaskStop(_) => "TaskStop",
+            Self::TaskUpdate(_) => "TaskUpdate",
+            Self::Workflow(_) => "Workflow",
             Self::Other { name, .. } => name,
         }
     }
@@ -1410,6 +2883,32 @@ impl Serialize for ToolInput {
             Self::WebFetch(x) => x.serialize(serializer),
             Self::WebSearch(x) => x.serialize(serializer),
             Self::Write(x) => x.serialize(serializer),
+            Self::Artifact(x) => x.serialize(serializer),
+            Self::ClaudeDesign(x) => x.serialize(serializer),
+            Self::CronCreate(x) => x.serialize(serializer),
+            Self::CronDelete(x) => x.serialize(serializer),
+            Self::EnterWorktree(x) => x.serialize(serializer),
+            Self::ExitPlanMode(x) => x.serialize(serializer),
+            Self::ExitWorktree(x) => x.serialize(serializer),
+            Self::ListMcpResources(x) => x.serialize(serializer),
+            Self::Monitor(x) => x.serialize(serializer),
+            Self::OfferChromeSetup(x) => x.serialize(serializer),
+            Self::Projects(x) => x.serialize(serializer),
+            Self::ProposeGoal(x) => x.serialize(serializer),
+            Self::ProposeSkills(x) => x.serialize(serializer),
+            Self::PushNotification(x) => x.serialize(serializer),
+            Self::ReadMcpResourceDir(x) => x.serialize(serializer),
+            Self::ReadMcpResource(x) => x.serialize(serializer),
+            Self::RefreshMcpTools(x) => x.serialize(serializer),
+            Self::RemoteTrigger(x) => x.serialize(serializer),
+            Self::ReportFindings(x) => x.serialize(serializer),
+            Self::ScheduleWakeup(x) => x.serialize(serializer),
+            Self::SendFeedback(x) => x.serialize(serializer),
+            Self::TaskCreate(x) => x.serialize(serializer),
+            Self::TaskGet(x) => x.serialize(serializer),
+            Self::TaskStop(x) => x.serialize(serializer),
+            Self::TaskUpdate(x) => x.serialize(serializer),
+            Self::Workflow(x) => x.serialize(serializer),
             Self::Other { input, .. } => input.serialize(serializer),
         }
     }
@@ -1471,8 +2970,109 @@ wire_struct! {
             skip_serializing_if = "Option::is_none"
         )]
         pub persisted_output_path: Option<String>,
-        /// Fields not modelled by this crate (among them `gitOperation`, the
-        /// git and gh operations the command performed).
+        /// Where the raw output of a large MCP tool output was saved.
+        #[serde(
+            rename = "rawOutputPath",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub raw_output_path: Option<String>,
+        /// The user sent the command to the background (Ctrl+B).
+        #[serde(
+            rename = "backgroundedByUser",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub backgrounded_by_user: Option<bool>,
+        /// The command hit its time limit after this many milliseconds and was
+        /// moved to the background.
+        #[serde(
+            rename = "timedOutAfterMs",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub timed_out_after_ms: Option<serde_json::Number>,
+        /// A note for the model that a backgrounded `cd` (or the like) did not
+        /// change the session's working directory.
+        #[serde(
+            rename = "backgroundCwdHint",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub background_cwd_hint: Option<String>,
+        /// The backgrounded command ends with its caller's final response, so no
+        /// completion notice will follow (always `true` when present).
+        #[serde(
+            rename = "backgroundEndsWithFinalResponse",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub background_ends_with_final_response: Option<bool>,
+        /// The subagent owning the backgrounded command waits for it and is woken
+        /// when it ends (always `true` when present).
+        #[serde(
+            rename = "backgroundWakesOwner",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub background_wakes_owner: Option<bool>,
+        /// The command ran outside the sandbox.
+        #[serde(
+            rename = "dangerouslyDisableSandbox",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub dangerously_disable_sandbox: Option<bool>,
+        /// Structured content blocks of the output, kept raw.
+        #[serde(
+            rename = "structuredContent",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub structured_content: Option<Vec<Json>>,
+        /// Size of the whole output in bytes, when it was too large to inline.
+        #[serde(
+            rename = "persistedOutputSize",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub persisted_output_size: Option<u64>,
+        /// A note for the model listing files read earlier that the command
+        /// changed.
+        #[serde(
+            rename = "staleReadFileStateHint",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub stale_read_file_state_hint: Option<String>,
+        /// A note for the model that a `gh` command hit GitHub's API rate limit.
+        #[serde(
+            rename = "ghRateLimitHint",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub gh_rate_limit_hint: Option<String>,
+        /// The git and gh operations the command performed (commit, push, merge,
+        /// rebase, pull request), for clients to show; kept raw.
+        #[serde(
+            rename = "gitOperation",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub git_operation: Option<Json>,
+        /// Fields not modelled by this crate.
         #[serde(flatten)]
         pub extra: Extra,
     }
@@ -1609,7 +3209,24 @@ wire_struct! {
             skip_serializing_if = "Option::is_none"
         )]
         pub user_modified: Option<bool>,
-        /// Fields not modelled by this crate (among them `gitDiff`).
+        /// The change as git reports it, kept raw.
+        #[serde(
+            rename = "gitDiff",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub git_diff: Option<Json>,
+        /// The write was held for the machine's owner to review instead of
+        /// written; the file is unchanged.
+        #[serde(
+            rename = "staged",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub staged: Option<bool>,
+        /// Fields not modelled by this crate.
         #[serde(flatten)]
         pub extra: Extra,
     }
@@ -1641,7 +3258,24 @@ wire_struct! {
         /// Every occurrence was replaced.
         #[serde(rename = "replaceAll")]
         pub replace_all: bool,
-        /// Fields not modelled by this crate (among them `gitDiff`).
+        /// The change as git reports it, kept raw.
+        #[serde(
+            rename = "gitDiff",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub git_diff: Option<Json>,
+        /// The edit was held for the machine's owner to review instead of
+        /// written; the file is unchanged.
+        #[serde(
+            rename = "staged",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub staged: Option<bool>,
+        /// Fields not modelled by this crate.
         #[serde(flatten)]
         pub extra: Extra,
     }
@@ -1662,6 +3296,31 @@ wire_struct! {
         pub filenames: Vec<String>,
         /// More files matched than were returned.
         pub truncated: bool,
+        /// How many files matched before truncation (a lower bound when
+        /// `count_is_complete` is `Some(false)`).
+        #[serde(
+            rename = "totalMatches",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_matches: Option<u64>,
+        /// `total_matches` is exact (`true`) or a lower bound (`false`).
+        #[serde(
+            rename = "countIsComplete",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub count_is_complete: Option<bool>,
+        /// The time limit stopped the search, so more files may match.
+        #[serde(
+            rename = "timedOut",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub timed_out: Option<bool>,
         /// Fields not modelled by this crate.
         #[serde(flatten)]
         pub extra: Extra,
@@ -1708,6 +3367,46 @@ wire_struct! {
             skip_serializing_if = "Option::is_none"
         )]
         pub num_matches: Option<u64>,
+        /// How many files matched in all, before the limit and offset.
+        #[serde(
+            rename = "totalFiles",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_files: Option<u64>,
+        /// How many lines matched in all, before the limit and offset.
+        #[serde(
+            rename = "totalLines",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_lines: Option<u64>,
+        /// The limit applied to the results.
+        #[serde(
+            rename = "appliedLimit",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub applied_limit: Option<u64>,
+        /// The offset applied to the results.
+        #[serde(
+            rename = "appliedOffset",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub applied_offset: Option<u64>,
+        /// The time limit stopped the search, so more may match.
+        #[serde(
+            rename = "timedOut",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub timed_out: Option<bool>,
         /// Fields not modelled by this crate.
         #[serde(flatten)]
         pub extra: Extra,
@@ -1733,6 +3432,15 @@ wire_struct! {
         pub duration_ms: serde_json::Number,
         /// The URL fetched.
         pub url: String,
+        /// Set when the URL was a claude.ai artifact read through the artifact
+        /// service; kept raw.
+        #[serde(
+            rename = "artifactRead",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub artifact_read: Option<Json>,
         /// Fields not modelled by this crate.
         #[serde(flatten)]
         pub extra: Extra,
@@ -1752,6 +3460,14 @@ wire_struct! {
         /// How long the search took, in seconds.
         #[serde(rename = "durationSeconds")]
         pub duration_seconds: serde_json::Number,
+        /// How many web searches were run.
+        #[serde(
+            rename = "searchCount",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub search_count: Option<u64>,
         /// Fields not modelled by this crate.
         #[serde(flatten)]
         pub extra: Extra,
@@ -1798,6 +3514,15 @@ wire_struct! {
             skip_serializing_if = "Option::is_none"
         )]
         pub annotations: Option<BTreeMap<String, QuestionAnnotation>>,
+        /// The dialog answered itself after the user was idle this many
+        /// milliseconds (absent when a person answered).
+        #[serde(
+            rename = "afkTimeoutMs",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub afk_timeout_ms: Option<serde_json::Number>,
         /// Fields not modelled by this crate.
         #[serde(flatten)]
         pub extra: Extra,
@@ -2773,5 +4498,62 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_other_built_in_tools_are_typed_and_round_trip() {
+        let cases = [
+            (
+                "TaskCreate",
+                json!({"subject":"s","description":"d","activeForm":"Doing","metadata":{"k":1}}),
+            ),
+            (
+                "TaskUpdate",
+                json!({"taskId":"1","status":"deleted","addBlocks":["2"]}),
+            ),
+            ("TaskStop", json!({"task_id":"b1"})),
+            (
+                "CronCreate",
+                json!({"cron":"*/5 * * * *","prompt":"p","recurring":"false"}),
+            ),
+            (
+                "Monitor",
+                json!({"description":"d","timeout_ms":"300000","ws":{"url":"wss://x"}}),
+            ),
+            (
+                "ReportFindings",
+                json!({"findings":[{"file":"a.rs","line":3,"summary":"s","failure_scenario":"f"}]}),
+            ),
+            (
+                "propose_skills",
+                json!({"proposals":[{"name":"n","kind":"new","description":"d",
+                "edits":[{"old_string":"a","new_string":"b"}]}]}),
+            ),
+            (
+                "SendFeedback",
+                json!({"type":"bug","title":"t","details":"d"}),
+            ),
+            (
+                "ExitPlanMode",
+                json!({"plan":"the plan","allowedPrompts":[{"tool":"Bash","prompt":"run tests"}]}),
+            ),
+            ("ListMcpResourcesTool", json!({})),
+            (
+                "Artifact",
+                json!({"action":"list","limit":25,"force":false}),
+            ),
+        ];
+        for (name, input) in &cases {
+            let typed = ToolInput::parse(name, input);
+            assert!(!typed.is_other(), "{name} not typed");
+            assert_eq!(typed.name(), *name);
+            assert_eq!(&typed.to_json(), input, "{name}");
+        }
+        let ToolInput::CronCreate(cron) = ToolInput::parse("CronCreate", &cases[3].1) else {
+            unreachable!()
+        };
+        assert_eq!(cron.recurring.map(FlexBool::get), Some(false));
+        // A required field missing: kept raw.
+        assert!(ToolInput::parse("TaskGet", &json!({})).is_other());
     }
 }

@@ -85,6 +85,18 @@ wire_struct! {
         /// and no slash command handling.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub client_composed: Option<bool>,
+        /// Content the user pasted rather than typed, each entry one paste
+        /// (a string or content blocks); the CLI appends the text of each
+        /// after the typed text.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub pasted_content: Option<Vec<MessageContent>>,
+        /// Text the user pasted that is still in `message` where they put it,
+        /// each entry one paste.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub inline_pastes: Option<Vec<String>>,
+        /// Files attached to a replayed message (replays only), kept raw.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub file_attachments: Option<Vec<Json>>,
         /// Subagent this message belongs to.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub agent_id: Option<String>,
