@@ -67,6 +67,9 @@ done
 say "decode ratios (interleaved rounds, core only)"
 "$BIN/bench-decode" 15 >>"$RESULTS"
 
+say "typed model against Value, per class, both key orders"
+"$BIN/bench-typed" 15 >"$WORK/typed.md"
+
 say "memory: $STREAM_BYTES bytes through a slow consumer"
 "$BIN/bench-mem" stream "$BIN/bench-cli" "$TRANSCRIPT" "$STREAM_BYTES" >>"$RESULTS"
 say "memory: one 100 MB line, 1 MiB limit"
@@ -120,6 +123,9 @@ for r in rows:
     elif f == "idle_core":
         print("| %s idle core `Session`s | %s KiB per session |" % (r["sessions"], r["per_session_kib"]))
 PY
+
+printf '\n### Typed model against `Value` (`bench-typed 15`)\n\n'
+cat "$WORK/typed.md"
 
 if [[ "${SKIP_STRESS:-0}" != 1 ]]; then
   bench/stress.sh

@@ -48,6 +48,11 @@
 //!   ([`misc::RateLimitInfo`]), the `get_context_usage` answer with its
 //!   categories and breakdowns ([`control::ContextUsage`]), and new report
 //!   types as they are added.
+//! - A nested part chosen by a tag (a content block, a stream event or
+//!   delta, a hook input, a permission update, ...) whose tag is unknown,
+//!   or whose body does not fit its known tag, is kept whole in its own
+//!   `Unknown` variant; the message around it stays typed (see the
+//!   conventions above for how it is read).
 //! - What stays required is what identifies a top-level message: its tags
 //!   (`type`, `subtype`), `uuid` and `session_id`, and what makes the
 //!   message what it is (an assistant or user message's `message`, a
