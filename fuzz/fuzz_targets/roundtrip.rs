@@ -152,24 +152,24 @@ fuzz_target!(|data: &[u8]| {
     };
     match selector % 8 {
         0 => check!("StdoutMessage", line, stdout),
-        1 => check!("CliRequest", line, serde_json::from_slice::<CliRequest>),
+        1 => check!("CliRequest", line, claude_proto::model::from_slice::<CliRequest>),
         2 => check!(
             "ControlRequest",
             line,
-            serde_json::from_slice::<ControlRequest>
+            claude_proto::model::from_slice::<ControlRequest>
         ),
-        3 => check!("UserMessage", line, serde_json::from_slice::<UserMessage>),
+        3 => check!("UserMessage", line, claude_proto::model::from_slice::<UserMessage>),
         4 => check!(
             "PermissionResult",
             line,
-            serde_json::from_slice::<PermissionResult>
+            claude_proto::model::from_slice::<PermissionResult>
         ),
-        5 => check!("HookOutput", line, serde_json::from_slice::<HookOutput>),
-        6 => check!("HookInput", line, serde_json::from_slice::<HookInput>),
+        5 => check!("HookOutput", line, claude_proto::model::from_slice::<HookOutput>),
+        6 => check!("HookInput", line, claude_proto::model::from_slice::<HookInput>),
         _ => check!(
             "InitializeRequest",
             line,
-            serde_json::from_slice::<InitializeRequest>
+            claude_proto::model::from_slice::<InitializeRequest>
         ),
     }
 });

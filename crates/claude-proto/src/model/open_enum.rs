@@ -153,8 +153,16 @@ impl<'de, E: OpenEnum> Visitor<'de> for OpenVisitor<E> {
             }
             let mut object: serde_json::Map<String, Json> = before.into_iter().collect();
             object.insert(E::TAG.to_owned(), tag.into_json());
-            while let Some((key, value)) = map.next_entry::<String, Json>()? {
-                object.insert(key, value);
+            while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                // Kept whole, a second tag would decide what the value
+                // reads as next time; the second read takes the last.
+                if key == E::TAG {
+                    return Err(de::Error::custom(format_args!(
+                        "duplicate field `{}`",
+                        E::TAG
+                    )));
+                }
+                object.insert(key.into_owned(), map.next_value::<Json>()?);
             }
             return Ok(E::unknown(Json::Object(object)));
         }
@@ -619,6 +627,10 @@ mod tests {
     #[test]
     fn a_second_tag_is_refused_in_one_pass() {
         let text = r#"{"type":"text","text":"a","type":"text"}"#;
+        assert!(strict::<ContentBlock>(text).is_err());
+        // Also after an unknown first tag: kept whole, the second would
+        // make the kept value read as another variant.
+        let text = r#"{"type":"txet","text":"a","type":"text"}"#;
         assert!(strict::<ContentBlock>(text).is_err());
         // The parsed value keeps the last of the duplicate keys.
         let block: ContentBlock = crate::model::from_slice(text.as_bytes()).unwrap();
