@@ -5,8 +5,11 @@
 //! Input layout: `[type selector] [line...]`; `selector % 8` picks the type
 //! (see `TYPES`).
 //!
-//! Compared as `serde_json::Value`s, with two normalizations (see
-//! `json_eq`); both are artifacts of serde_json, not of the model:
+//! Compared as `serde_json::Value`s, with three normalizations (see
+//! `json_eq`). An explicit `null` in an optional field that the protocol
+//! never sends as `null` (an `Option<T>` field, not a `Maybe<T>`) reads as
+//! absent and is written back absent, as the model's docs say. The other
+//! two are artifacts of serde_json, not of the model:
 //! - numbers are compared by value: a field typed `f64` reads `1` and
 //!   writes `1.0`, the same JSON number; floats are equal up to a few units
 //!   in the last place, because serde_json without its `float_roundtrip`
@@ -60,9 +63,12 @@ fn json_eq(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(x, y)| json_eq(x, y))
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.iter()
-                .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
-                && y.keys().all(|k| x.contains_key(k))
+            x.iter().all(|(k, v)| match y.get(k) {
+                Some(w) => json_eq(v, w),
+                // An optional field the protocol never sends as `null`
+                // reads `null` as absent (see the model's docs).
+                None => v.is_null(),
+            }) && y.keys().all(|k| x.contains_key(k))
         }
         _ => a == b,
     }

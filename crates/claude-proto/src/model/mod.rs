@@ -6,7 +6,10 @@
 //!   does not model are kept and written back. Decoding then encoding any
 //!   value gives the same JSON value (key order aside).
 //! - Optional fields are `Option<T>` with
-//!   `#[serde(default, skip_serializing_if = "Option::is_none")]`; fields the
+//!   `#[serde(default, skip_serializing_if = "Option::is_none")]`; such a
+//!   field reads an explicit `null` (which the CLI's declarations never
+//!   allow there) as absent, and writes it back absent: the one place a
+//!   round trip changes the JSON value. Fields the
 //!   protocol marks as present-but-nullable are `Option<T>` read with
 //!   `common::nullable` (the key is required, so a line without it stays
 //!   whole in an `Unknown` variant) and always serialized; optional *and*
