@@ -223,6 +223,30 @@ fn runtime_shutdown_ends_what_the_cli_started() {
 mod backpressure {
     use super::*;
 
+    /// A current-thread runtime on a paused clock: it moves its clock only
+    /// once every task waits, so no real time passes.
+    fn paused_runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .start_paused(true)
+            .build()
+            .unwrap()
+    }
+
+    /// In-memory pipes for a session: the CLI's stdout with `stdout_bytes`
+    /// of room (its writing end, and the session's reading end), and its
+    /// stdin (the session's writing end), drained and ignored. Call inside
+    /// the runtime.
+    fn pipes(stdout_bytes: usize) -> (DuplexStream, DuplexStream, DuplexStream) {
+        let (cli_out, sdk_in) = tokio::io::duplex(stdout_bytes);
+        let (sdk_out, mut cli_in) = tokio::io::duplex(64 * 1024);
+        tokio::spawn(async move {
+            let mut sink = vec![0u8; 4096];
+            while matches!(cli_in.read(&mut sink).await, Ok(n) if n > 0) {}
+        });
+        (cli_out, sdk_in, sdk_out)
+    }
+
     /// The buffers a large line and a burst needed are given back once the
     /// CLI's output goes quiet: what the session keeps for reading is a
     /// small read buffer, not the 64 KiB reads, the 1 MiB line or the
@@ -233,18 +257,8 @@ mod backpressure {
         // A paused clock: the session trims once its output has been quiet
         // for a while, and the runtime moves its clock only once every task
         // waits. No real time passes.
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .start_paused(true)
-            .build()
-            .unwrap();
-        runtime.block_on(async {
-            let (mut cli_out, sdk_in) = tokio::io::duplex(64 * 1024);
-            let (sdk_out, mut cli_in) = tokio::io::duplex(64 * 1024);
-            tokio::spawn(async move {
-                let mut sink = vec![0u8; 4096];
-                while matches!(cli_in.read(&mut sink).await, Ok(n) if n > 0) {}
-            });
+        paused_runtime().block_on(async {
+            let (mut cli_out, sdk_in, sdk_out) = pipes(64 * 1024);
             let mut claude = Claude::builder(claude_proto::options::Options::default())
                 .connect(sdk_in, sdk_out)
                 .unwrap();
@@ -283,7 +297,7 @@ mod backpressure {
         });
     }
     use std::sync::atomic::AtomicUsize;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 
     /// A peer that writes 100k messages while the user reads nothing must be
     /// blocked by the session after a bounded number of lines, not buffered
@@ -297,20 +311,9 @@ mod backpressure {
         let _isolation = claude_proto_tests::conformance::isolation("backpressure");
         const TOTAL: usize = 100_000;
         const READ_AHEAD: usize = 16 * 1024;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .start_paused(true)
-            .build()
-            .unwrap();
-        runtime.block_on(async {
+        paused_runtime().block_on(async {
             // The CLI's stdout: a small in-memory pipe.
-            let (mut cli_out, sdk_in) = tokio::io::duplex(16 * 1024);
-            // The CLI's stdin: drained and ignored.
-            let (sdk_out, mut cli_in) = tokio::io::duplex(64 * 1024);
-            tokio::spawn(async move {
-                let mut sink = vec![0u8; 4096];
-                while matches!(cli_in.read(&mut sink).await, Ok(n) if n > 0) {}
-            });
+            let (mut cli_out, sdk_in, sdk_out) = pipes(16 * 1024);
             let mut claude = Claude::builder(claude_proto::options::Options::default())
                 .read_ahead_bytes(READ_AHEAD)
                 .connect(sdk_in, sdk_out)
