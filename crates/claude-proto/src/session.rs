@@ -115,26 +115,41 @@ const ARENA_BYTES: usize = 64 * 1024;
 /// than their bytes at either end of them. A buffer is freed once the
 /// last message in it is; one message kept alone keeps its whole buffer
 /// (at most [`ARENA_BYTES`], or its own line if longer).
+///
+/// Buffers start at the size of their first line and double from 8 KiB
+/// up to [`ARENA_BYTES`]; [`trim`](Self::trim) starts that over. So a
+/// session trimmed between lines (an adapter trims whenever its reads
+/// come up short, as they do for a slow stream of small lines) gives each
+/// line a buffer of its own size: the messages a consumer has not read yet
+/// hold their bytes, not 64 KiB each.
 #[derive(Debug, Default)]
 struct LineArena {
     /// The unused rest of the current buffer.
     free: BytesMut,
+    /// The size of the next buffer, if its line is not longer.
+    next: usize,
 }
+
+/// The second buffer after a [`LineArena::trim`] (the first is its line's size).
+const ARENA_START_BYTES: usize = 8 * 1024;
 
 impl LineArena {
     fn copy(&mut self, line: &[u8]) -> Bytes {
         if self.free.capacity() < line.len() {
             // A new buffer; the old one goes with the last message in it.
-            self.free = BytesMut::with_capacity(line.len().max(ARENA_BYTES));
+            self.free = BytesMut::with_capacity(line.len().max(self.next));
+            self.next = (self.next * 2).clamp(ARENA_START_BYTES, ARENA_BYTES);
         }
         self.free.extend_from_slice(line);
         self.free.split().freeze()
     }
 
-    /// Lets go of the unused rest of the current buffer: it is freed with
-    /// the last message in it instead of waiting for more lines.
+    /// Lets go of the unused rest of the current buffer (it is freed with
+    /// the last message in it instead of waiting for more lines), and
+    /// starts the next buffers small again.
     fn trim(&mut self) {
         self.free = BytesMut::new();
+        self.next = 0;
     }
 }
 

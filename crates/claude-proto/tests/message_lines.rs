@@ -115,7 +115,11 @@ fn trim_gives_back_the_spare_room_and_changes_no_event() {
     session.handle_input(b"{\"type\":\"assistant\",\"n\":1}\n");
     let first = messages(&mut session);
     assert_eq!(first.len(), 1);
-    // The rest of the shared buffer waits for more lines.
+    // The first buffer is the first line's size; the second, shared by
+    // the lines after it, keeps its rest for more lines.
+    assert_eq!(session.spare_capacity(), 0);
+    session.handle_input(b"{\"type\":\"assistant\",\"n\":1}\n");
+    assert_eq!(messages(&mut session).len(), 1);
     assert!(session.spare_capacity() > 0);
     session.trim();
     assert_eq!(session.spare_capacity(), 0);
@@ -141,4 +145,26 @@ fn trim_gives_back_the_spare_room_and_changes_no_event() {
     session.handle_input(b"{\"type\":\"assistant\",\"n\":2}\n");
     assert_eq!(messages(&mut session).len(), 1);
     assert_eq!(first[0].as_bytes(), b"{\"type\":\"assistant\",\"n\":1}");
+}
+
+/// A slow stream of small lines: an adapter trims after each short read.
+/// Each message then holds a buffer of its own line's size, so the
+/// messages a consumer has not read yet hold their bytes (which the
+/// read-ahead budget counts), not a 64 KiB buffer each.
+#[test]
+fn after_a_trim_a_line_gets_a_buffer_of_its_own_size() {
+    let mut session = Session::new(Config::default());
+    let line = b"{\"type\":\"stream_event\",\"event\":{},\"session_id\":\"s\"}\n";
+    let mut unread = Vec::new();
+    for _ in 0..1000 {
+        session.handle_input(line);
+        assert_eq!(session.spare_capacity(), 0, "a buffer larger than its line");
+        unread.extend(messages(&mut session));
+        session.trim();
+    }
+    assert_eq!(unread.len(), 1000);
+    // Without trims the lines share buffers again.
+    session.handle_input(line);
+    session.handle_input(line);
+    assert!(session.spare_capacity() > 0);
 }

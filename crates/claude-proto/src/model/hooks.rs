@@ -1696,10 +1696,13 @@ impl<'de> Deserialize<'de> for HookOutput {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Json::deserialize(deserializer)?;
         let is_async = value.get("async") == Some(&Json::Bool(true));
+        // Read tolerantly: a nested part that does not fit (a
+        // `hookSpecificOutput` with a changed shape) stays in its own
+        // `Unknown` instead of making the whole output unknown.
         let parsed = if is_async {
-            serde_json::from_value(value.clone()).map(HookOutput::Async)
+            super::open_enum::from_value(&value).map(HookOutput::Async)
         } else {
-            serde_json::from_value(value.clone()).map(HookOutput::Sync)
+            super::open_enum::from_value(&value).map(HookOutput::Sync)
         };
         Ok(parsed.unwrap_or(HookOutput::Unknown(value)))
     }
@@ -2275,6 +2278,20 @@ mod tests {
             o.as_sync().and_then(|s| s.hook_specific_output.as_ref()),
             Some(HookSpecificOutput::Unknown(_))
         ));
+    }
+
+    #[test]
+    fn a_bad_hook_specific_output_leaves_the_output_typed() {
+        let v = json!({"continue":true,"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecisionReason":5}});
+        let out: HookOutput = crate::model::from_value(&v).unwrap();
+        let HookOutput::Sync(sync) = &out else {
+            panic!("{out:?}");
+        };
+        assert!(matches!(
+            sync.hook_specific_output,
+            Some(HookSpecificOutput::Unknown(_))
+        ));
+        assert_eq!(serde_json::to_value(&out).unwrap(), v);
     }
 
     #[test]

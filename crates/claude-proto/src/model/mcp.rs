@@ -258,7 +258,7 @@ impl<'de> Deserialize<'de> for McpServerConfig {
             value: &Json,
             wrap: fn(T) -> McpServerConfig,
         ) -> McpServerConfig {
-            match serde_json::from_value::<T>(value.clone()) {
+            match super::open_enum::from_value::<T>(value) {
                 Ok(v) => wrap(v),
                 Err(_) => McpServerConfig::Unknown(value.clone()),
             }
@@ -654,7 +654,7 @@ impl<'de> Deserialize<'de> for JsonRpcMessage {
             value: Json,
             wrap: fn(T) -> JsonRpcMessage,
         ) -> JsonRpcMessage {
-            match serde_json::from_value::<T>(value.clone()) {
+            match super::open_enum::from_value::<T>(&value) {
                 Ok(v) => wrap(v),
                 Err(_) => JsonRpcMessage::Unknown(value),
             }
