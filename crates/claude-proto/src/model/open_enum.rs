@@ -22,20 +22,24 @@ use std::marker::PhantomData;
 
 use serde::de::value::{BorrowedStrDeserializer, MapAccessDeserializer, StringDeserializer};
 use serde::de::{
-    self, Deserialize, DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor,
+    self, Deserialize, DeserializeSeed, Deserializer, EnumAccess, Error as _, MapAccess, SeqAccess,
+    VariantAccess, Visitor,
 };
 
 use super::common::Json;
 
-/// The name an open enum asks its deserializer for: [`Tolerant`] answers
-/// it by handing over the value to be tried and kept whole on failure;
-/// every other deserializer treats it as a plain newtype.
-const TOLERANT_PROBE: &str = "$claude_proto::tolerant";
+/// How an open enum's newtype name starts (the rest is its tag key):
+/// [`Tolerant`] answers such a name with the value itself, to be tried and
+/// copied only if it does not fit; every other deserializer treats it as a
+/// plain newtype.
+const PROBE_PREFIX: &str = "$claude_proto::tolerant:";
 
 /// What the `open_enum!` macro generates per enum.
 pub(crate) trait OpenEnum: Sized {
     /// The key whose value picks the variant.
     const TAG: &'static str;
+    /// [`PROBE_PREFIX`] followed by [`OpenEnum::TAG`].
+    const PROBE: &'static str;
     /// The tag values with a typed variant.
     const KNOWN: &'static [&'static str];
     /// Reads the variant for a known `tag` from the rest of the object.
@@ -48,7 +52,7 @@ pub(crate) trait OpenEnum: Sized {
 pub(crate) fn deserialize<'de, E: OpenEnum, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<E, D::Error> {
-    deserializer.deserialize_newtype_struct(TOLERANT_PROBE, OpenVisitor::<E>(PhantomData))
+    deserializer.deserialize_newtype_struct(E::PROBE, OpenVisitor::<E>(PhantomData))
 }
 
 /// Reads `T` from a parsed value; every open enum inside that does not fit
@@ -94,11 +98,15 @@ impl<'de, E: OpenEnum> Visitor<'de> for OpenVisitor<E> {
         deserializer.deserialize_any(self)
     }
 
-    /// [`Tolerant`]'s answer to the probe: try the value, keep it whole if
-    /// it does not fit.
-    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<E, D::Error> {
-        let value = Json::deserialize(deserializer)?;
-        Ok(read_tolerant::<E>(&value).unwrap_or_else(|| E::unknown(value)))
+    /// [`Tolerant`]'s answer to the probe: the value, read tag first and
+    /// copied whole only if it does not fit. Each part that ends up
+    /// `Unknown` is copied once, by the open enum nearest to it.
+    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<E, A::Error> {
+        let (attempt, value) = data.variant_seed(TryRead::<E>(PhantomData))?;
+        match attempt {
+            Some(typed) => Ok(typed),
+            None => value.newtype_variant::<Json>().map(E::unknown),
+        }
     }
 
     // Anything but an object is kept whole, as serde's untagged fallback did.
@@ -130,61 +138,180 @@ impl<'de, E: OpenEnum> Visitor<'de> for OpenVisitor<E> {
         Json::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(E::unknown)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<E, A::Error> {
-        let mut before: Vec<(String, Json)> = Vec::new();
-        while let Some(key) = map.next_key::<Key<'de>>()? {
-            if key.0 != E::TAG {
-                let value = map.next_value::<Json>()?;
-                before.push((key.0.into_owned(), value));
-                continue;
-            }
-            let tag = map.next_value::<TagValue<'de>>()?;
-            if let TagValue::Str(name) = &tag {
-                if E::KNOWN.contains(&name.as_ref()) {
-                    let rest = Prefixed {
-                        before: before.into_iter(),
-                        pending: None,
-                        map,
-                        tag: E::TAG,
-                        _input: PhantomData,
-                    };
-                    return E::read_variant(name, rest);
-                }
-            }
-            let mut object: serde_json::Map<String, Json> = before.into_iter().collect();
-            object.insert(E::TAG.to_owned(), tag.into_json());
-            while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-                // Kept whole, a second tag would decide what the value
-                // reads as next time; the second read takes the last.
-                if key == E::TAG {
-                    return Err(de::Error::custom(format_args!(
-                        "duplicate field `{}`",
-                        E::TAG
-                    )));
-                }
-                object.insert(key.into_owned(), map.next_value::<Json>()?);
-            }
-            return Ok(E::unknown(Json::Object(object)));
-        }
-        Ok(E::unknown(Json::Object(before.into_iter().collect())))
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<E, A::Error> {
+        read_map(map)
     }
 }
 
-/// Reads a parsed object into its variant, every nested open enum that
-/// does not fit kept whole; `None` when it does not fit (or has no known
-/// tag) itself.
-fn read_tolerant<E: OpenEnum>(value: &Json) -> Option<E> {
-    let object = value.as_object()?;
-    let tag = object.get(E::TAG)?.as_str()?;
-    if !E::KNOWN.contains(&tag) {
-        return None;
+/// The one pass: keys in order, the entries before the tag kept as
+/// values, the variant's struct reading the rest.
+fn read_map<'de, E: OpenEnum, A: MapAccess<'de>>(mut map: A) -> Result<E, A::Error> {
+    let mut before: Vec<(String, Json)> = Vec::new();
+    while let Some(key) = map.next_key::<Key<'de>>()? {
+        if key.0 != E::TAG {
+            let value = map.next_value::<Json>()?;
+            before.push((key.0.into_owned(), value));
+            continue;
+        }
+        let tag = map.next_value::<TagValue<'de>>()?;
+        if let TagValue::Str(name) = &tag {
+            if E::KNOWN.contains(&name.as_ref()) {
+                let rest = Prefixed {
+                    before: before.into_iter(),
+                    pending: None,
+                    map,
+                    tag: E::TAG,
+                    _input: PhantomData,
+                };
+                return E::read_variant(name, rest);
+            }
+        }
+        let mut object: serde_json::Map<String, Json> = before.into_iter().collect();
+        object.insert(E::TAG.to_owned(), tag.into_json());
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            // Kept whole, a second tag would decide what the value
+            // reads as next time; the second read takes the last.
+            if key == E::TAG {
+                return Err(de::Error::custom(format_args!(
+                    "duplicate field `{}`",
+                    E::TAG
+                )));
+            }
+            object.insert(key.into_owned(), map.next_value::<Json>()?);
+        }
+        return Ok(E::unknown(Json::Object(object)));
     }
-    let rest = TolerantMap {
-        entries: object.iter(),
-        pending: None,
-        skip: Some(E::TAG),
-    };
-    E::read_variant(tag, rest).ok()
+    Ok(E::unknown(Json::Object(before.into_iter().collect())))
+}
+
+/// The first read under [`Tolerant`]: the variant if the value fits it,
+/// `None` (nothing copied) if it does not.
+struct TryRead<E>(PhantomData<E>);
+
+impl<'de, E: OpenEnum> DeserializeSeed<'de> for TryRead<E> {
+    type Value = Option<E>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<E>, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, E: OpenEnum> Visitor<'de> for TryRead<E> {
+    type Value = Option<E>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a JSON object with a `{}`", E::TAG)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<E>, A::Error> {
+        Ok(read_map(map).ok())
+    }
+
+    // Anything else is copied whole into `Unknown` by the caller.
+    fn visit_bool<Er: de::Error>(self, _: bool) -> Result<Option<E>, Er> {
+        Ok(None)
+    }
+    fn visit_i64<Er: de::Error>(self, _: i64) -> Result<Option<E>, Er> {
+        Ok(None)
+    }
+    fn visit_u64<Er: de::Error>(self, _: u64) -> Result<Option<E>, Er> {
+        Ok(None)
+    }
+    fn visit_f64<Er: de::Error>(self, _: f64) -> Result<Option<E>, Er> {
+        Ok(None)
+    }
+    fn visit_str<Er: de::Error>(self, _: &str) -> Result<Option<E>, Er> {
+        Ok(None)
+    }
+    fn visit_unit<Er: de::Error>(self) -> Result<Option<E>, Er> {
+        Ok(None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Option<E>, A::Error> {
+        Ok(None)
+    }
+}
+
+/// What [`Tolerant`] hands an open enum: the value, tried first (tag
+/// first, nothing copied), then read as a plain value if that failed.
+struct Probe<'a> {
+    value: &'a Json,
+    tag: &'static str,
+}
+
+impl<'a> EnumAccess<'a> for Probe<'a> {
+    type Error = serde_json::Error;
+    type Variant = Self;
+
+    fn variant_seed<V: DeserializeSeed<'a>>(
+        self,
+        seed: V,
+    ) -> Result<(V::Value, Self), Self::Error> {
+        let tag_first = TagFirst {
+            value: self.value,
+            tag: self.tag,
+        };
+        Ok((seed.deserialize(tag_first)?, self))
+    }
+}
+
+impl<'a> VariantAccess<'a> for Probe<'a> {
+    type Error = serde_json::Error;
+
+    fn unit_variant(self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'a>>(
+        self,
+        seed: T,
+    ) -> Result<T::Value, Self::Error> {
+        seed.deserialize(self.value)
+    }
+
+    fn tuple_variant<V: Visitor<'a>>(self, _: usize, _: V) -> Result<V::Value, Self::Error> {
+        Err(serde_json::Error::custom(
+            "an open enum has no tuple variants",
+        ))
+    }
+
+    fn struct_variant<V: Visitor<'a>>(
+        self,
+        _: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, Self::Error> {
+        Err(serde_json::Error::custom(
+            "an open enum has no struct variants",
+        ))
+    }
+}
+
+/// An object read with its tag entry first, so the one pass keeps nothing
+/// before it; anything else reads as under [`Tolerant`].
+struct TagFirst<'a> {
+    value: &'a Json,
+    tag: &'static str,
+}
+
+impl<'de> Deserializer<'de> for TagFirst<'de> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        match self.value {
+            Json::Object(map) => visitor.visit_map(TolerantMap {
+                first: map.get_key_value(self.tag),
+                entries: map.iter(),
+                pending: None,
+                skip: Some(self.tag),
+            }),
+            other => Tolerant(other).deserialize_any(visitor),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
 }
 
 /// A key, borrowed from the input when it can be.
@@ -333,6 +460,7 @@ impl<'de> Deserializer<'de> for Tolerant<'de> {
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         match self.0 {
             Json::Object(map) => visitor.visit_map(TolerantMap {
+                first: None,
                 entries: map.iter(),
                 pending: None,
                 skip: None,
@@ -354,8 +482,8 @@ impl<'de> Deserializer<'de> for Tolerant<'de> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        if name == TOLERANT_PROBE {
-            visitor.visit_some(self)
+        if let Some(tag) = name.strip_prefix(PROBE_PREFIX) {
+            visitor.visit_enum(Probe { value: self.0, tag })
         } else if name.starts_with("$serde_json") {
             // serde_json's private protocols (raw values) need the value itself.
             self.0.deserialize_newtype_struct(name, visitor)
@@ -429,9 +557,11 @@ impl<'de> Deserializer<'de> for Tolerant<'de> {
 }
 
 struct TolerantMap<'a> {
+    /// An entry read before the others (the tag).
+    first: Option<(&'a String, &'a Json)>,
     entries: serde_json::map::Iter<'a>,
     pending: Option<&'a Json>,
-    /// A key left out (the tag, which picked the variant).
+    /// A key left out of `entries` (the tag, read first).
     skip: Option<&'static str>,
 }
 
@@ -442,12 +572,15 @@ impl<'a> MapAccess<'a> for TolerantMap<'a> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Self::Error> {
-        let mut next = self.entries.next();
-        if let (Some((key, _)), Some(skip)) = (next, self.skip) {
-            if key == skip {
-                next = self.entries.next();
-            }
-        }
+        let next = match self.first.take() {
+            Some(first) => Some(first),
+            None => loop {
+                match self.entries.next() {
+                    Some((key, _)) if Some(key.as_str()) == self.skip => continue,
+                    other => break other,
+                }
+            },
+        };
         match next {
             Some((key, value)) => {
                 self.pending = Some(value);
@@ -471,7 +604,7 @@ impl<'a> MapAccess<'a> for TolerantMap<'a> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.entries.len())
+        Some(self.entries.len() + usize::from(self.first.is_some()))
     }
 }
 
@@ -527,6 +660,7 @@ macro_rules! open_enum {
 
         impl $crate::model::open_enum::OpenEnum for $name {
             const TAG: &'static str = $tag;
+            const PROBE: &'static str = concat!("$claude_proto::tolerant:", $tag);
             const KNOWN: &'static [&'static str] = &[$($wire,)+];
 
             fn read_variant<'de, A: ::serde::de::MapAccess<'de>>(
@@ -622,6 +756,35 @@ mod tests {
                 ContentBlock::Unknown(serde_json::from_str(text).unwrap())
             );
         }
+    }
+
+    /// The second read copies only what ends up `Unknown`, once, at the
+    /// open enum nearest to it (it used to copy each enclosing open enum's
+    /// whole subtree first: depth times the line's size).
+    #[test]
+    fn a_bad_part_deep_inside_is_kept_alone() {
+        let leaf = json!({"type":"text","text":5});
+        let mut content = json!([{"type":"text","text":"fits"}, leaf.clone()]);
+        for i in 0..30 {
+            content =
+                json!([{"type":"tool_result","tool_use_id":format!("t{i}"),"content":content}]);
+        }
+        let line = json!({"type":"user","uuid":"u","session_id":"s","parent_tool_use_id":null,
+            "message":{"role":"user","content":content}});
+        let message = StdoutMessage::from_slice(&serde_json::to_vec(&line).unwrap()).unwrap();
+        let StdoutMessage::User(user) = &message else {
+            panic!("{message:?}");
+        };
+        let mut blocks = user.message.content.blocks().unwrap();
+        for _ in 0..30 {
+            let ContentBlock::ToolResult(result) = &blocks[0] else {
+                panic!("{:?}", blocks[0]);
+            };
+            blocks = result.content.as_ref().unwrap().blocks().unwrap();
+        }
+        assert!(matches!(blocks[0], ContentBlock::Text(_)));
+        assert_eq!(blocks[1], ContentBlock::Unknown(leaf));
+        assert_eq!(serde_json::to_value(&message).unwrap(), line);
     }
 
     #[test]
