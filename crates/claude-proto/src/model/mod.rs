@@ -29,7 +29,9 @@
 //!   value again, keeping that one part whole in its `Unknown` while the
 //!   message around it stays typed. Reading with serde directly
 //!   (`serde_json::from_str`) is the one pass alone, so that case is an
-//!   error there.
+//!   error there; so it is for a model type inside a type of yours that
+//!   serde buffers (an untagged enum, a `#[serde(flatten)]` field), even
+//!   through [`from_slice`], since serde then reads it from its own copy.
 //! - A top-level message carries its `type` as a `wire_tag!`
 //!   marker field (`#[serde(rename = "type")] pub kind: AssistantTag`), so the
 //!   struct alone serializes to the complete line and a mismatched `type`
