@@ -99,7 +99,9 @@ impl<R: Runtime> Controller<R> {
     /// commands, models, account and version. Fails at once if the CLI
     /// exits first, with its exit status and stderr.
     ///
-    /// Cancel-safe: it only waits; call it again at any time.
+    /// Cancel-safe: it only waits; call it again at any time. The session
+    /// keeps the answer as its JSON (half the memory of the typed value),
+    /// so each call decodes it anew: keep the `Arc` if you read it often.
     pub async fn initialization(&self) -> Result<Arc<InitializeResponse>, Error> {
         let answer = poll_fn(|cx| {
             let mut state = self.shared.lock();

@@ -74,7 +74,9 @@ impl Controller {
     ///
     /// Waits until the answer comes, the session ends (then the error
     /// carries the exit status and stderr), or the initialize timeout
-    /// counted from the start passes, whichever is first.
+    /// counted from the start passes, whichever is first. The session
+    /// keeps the answer as its JSON (half the memory of the typed value),
+    /// so each call decodes it anew: keep the `Arc` if you read it often.
     pub fn initialization(&self) -> Result<Arc<InitializeResponse>, Error> {
         match self.shared.wait_init(self.init_deadline) {
             Some(result) => result?.decode(),

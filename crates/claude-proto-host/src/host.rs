@@ -23,9 +23,6 @@ use crate::limits::{Limits, MAX_DURATION, check_count, check_duration, deadline}
 use crate::mirror::{Mirror, MirrorAppend, MirrorConfig, MirrorId, MirrorOutput};
 use crate::stderr::StderrTail;
 
-/// Why the CLI's `initialize` answer shows it cannot honour hooks meant to
-/// fail closed (`on_failure` other than continue), as the official SDKs
-/// check it: `None` if it can.
 /// The CLI's answer to `initialize`, kept as the JSON it came as and
 /// decoded when asked for.
 ///
@@ -63,6 +60,9 @@ impl InitAnswer {
     }
 }
 
+/// Why the CLI's `initialize` answer shows it cannot honour hooks meant to
+/// fail closed (`on_failure` other than continue), as the official SDKs
+/// check it: `None` if it can.
 fn hooks_refusal(init: &InitializeResponse) -> Option<Error> {
     if init.hook_on_failure_supported != Some(true) {
         return Some(Error::HooksNotHonoured {

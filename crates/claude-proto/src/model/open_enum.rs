@@ -65,6 +65,16 @@ pub fn from_value<T: de::DeserializeOwned>(value: &Json) -> Result<T, serde_json
     T::deserialize(Tolerant(value))
 }
 
+/// The one pass alone: `T` read from JSON text. One check of the whole
+/// text's encoding is cheaper than serde_json's check of each string it
+/// reads from bytes; from a `str` it checks none.
+pub(crate) fn read_once<T: de::DeserializeOwned>(text: &[u8]) -> Result<T, serde_json::Error> {
+    match std::str::from_utf8(text) {
+        Ok(checked) => serde_json::from_str::<T>(checked),
+        Err(_) => serde_json::from_slice::<T>(text),
+    }
+}
+
 /// Reads `T` from JSON text: in one pass, and if that fails (a known tag
 /// with a body that does not fit), again from the parsed value through
 /// [`from_value`]. The error is the second read's, or the parse error when
@@ -73,13 +83,7 @@ pub fn from_value<T: de::DeserializeOwned>(value: &Json) -> Result<T, serde_json
 /// Every decoder of the crate reads this way (`Message::parse`,
 /// `StdoutMessage::from_slice`, control requests and answers).
 pub fn from_slice<T: de::DeserializeOwned>(text: &[u8]) -> Result<T, serde_json::Error> {
-    // One check of the whole text's encoding is cheaper than serde_json's
-    // check of each string it reads from bytes; from a `str` it checks none.
-    let first = match std::str::from_utf8(text) {
-        Ok(checked) => serde_json::from_str::<T>(checked),
-        Err(_) => serde_json::from_slice::<T>(text),
-    };
-    match first {
+    match read_once::<T>(text) {
         Ok(typed) => Ok(typed),
         Err(_) => from_value(&serde_json::from_slice::<Json>(text)?),
     }

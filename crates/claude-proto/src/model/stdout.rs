@@ -90,13 +90,7 @@ fn typed<T: DeserializeOwned>(
     line: &[u8],
     wrap: fn(T) -> StdoutMessage,
 ) -> Result<StdoutMessage, serde_json::Error> {
-    // One check of the whole line's encoding is cheaper than serde_json's
-    // check of each string it reads from bytes; from text it checks none.
-    let first = match std::str::from_utf8(line) {
-        Ok(text) => serde_json::from_str::<T>(text),
-        Err(_) => serde_json::from_slice::<T>(line),
-    };
-    match first {
+    match open_enum::read_once::<T>(line) {
         Ok(v) => Ok(wrap(v)),
         Err(err) => match serde_json::from_slice::<Json>(line) {
             Ok(value @ Json::Object(_)) => Ok(typed_value(value, wrap)),
