@@ -1,0 +1,193 @@
+//! The vocabulary every scripted CLI speaks: the [`Step`]s it takes, how it
+//! matches what the program sends ([`Matcher`]), and how it reports a
+//! program that did something else ([`Failure`]).
+//!
+//! A hand-written [`Script`](crate::Script) and a replayed cassette are
+//! both a source of steps ([`Steps`]); one engine runs either.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// One thing the scripted CLI does, or waits for, in order.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Step {
+    /// Write one line to the program, `delay` after the previous step
+    /// finished (zero: at once).
+    Send {
+        /// The line, without its newline.
+        line: Outgoing,
+        /// How long to wait before writing it.
+        delay: Duration,
+    },
+    /// Read the program's next line (skipping those the script ignores);
+    /// it must match. If it is a control request, `reply` answers it with
+    /// the request's own `request_id`.
+    Expect {
+        /// What the line must be.
+        matcher: Matcher,
+        /// The answer to a control request (none: the script answers it
+        /// itself later, or the line is not a request).
+        reply: Option<Reply>,
+        /// What the step is about, for failure reports (none: the
+        /// matcher's description).
+        label: Option<String>,
+    },
+    /// Send a control request of the CLI's own (a fresh `request_id` is
+    /// assigned) and expect the program's `control_response` to it.
+    Ask {
+        /// The request body (`{"subtype": ..., ...}`).
+        request: Value,
+        /// What the response's `response` (success) or `error` (error)
+        /// payload must be, written as the whole `response` object
+        /// (`{"subtype":"success","response":{...}}`).
+        answer: Matcher,
+    },
+    /// Do nothing for this long.
+    Pause(Duration),
+    /// Write this text to stderr (a newline is added).
+    Stderr(String),
+    /// The program closes its end: the CLI's stdin reaches its end.
+    ExpectEnd,
+    /// Close stdout and exit with this code.
+    Exit(i32),
+    /// Stop reading and writing, as a CLI that hangs: the program's
+    /// deadlines, not the script's, end the session.
+    Hang,
+}
+
+/// A line the scripted CLI writes.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Outgoing {
+    /// A JSON value, written compactly.
+    Json(Value),
+    /// Text written as it is (it need not be JSON: a test of a CLI that
+    /// writes garbage). It must not contain a newline.
+    Raw(String),
+    /// A recorded line, written as it is except that the ids the program
+    /// chose in the recording (its `request_id`s) are replaced by the ids
+    /// it chose this time, as bound by [`Matcher::Recorded`].
+    Recorded(String),
+}
+
+/// The CLI's answer to one control request of the program's.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Reply {
+    /// `{"subtype":"success","request_id":...,"response":<payload>}`.
+    Success(Value),
+    /// `{"subtype":"error","request_id":...,"error":<text>}`.
+    Error(String),
+}
+
+/// What a line from the program must be.
+#[derive(Clone)]
+#[non_exhaustive]
+pub enum Matcher {
+    /// Any line, JSON or not.
+    Any,
+    /// JSON that contains this value: objects key by key (the line may
+    /// have more keys), arrays element by element (same length), every
+    /// other value equal.
+    Subset(Value),
+    /// JSON equal to this value.
+    Exact(Value),
+    /// JSON equal to this recorded line once the values that differ from
+    /// run to run are set aside: `request_id`s (bound, so that the
+    /// recording's later lines use this run's ids), `uuid`s, `session_id`s
+    /// and timestamps. Replay uses it.
+    Recorded(Value),
+    /// A check of the caller's: `Err` says what is wrong.
+    Check {
+        /// What it checks, for failure reports.
+        describe: String,
+        /// The check.
+        check: Arc<dyn Fn(&Value) -> Result<(), String> + Send + Sync>,
+    },
+}
+
+impl fmt::Debug for Matcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Any => f.write_str("Any"),
+            Self::Subset(value) => f.debug_tuple("Subset").field(value).finish(),
+            Self::Exact(value) => f.debug_tuple("Exact").field(value).finish(),
+            Self::Recorded(value) => f.debug_tuple("Recorded").field(value).finish(),
+            Self::Check { describe, .. } => f.debug_tuple("Check").field(describe).finish(),
+        }
+    }
+}
+
+/// A source of steps, taken one at a time so that a recording far larger
+/// than memory can be replayed.
+pub trait Steps {
+    /// The next step; `None` once the script is done. An `Err` ends the run
+    /// with a [`FailureKind::Source`] failure (a cassette that cannot be
+    /// read further, say).
+    fn next_step(&mut self) -> Option<Result<Step, String>>;
+}
+
+/// Where two JSON values first differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    /// A JSON pointer to the first difference (`/message/content/0/text`;
+    /// empty: the values themselves).
+    pub path: String,
+    /// The expected value there (`(absent)` when the key is missing from
+    /// the expectation).
+    pub expected: String,
+    /// The actual value there (`(absent)` when the key is missing).
+    pub actual: String,
+}
+
+/// Why a scripted run failed: the step, and what happened instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The failing step's position in the script, from 1 (0: before the
+    /// first step, or after the last).
+    pub step: usize,
+    /// What that step was about.
+    pub label: String,
+    /// What went wrong.
+    pub kind: FailureKind,
+}
+
+/// What went wrong in a scripted run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// The program sent a line that does not match the step.
+    Mismatch {
+        /// The step's expectation, as text.
+        expected: String,
+        /// The line the program sent.
+        actual: String,
+        /// Where they first differ (none when the line is not JSON, or the
+        /// matcher is a check of the caller's).
+        difference: Option<Difference>,
+    },
+    /// Nothing matching came before the step's deadline.
+    Timeout {
+        /// The step's expectation, as text.
+        expected: String,
+        /// How long the step waited.
+        waited: Duration,
+    },
+    /// The program closed its end while the step still expected a line.
+    ProgramClosed {
+        /// The step's expectation, as text.
+        expected: String,
+    },
+    /// The program sent a line after the script expected its end, or
+    /// after the script was done.
+    Unexpected {
+        /// The line.
+        actual: String,
+    },
+    /// The steps could not be read (a corrupt cassette, say).
+    Source(String),
+}
