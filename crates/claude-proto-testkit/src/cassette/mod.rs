@@ -6,7 +6,7 @@
 //!   blocking `connect` takes) or `run_wrapper` (a wrapper process
 //!   standing in for the CLI binary). Both write through a
 //!   [`CassetteWriter`], which redacts paths and secrets ([`Redactions`]).
-//! - Replay with `Replay`, a source of [`Steps`](crate::Steps) for the
+//! - Replay with [`Replay`], a source of [`Steps`](crate::Steps) for the
 //!   scripted CLI: what the CLI wrote is sent again, what the program wrote
 //!   is expected again.
 //! - Read a cassette frame by frame with [`CassetteReader`]; turn the
@@ -72,9 +72,11 @@
 mod format;
 mod read;
 mod redact;
+mod replay;
 mod write;
 
 pub use format::{FORMAT_VERSION, Frame, FrameKind, Header, Line};
 pub use read::{CassetteError, CassetteErrorKind, CassetteReader, DEFAULT_MAX_LINE, Truncation};
 pub use redact::{ProcessFacts, Redactions};
+pub use replay::{Replay, ReplayOptions, Speed};
 pub use write::CassetteWriter;
