@@ -2,8 +2,8 @@
 //! the stream-json boundary (both directions, with timing) into a
 //! versioned *cassette* file, and replayed as the CLI.
 //!
-//! - Record with a `Recorder` (a tee around the std `Read`/`Write` pair a
-//!   blocking `connect` takes) or `run_wrapper` (a wrapper process
+//! - Record with a [`Recorder`] (a tee around the std `Read`/`Write` pair a
+//!   blocking `connect` takes) or [`run_wrapper`] (a wrapper process
 //!   standing in for the CLI binary). Both write through a
 //!   [`CassetteWriter`], which redacts paths and secrets ([`Redactions`]).
 //! - Replay with [`Replay`], a source of [`Steps`](crate::Steps) for the
@@ -71,12 +71,16 @@
 
 mod format;
 mod read;
+mod record;
 mod redact;
 mod replay;
 mod write;
 
 pub use format::{FORMAT_VERSION, Frame, FrameKind, Header, Line};
 pub use read::{CassetteError, CassetteErrorKind, CassetteReader, DEFAULT_MAX_LINE, Truncation};
+pub use record::{
+    REAL_CLI_ENV, RECORD_ENV, Recorder, TeeReader, TeeWriter, run_wrapper, run_wrapper_with,
+};
 pub use redact::{ProcessFacts, Redactions};
 pub use replay::{Replay, ReplayOptions, Speed};
 pub use write::CassetteWriter;
