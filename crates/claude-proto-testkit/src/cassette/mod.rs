@@ -11,7 +11,7 @@
 //!   is expected again.
 //! - Read a cassette frame by frame with [`CassetteReader`]; turn the
 //!   repository's older `{"dir":...,"line":...}` transcripts into cassettes
-//!   with `import_fixture`.
+//!   with [`import_fixture`].
 //!
 //! # The format, version 1
 //!
@@ -70,6 +70,7 @@
 //! Every error names the file line it is about: `cassette line 17: ...`.
 
 mod format;
+mod import;
 mod read;
 mod record;
 mod redact;
@@ -77,6 +78,7 @@ mod replay;
 mod write;
 
 pub use format::{FORMAT_VERSION, Frame, FrameKind, Header, Line};
+pub use import::{ImportError, ImportOptions, import_fixture};
 pub use read::{CassetteError, CassetteErrorKind, CassetteReader, DEFAULT_MAX_LINE, Truncation};
 pub use record::{
     REAL_CLI_ENV, RECORD_ENV, Recorder, TeeReader, TeeWriter, run_wrapper, run_wrapper_with,
