@@ -11,7 +11,7 @@
 //!    A program that does something the script did not expect fails the
 //!    test with the step, the expected and actual frames and their first
 //!    difference; one that stops talking fails at a deadline.
-//! 2. **Record and replay** ([`cassette`]): a session recorded at the
+//! 2. **Record and replay** (`cassette`): a session recorded at the
 //!    stream-json boundary, both directions with timing, secrets and paths
 //!    redacted, replayed as the CLI.
 //! 3. **The real CLI offline** (`model_api`): a loopback stand-in for the

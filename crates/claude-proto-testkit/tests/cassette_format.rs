@@ -165,8 +165,8 @@ fn frames_put_time_and_side_first() {
 }
 
 #[test]
-fn blank_lines_and_crlf_are_accepted() {
-    let text = "{\"claude_proto_cassette\":1}\r\n\n{\"from\":\"cli\",\"exit\":0,\"t\":5}\r\n  \n{\"end\":{\"frames\":1}}\n\n";
+fn blank_lines_crlf_and_unknown_header_fields_are_accepted() {
+    let text = "{\"claude_proto_cassette\":1,\"from_the_future\":[1]}\r\n\n{\"from\":\"cli\",\"exit\":0,\"t\":5}\r\n  \n{\"end\":{\"frames\":1}}\n\n";
     let frames = read_all(text.as_bytes()).expect("reads");
     assert_eq!(frames, vec![(3, Duration::from_micros(5), Owned::Exit(0))]);
 }
@@ -522,4 +522,59 @@ fn the_reader_streams_a_file_it_never_reaches_the_end_of() {
         assert!(reader.next_frame().expect("endless").is_ok());
     }
     assert_eq!(reader.line_number(), 100_001);
+}
+
+/// An output that counts its flushes and what had been written at each.
+#[derive(Default)]
+struct Flushes {
+    written: usize,
+    at_flush: Vec<usize>,
+}
+
+impl io::Write for Flushes {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.written += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.at_flush.push(self.written);
+        Ok(())
+    }
+}
+
+#[test]
+fn writer_flushes_every_100ms_of_recorded_time_and_after_ends() {
+    let mut w = CassetteWriter::new(Flushes::default(), None, Redactions::none()).expect("header");
+    w.cli_line(ms(10), b"{}").expect("w");
+    w.cli_line(ms(50), b"{}").expect("w");
+    w.cli_line(ms(120), b"{}").expect("w"); // 100 ms since the start: flush 1
+    w.cli_line(ms(150), b"{}").expect("w");
+    w.stderr(ms(151), "x").expect("w"); // flush 2
+    w.program_end(ms(152)).expect("w"); // flush 3
+    w.cli_end(ms(153)).expect("w"); // flush 4
+    w.exit(ms(154), 0).expect("w"); // flush 5
+    let out = w.finish().expect("finished"); // flush 6, with the trailer
+    assert_eq!(out.at_flush.len(), 6, "{:?}", out.at_flush);
+    // Each flush wrote out everything up to its frame: the header and
+    // three lines at the first, all of it at the last.
+    let header_and_three = out.at_flush[0];
+    assert!(header_and_three > 3 * "{\"t\":0,\"from\":\"cli\",\"line\":{}}".len());
+    assert!(out.at_flush.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(out.at_flush[5], out.written);
+}
+
+#[test]
+fn a_writer_dropped_without_finish_leaves_a_truncated_cassette() {
+    let mut out = Vec::new();
+    {
+        let mut w = CassetteWriter::new(&mut out, None, Redactions::none()).expect("header");
+        w.cli_line(ms(0), b"{}").expect("w");
+        w.exit(ms(1), 0).expect("w");
+    }
+    let e = error_of(&out);
+    assert_eq!(e.line, 4);
+    assert!(matches!(
+        e.kind,
+        CassetteErrorKind::Truncated(Truncation::NoTrailer { frames: 2 })
+    ));
 }

@@ -274,3 +274,36 @@ fn wrapper_reports_a_cli_that_cannot_start() {
     .expect_err("no such CLI");
     assert_eq!(error.kind(), io::ErrorKind::NotFound);
 }
+
+/// Set in the copy of this test binary that the test below runs.
+const CHILD: &str = "CASSETTE_RECORD_TEST_CHILD";
+
+#[test]
+fn wrapper_hides_the_wrapper_variables_from_the_cli() {
+    use claude_proto_testkit::cassette::{REAL_CLI_ENV, RECORD_ENV};
+    if std::env::var_os(CHILD).is_none() {
+        // Setting variables in this process takes `unsafe`: run this test
+        // again in a child that has them.
+        let child = Command::new(std::env::current_exe().expect("the test binary"))
+            .args([
+                "wrapper_hides_the_wrapper_variables_from_the_cli",
+                "--exact",
+                "--test-threads=1",
+            ])
+            .env(CHILD, "kept")
+            .env(RECORD_ENV, "/dev/null")
+            .env(REAL_CLI_ENV, "/bin/false")
+            .output()
+            .expect("the test binary runs");
+        let report = String::from_utf8_lossy(&child.stdout);
+        assert!(child.status.success(), "{report}");
+        // The child ran this very test, not none.
+        assert!(report.contains("1 passed"), "{report}");
+        return;
+    }
+    let script =
+        format!("echo \"${{{RECORD_ENV}-unset}} ${{{REAL_CLI_ENV}-unset}} ${{{CHILD}-unset}}\"");
+    let (code, out, _, _) = wrap(&script, b"");
+    assert_eq!(code, 0);
+    assert_eq!(String::from_utf8_lossy(&out), "unset unset kept\n");
+}

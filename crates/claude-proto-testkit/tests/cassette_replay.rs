@@ -267,3 +267,45 @@ fn program_lines_are_expected_as_recorded_values() {
         "cassette line 2: the program's control_response (success)",
     );
 }
+
+#[test]
+fn frames_after_the_exit_are_still_checked() {
+    let mut w = CassetteWriter::new(Vec::new(), None, Redactions::none()).expect("header");
+    w.exit(ms(0), 2).expect("w");
+    w.stderr(ms(0), "late").expect("w");
+    let text = String::from_utf8(w.finish().expect("finished")).expect("UTF-8");
+    let broken = text.replace("\"stderr\":\"late\"", "\"stderr\":late");
+    let steps = steps(broken.as_bytes(), ReplayOptions::default());
+    assert!(matches!(steps[0], Ok(Step::Exit(2))));
+    let error = steps[1].as_ref().expect_err("the broken line");
+    assert!(error.starts_with("cassette line 3: corrupt"), "{error}");
+    assert_eq!(steps.len(), 2);
+}
+
+#[test]
+fn replay_streams_a_cassette_it_never_reaches_the_end_of() {
+    // An endless cassette: steps come one frame at a time.
+    struct Endless(usize);
+    impl std::io::Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            const HEADER: &[u8] = b"{\"claude_proto_cassette\":1}\n";
+            const FRAME: &[u8] =
+                b"{\"t\":7,\"from\":\"cli\",\"line\":{\"type\":\"stream_event\"}}\n";
+            let (source, at) = if self.0 < HEADER.len() {
+                (HEADER, self.0)
+            } else {
+                (FRAME, (self.0 - HEADER.len()) % FRAME.len())
+            };
+            let n = (source.len() - at).min(buf.len());
+            buf[..n].copy_from_slice(&source[at..at + n]);
+            self.0 += n;
+            Ok(n)
+        }
+    }
+    let input = std::io::BufReader::new(Endless(0));
+    let mut replay = Replay::from_reader(input, ReplayOptions::default()).expect("header");
+    for _ in 0..100_000 {
+        let step = replay.next_step().expect("endless").expect("a step");
+        assert!(matches!(step, Step::Send { .. }));
+    }
+}

@@ -110,9 +110,11 @@ impl<W: Write> CassetteWriter<W> {
         self.out.flush()
     }
 
-    /// Writes the trailer, flushes, and returns the output.
+    /// Writes the trailer, flushes (the output too), and returns the
+    /// output.
     pub fn finish(mut self) -> io::Result<W> {
         write_trailer(&mut self.out, self.frames)?;
+        self.out.flush()?;
         self.out
             .into_inner()
             .map_err(io::IntoInnerError::into_error)
