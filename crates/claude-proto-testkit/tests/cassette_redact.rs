@@ -17,7 +17,7 @@ const CUSTOMER: &str = "Acme Sentinel Corp";
 fn facts() -> ProcessFacts {
     ProcessFacts::new(
         Some("/home/sentinel-user".into()),
-        Some("/home/sentinel-user/work/app".into()),
+        Some("/home/sentinel-user/src/app".into()),
         Some("/tmp".into()),
         vec![
             ("GITHUB_TOKEN".into(), TOKEN.into()),
@@ -32,7 +32,7 @@ fn record(rules: Redactions) -> Vec<u8> {
     let mut w = CassetteWriter::new(Vec::new(), None, rules).expect("header");
     let t = Duration::ZERO;
     let init = format!(
-        r#"{{"type":"system","subtype":"init","cwd":"/home/sentinel-user/work/app","memory_paths":["/home/sentinel-user/.claude/projects/-home-sentinel-user-work-app/memory"],"tmp":"/tmp/claude-1/x.sock","apiKeySource":"{KEY}"}}"#
+        r#"{{"type":"system","subtype":"init","cwd":"/home/sentinel-user/src/app","memory_paths":["/home/sentinel-user/.claude/projects/-home-sentinel-user-src-app/memory"],"tmp":"/tmp/claude-1/x.sock","apiKeySource":"{KEY}"}}"#
     );
     w.cli_line(t, init.as_bytes()).expect("written");
     let tool = format!(
@@ -40,7 +40,7 @@ fn record(rules: Redactions) -> Vec<u8> {
     );
     w.cli_line(t, tool.as_bytes()).expect("written");
     let prompt = format!(
-        r#"{{"type":"user","message":{{"role":"user","content":"deploy for {CUSTOMER} from /home/sentinel-user/work/app/src with vim-sentinel-not-secret"}}}}"#
+        r#"{{"type":"user","message":{{"role":"user","content":"deploy for {CUSTOMER} from /home/sentinel-user/src/app/src with vim-sentinel-not-secret"}}}}"#
     );
     w.program_line(t, prompt.as_bytes()).expect("written");
     w.cli_line(t, format!("plain text {KEY} in /tmp/x").as_bytes())

@@ -309,3 +309,13 @@ fn replay_streams_a_cassette_it_never_reaches_the_end_of() {
         assert!(matches!(step, Step::Send { .. }));
     }
 }
+
+#[test]
+fn replay_and_recorder_parts_move_to_other_threads() {
+    fn send<T: Send + 'static>() {}
+    fn shared<T: Send + Sync + 'static>() {}
+    send::<Replay>();
+    send::<claude_proto_testkit::cassette::TeeReader<std::process::ChildStdout, std::fs::File>>();
+    send::<claude_proto_testkit::cassette::TeeWriter<std::process::ChildStdin, std::fs::File>>();
+    shared::<claude_proto_testkit::cassette::Recorder<std::fs::File>>();
+}
