@@ -18,7 +18,21 @@
 //!    model API with scripted turns, and the options that point the real
 //!    CLI at it.
 #![deny(missing_docs)]
+// A `Failure` ends a run and is made once per run; boxing it would only
+// make matching on it clumsier for tests.
+#![allow(clippy::result_large_err)]
 
+pub mod ask;
+pub mod cli;
+mod diff;
+mod engine;
+pub mod expect;
+mod script;
 mod step;
 
-pub use step::{Difference, Failure, FailureKind, Matcher, Outgoing, Reply, Step, Steps};
+pub use engine::{
+    DEFAULT_KEEP_RECEIVED_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_QUEUED_BYTES,
+    DEFAULT_STEP_DEADLINE, FAILURE_EXIT_CODE, Report, ScriptedCli, Settings,
+};
+pub use script::{SCRIPT_FORMAT, Script, ScriptError};
+pub use step::{CheckFn, Difference, Failure, FailureKind, Matcher, Outgoing, Reply, Step, Steps};
