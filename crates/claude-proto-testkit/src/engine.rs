@@ -2,11 +2,11 @@
 //! for it out, time as an argument. No IO, no clock, no threads.
 //!
 //! [`ScriptedCli`] runs [`Step`]s from any [`Steps`] source in order. The
-//! in-process runner (`Script::start`) and the
+//! in-process runner ([`Script::start`](crate::Script::start)) and the
 //! `claude-proto-testkit-cli` binary drive it with a real clock; its unit
 //! tests drive it on a virtual one.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
@@ -230,6 +230,11 @@ enum Phase {
 ///   [`Settings::max_queued_bytes`]) and are taken in order by
 ///   [`Step::Expect`] and [`Step::Ask`]: a line that comes early waits for
 ///   its step, so the two directions may race as they do with a real CLI.
+///   An answer to one of the CLI's own requests (a `control_response` to
+///   an [`Step::Ask`], or to a request in a sent line) is taken by its
+///   `request_id` wherever it is in the queue, by the step that expects
+///   it: a program answers while it also writes lines of its own (its
+///   prompt, say), in an order no script can fix.
 /// - The program's `initialize` request is answered by itself, wherever it
 ///   comes, unless [`Settings::no_auto_initialize`]; lines matching
 ///   [`Settings::ignore`] pass unread.
@@ -272,6 +277,19 @@ pub struct ScriptedCli {
     kept_bytes: usize,
     bindings: Bindings,
     next_id: u64,
+    /// Ids of the control requests the CLI wrote and the program has not
+    /// answered yet: their answers are taken by id, not in order.
+    asked: HashSet<String>,
+}
+
+/// Which queued line a step takes.
+#[derive(Debug)]
+enum Want {
+    /// The first line that is not an answer to one of the CLI's requests.
+    Next,
+    /// An answer (`control_response`): to the request with this id, or
+    /// the first one.
+    Answer(Option<String>),
 }
 
 impl std::fmt::Debug for ScriptedCli {
@@ -313,6 +331,7 @@ impl ScriptedCli {
             kept_bytes: 0,
             bindings: Bindings::default(),
             next_id: 0,
+            asked: HashSet::new(),
         };
         cli.advance(now);
         cli
@@ -495,6 +514,45 @@ impl ScriptedCli {
         Some(line)
     }
 
+    /// Takes the queued line a step wants: answers to the CLI's requests
+    /// by their id (the program answers while it also writes lines of its
+    /// own, in an order no script can fix), other lines in order.
+    fn take(&mut self, want: &Want) -> Option<Line> {
+        let position = match want {
+            Want::Next => self.inbox.iter().position(|line| !self.is_answer(line)),
+            Want::Answer(id) => self.inbox.iter().position(|line| {
+                let value = line.value.as_ref();
+                value.is_some_and(|v| {
+                    v["type"] == "control_response"
+                        && id
+                            .as_deref()
+                            .is_none_or(|id| v["response"]["request_id"] == id)
+                })
+            }),
+        }?;
+        let line = self.inbox.remove(position)?;
+        self.inbox_bytes -= line.text.len();
+        if let Some(id) = line
+            .value
+            .as_ref()
+            .filter(|v| v["type"] == "control_response")
+            .and_then(|v| v["response"]["request_id"].as_str())
+        {
+            self.asked.remove(id);
+        }
+        Some(line)
+    }
+
+    /// Whether `line` answers a request the CLI wrote.
+    fn is_answer(&self, line: &Line) -> bool {
+        line.value.as_ref().is_some_and(|v| {
+            v["type"] == "control_response"
+                && v["response"]["request_id"]
+                    .as_str()
+                    .is_some_and(|id| self.asked.contains(id))
+        })
+    }
+
     /// Runs steps as far as they can go at `now`.
     fn advance(&mut self, now: Instant) {
         loop {
@@ -654,9 +712,12 @@ impl ScriptedCli {
                     Progress::Done(*due)
                 }
             }
-            Active::Expect { deadline, .. } => {
+            Active::Expect {
+                deadline, matcher, ..
+            } => {
                 let deadline = *deadline;
-                let Some(line) = self.pop_line() else {
+                let want = want_of(matcher);
+                let Some(line) = self.take(&want) else {
                     return self.nothing_yet(now, deadline);
                 };
                 let Some(Active::Expect { matcher, reply, .. }) = self.active.as_mut() else {
@@ -691,7 +752,11 @@ impl ScriptedCli {
                 ..
             } => {
                 let deadline = *deadline;
-                let Some(line) = self.pop_line() else {
+                let want = match self.active.as_ref() {
+                    Some(Active::Ask { sent: Some(id), .. }) => Want::Answer(Some(id.clone())),
+                    _ => return Progress::Wait,
+                };
+                let Some(line) = self.take(&want) else {
                     return self.nothing_yet(now, deadline);
                 };
                 let Some(Active::Ask {
@@ -843,6 +908,17 @@ impl ScriptedCli {
     }
 
     fn write_line(&mut self, text: String) {
+        // A request of the CLI's (an ask's, or one in a sent line): its
+        // answer will be taken by id.
+        if text.contains("\"control_request\"") {
+            if let Ok(value) = serde_json::from_str::<Value>(&text) {
+                if let (Some("control_request"), Some(id)) =
+                    (value["type"].as_str(), value["request_id"].as_str())
+                {
+                    self.asked.insert(id.to_owned());
+                }
+            }
+        }
         let mut bytes = text.into_bytes();
         bytes.push(b'\n');
         self.report.lines_sent += 1;
@@ -964,6 +1040,21 @@ fn matches(
                 })
             })
         }
+    }
+}
+
+/// Which line an expect step takes: an expected answer by its id.
+fn want_of(matcher: &Matcher) -> Want {
+    match matcher {
+        Matcher::Subset(value)
+        | Matcher::Exact(value)
+        | Matcher::Recorded(value)
+        | Matcher::Containing { subset: value, .. }
+            if value["type"] == "control_response" =>
+        {
+            Want::Answer(value["response"]["request_id"].as_str().map(str::to_owned))
+        }
+        _ => Want::Next,
     }
 }
 

@@ -37,8 +37,8 @@ pub enum Step {
         label: Option<String>,
     },
     /// Send a control request of the CLI's own (a fresh `request_id` is
-    /// assigned) and expect the program's `control_response` to it as its
-    /// next line.
+    /// assigned) and expect the program's `control_response` to it (taken
+    /// by its id from among the program's lines, wherever it comes).
     ///
     /// A `hook_callback` request without a `callback_id` gets the id the
     /// program registered, in its `initialize` request, for the event

@@ -382,19 +382,20 @@ fn an_ask_checks_the_answer_to_its_own_request() {
     let difference = difference.as_ref().expect("a difference");
     assert_eq!(difference.path, "/response/response/behavior");
 
-    // An answer to another request: the difference is the id.
+    // An answer to another request is not this one's: the ask still
+    // waits, and fails at its deadline naming the request it waited for.
     let mut h = Harness::new(script());
+    let id = h.last_request_id();
     h.line(answer(
         "someone-else",
         json!({"behavior": "deny", "message": "not"}),
     ));
-    let FailureKind::Mismatch { difference, .. } = h.failure().kind else {
-        panic!("a mismatch");
+    assert!(h.cli.outcome().is_none());
+    h.wait(DEFAULT_STEP_DEADLINE);
+    let FailureKind::Timeout { expected, .. } = h.failure().kind else {
+        panic!("a timeout");
     };
-    assert_eq!(
-        difference.expect("a difference").path,
-        "/response/request_id"
-    );
+    assert!(expected.contains(&id), "{expected}");
 
     // Asking again gets a fresh id.
     let mut h = Harness::new(script().ask(ask::stop(), expect::success()));
@@ -408,6 +409,60 @@ fn an_ask_checks_the_answer_to_its_own_request() {
         json!({"behavior": "deny", "message": "not"}),
     ));
     assert_ne!(h.last_request_id(), first);
+}
+
+/// The program answers the CLI's request while it also writes its own
+/// lines: the answer is taken by its id, the other lines in order.
+#[test]
+fn answers_are_taken_by_id_wherever_they_come() {
+    let mut h = Harness::new(
+        Script::new()
+            .mcp_handshake("calc")
+            .expect(expect::user_text("Add 2 and 3"))
+            .send(cli::system_init()),
+    );
+    let first = h.last_request_id();
+    assert_eq!(h.written[0]["request"]["message"]["method"], "initialize");
+    // The prompt comes before the answer to the MCP initialize.
+    h.line(user("Add 2 and 3"));
+    h.line(
+        json!({"type": "control_response", "response": {"subtype": "success",
+        "request_id": first, "response": {"mcp_response": {"jsonrpc": "2.0", "id": 0,
+        "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                   "serverInfo": {"name": "calc", "version": "1.0.0"}}}}}}),
+    );
+    let second = h.last_request_id();
+    assert_ne!(first, second);
+    h.line(answer(
+        &second,
+        json!({"mcp_response": {"jsonrpc": "2.0", "id": 0, "result": {}}}),
+    ));
+    let third = h.last_request_id();
+    h.line(answer(
+        &third,
+        json!({"mcp_response": {"jsonrpc": "2.0", "id": 1,
+        "result": {"tools": []}}}),
+    ));
+    assert_eq!(h.written.last().expect("init")["subtype"], "init");
+    h.close();
+    h.outcome().expect("passes");
+}
+
+/// An answer to a request in a sent line is taken by its id too.
+#[test]
+fn answers_to_sent_requests_are_taken_by_id() {
+    let mut h = Harness::new(
+        Script::new()
+            .send(json!({"type": "control_request", "request_id": "cli-1",
+                "request": {"subtype": "can_use_tool", "tool_name": "Read", "input": {}}}))
+            .expect(expect::any_user())
+            .expect(expect::subset(json!({"type": "control_response",
+                "response": {"request_id": "cli-1", "response": {"behavior": "allow"}}}))),
+    );
+    h.line(answer("cli-1", json!({"behavior": "allow"})));
+    h.line(user("after"));
+    h.close();
+    h.outcome().expect("passes");
 }
 
 #[test]
