@@ -23,16 +23,24 @@
 #![allow(clippy::result_large_err)]
 
 pub mod ask;
+#[cfg(feature = "async-std")]
+pub mod async_std;
+#[cfg(feature = "blocking")]
+pub mod blocking;
 pub mod cli;
 mod diff;
 mod engine;
 pub mod expect;
+mod run;
 mod script;
 mod step;
+#[cfg(feature = "tokio")]
+pub mod tokio;
 
 pub use engine::{
     DEFAULT_KEEP_RECEIVED_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_QUEUED_BYTES,
     DEFAULT_STEP_DEADLINE, FAILURE_EXIT_CODE, Report, ScriptedCli, Settings,
 };
+pub use run::{Finish, ProgramEnds, ScriptRun, Stream};
 pub use script::{SCRIPT_FORMAT, Script, ScriptError};
 pub use step::{CheckFn, Difference, Failure, FailureKind, Matcher, Outgoing, Reply, Step, Steps};

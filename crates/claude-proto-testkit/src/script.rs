@@ -17,7 +17,7 @@ pub const SCRIPT_FORMAT: u64 = 1;
 ///
 /// Build it with the methods below and the line builders of
 /// [`cli`](crate::cli), [`ask`](crate::ask) and [`expect`](crate::expect);
-/// run it in process with `start` (or an adapter's
+/// run it in process with [`start`](Self::start) (or an adapter's
 /// `connect` helper), or save it ([`to_json`](Self::to_json)) for the
 /// `claude-proto-testkit-cli` binary.
 ///
