@@ -27,6 +27,7 @@ pub mod ask;
 pub mod async_std;
 #[cfg(feature = "blocking")]
 pub mod blocking;
+pub mod child;
 pub mod cli;
 mod diff;
 mod engine;
