@@ -8,6 +8,7 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use claude_proto_testkit::{Script, cli, expect};
+//! use claude_proto_tokio::Claude;
 //!
 //! let child = Script::new()
 //!     .expect(expect::user_text("hi"))
@@ -15,8 +16,9 @@
 //!     .send(cli::assistant_text("hello"))
 //!     .send(cli::result_success("hello"))
 //!     .child()?;
-//! // let mut claude = Claude::builder(child.options()).spawn().await?;
-//! // ... ask "hi", close ...
+//! let mut claude = Claude::builder(child.options()).spawn().await?;
+//! assert_eq!(claude.ask("hi").await?.text(), Some("hello"));
+//! claude.close().await?;
 //! let verdict = child.outcome()?;
 //! verdict.outcome?;
 //! # Ok(()) }

@@ -467,6 +467,21 @@ mod tests {
     }
 
     #[test]
+    fn try_outcome_does_not_wait() {
+        let (ends, mut run) = Script::new()
+            .expect(expect::any_user())
+            .start()
+            .expect("starts");
+        assert!(
+            run.try_outcome().is_none(),
+            "the program has not written yet"
+        );
+        drop(ends);
+        let failure = run.wait().expect_err("the program closed early");
+        assert!(matches!(failure.kind, FailureKind::ProgramClosed { .. }));
+    }
+
+    #[test]
     fn finish_is_a_future_that_gives_the_outcome() {
         let (ends, run) = Script::new().start().expect("starts");
         drop(ends);

@@ -271,3 +271,12 @@ async fn a_program_that_stops_talking_fails_at_the_deadline() -> Result {
     let _ = claude.close().await;
     Ok(())
 }
+
+/// Outside a tokio runtime the glue refuses with an error, not a panic.
+#[test]
+fn connect_outside_a_runtime_is_an_error() {
+    let builder = Claude::builder(Options::default());
+    let error =
+        claude_proto_testkit::tokio::connect(builder, Script::new()).expect_err("no runtime");
+    assert!(error.to_string().contains("tokio runtime"), "{error}");
+}

@@ -643,6 +643,33 @@ fn ignored_lines_pass_anywhere_and_trailing_lines_fail_unless_allowed() {
 }
 
 #[test]
+fn the_report_keeps_lines_up_to_its_budget_and_counts_them_all() {
+    let line = user("0123456789");
+    let size = line.to_string().len();
+    let mut h = Harness::with(
+        Script::new().allow_trailing_lines(),
+        Settings::default()
+            .allow_trailing_lines(true)
+            .keep_received_bytes(2 * size),
+    );
+    for _ in 0..3 {
+        h.line(line.clone());
+    }
+    h.close();
+    let report = h.outcome().expect("passes");
+    assert_eq!(report.lines_received, 3);
+    assert_eq!(report.received.len(), 2);
+    assert!(!report.received_complete);
+
+    let mut h = Harness::with(Script::new(), Settings::default().keep_received_bytes(0));
+    h.close();
+    assert!(
+        h.outcome().expect("passes").received_complete,
+        "nothing to keep"
+    );
+}
+
+#[test]
 fn a_program_that_never_closes_fails_after_the_last_step_at_the_deadline() {
     let mut h = Harness::new(Script::new().send(cli::system_init()));
     assert_eq!(h.cli.poll_timeout(), Some(h.start + DEFAULT_STEP_DEADLINE));
