@@ -300,7 +300,8 @@ pub fn serve_stdio(steps: impl Steps + Send + 'static, settings: Settings) -> i3
             }
         });
     let mut cli = ScriptedCli::new(steps, settings, Instant::now());
-    let mut stdout = io::stdout().lock();
+    // Buffered: one write per batch of lines, not one per line.
+    let mut stdout = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     let mut stderr = io::stderr();
     let mut output_open = true;
     let outcome = loop {

@@ -89,7 +89,7 @@ impl Bindings {
 
 /// After a key (at `at`, just past its closing quote): the byte range of
 /// its value when that is a string without escapes (`: "abc"` -> `abc`).
-fn string_value_after(line: &str, at: usize) -> Option<(usize, usize)> {
+pub(crate) fn string_value_after(line: &str, at: usize) -> Option<(usize, usize)> {
     let bytes = line.as_bytes();
     let mut i = at;
     while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {

@@ -24,6 +24,10 @@ pub const DEFAULT_MAX_QUEUED_BYTES: usize = 64 << 20;
 /// How many bytes of the program's lines a [`Report`] keeps by default
 /// (16 MiB).
 pub const DEFAULT_KEEP_RECEIVED_BYTES: usize = 16 << 20;
+/// How many bytes of output may wait to be drained before sending steps
+/// pause: a replay as fast as possible runs ahead of its reader by this
+/// much at most, however long the recording.
+const MAX_PENDING_OUTPUT: usize = 1 << 20;
 /// The exit code of a scripted CLI whose script failed (`EX_SOFTWARE`):
 /// distinct from the codes a script's own [`Step::Exit`] usually gives.
 pub const FAILURE_EXIT_CODE: i32 = 70;
@@ -270,6 +274,8 @@ pub struct ScriptedCli {
     partial: Vec<u8>,
     stdin_ended: bool,
     stdout: VecDeque<Vec<u8>>,
+    /// Bytes in `stdout`.
+    stdout_bytes: usize,
     stderr: VecDeque<Vec<u8>>,
     stdout_closed: bool,
     outcome: Option<Result<Report, Failure>>,
@@ -321,6 +327,7 @@ impl ScriptedCli {
             partial: Vec::new(),
             stdin_ended: false,
             stdout: VecDeque::new(),
+            stdout_bytes: 0,
             stderr: VecDeque::new(),
             stdout_closed: false,
             outcome: None,
@@ -403,7 +410,9 @@ impl ScriptedCli {
 
     /// The next line to write to the program, newline included.
     pub fn poll_stdout(&mut self) -> Option<Vec<u8>> {
-        self.stdout.pop_front()
+        let line = self.stdout.pop_front()?;
+        self.stdout_bytes -= line.len();
+        Some(line)
     }
 
     /// The next text to write to stderr, newline included.
@@ -412,12 +421,16 @@ impl ScriptedCli {
     }
 
     /// When to call [`handle_timeout`](Self::handle_timeout) next; `None`:
-    /// only input moves the run on (or it is over).
+    /// only input moves the run on (or it is over). While more than 1 MiB
+    /// of output waits to be drained, sending pauses and this is `None`
+    /// for a send: drain [`poll_stdout`](Self::poll_stdout), then ask
+    /// again (an instant already past means "at once").
     pub fn poll_timeout(&self) -> Option<Instant> {
         match self.phase {
             Phase::Exited | Phase::Hung => None,
             Phase::Finished { deadline } => Some(deadline),
             Phase::Running => match self.active.as_ref()? {
+                Active::Send { .. } if self.output_full() => None,
                 Active::Send { due, .. } | Active::Pause { due } => Some(*due),
                 Active::Expect { deadline, .. }
                 | Active::Ask { deadline, .. }
@@ -616,7 +629,8 @@ impl ScriptedCli {
         let wait = deadline(now, self.settings.step_deadline);
         self.active = match step {
             Step::Send { line, delay } => {
-                self.label = describe_outgoing(&line);
+                // Named only if it fails: a replay sends millions.
+                self.label.clear();
                 Some(Active::Send {
                     line,
                     due: deadline(start, delay),
@@ -695,7 +709,7 @@ impl ScriptedCli {
         };
         match active {
             Active::Send { line, due } => {
-                if now < *due {
+                if now < *due || self.stdout_bytes >= MAX_PENDING_OUTPUT {
                     return Progress::Wait;
                 }
                 let due = *due;
@@ -889,15 +903,17 @@ impl ScriptedCli {
     }
 
     fn write_outgoing(&mut self, line: Outgoing) -> Result<(), FailureKind> {
-        let text = match line {
-            Outgoing::Json(value) => value.to_string(),
-            Outgoing::Raw(text) => text,
+        let (text, checked) = match line {
+            // Compact JSON escapes its newlines.
+            Outgoing::Json(value) => (value.to_string(), true),
+            Outgoing::Raw(text) => (text, false),
             Outgoing::Recorded(text) => match self.bindings.rewrite(&text) {
-                Some(rewritten) => rewritten,
-                None => text,
+                Some(rewritten) => (rewritten, false),
+                None => (text, false),
             },
         };
-        if text.contains('\n') {
+        if !checked && text.contains('\n') {
+            self.label = describe_outgoing(&text);
             return Err(FailureKind::InvalidStep(format!(
                 "a line to send holds a newline: {}",
                 diff::truncate(text, diff::SHOWN_LINE)
@@ -919,9 +935,11 @@ impl ScriptedCli {
                 }
             }
         }
-        let mut bytes = text.into_bytes();
+        let mut bytes = Vec::with_capacity(text.len() + 1);
+        bytes.extend_from_slice(text.as_bytes());
         bytes.push(b'\n');
         self.report.lines_sent += 1;
+        self.stdout_bytes += bytes.len();
         self.stdout.push_back(bytes);
     }
 
@@ -948,6 +966,10 @@ impl ScriptedCli {
         }
         let line = json!({"type": "control_response", "response": response});
         self.write_line(line.to_string());
+    }
+
+    fn output_full(&self) -> bool {
+        self.stdout_bytes >= MAX_PENDING_OUTPUT
     }
 
     fn report_now(&self) -> Report {
@@ -1165,15 +1187,20 @@ fn describe_line(value: &Value) -> String {
     }
 }
 
-fn describe_outgoing(line: &Outgoing) -> String {
-    match line {
-        Outgoing::Json(value) => format!("send {}", describe_line(value)),
-        Outgoing::Raw(_) => String::from("send a raw line"),
-        Outgoing::Recorded(text) => match serde_json::from_str::<Value>(text) {
-            Ok(value) => format!("send {}", describe_line(&value)),
-            Err(_) => String::from("send a recorded line"),
-        },
+/// The label of a send that failed.
+fn describe_outgoing(text: &str) -> String {
+    match peek_type(text) {
+        Some(kind) => format!("send a {kind} line"),
+        None => String::from("send a line"),
     }
+}
+
+/// The `type` of a JSON line, read without parsing it (the first `"type"`
+/// key, at whatever depth: real CLI lines put the top-level one first).
+fn peek_type(text: &str) -> Option<&str> {
+    let at = text.find("\"type\"")? + "\"type\"".len();
+    let (start, end) = diff::string_value_after(text, at)?;
+    Some(&text[start..end])
 }
 
 fn describe_request(request: &Value) -> String {

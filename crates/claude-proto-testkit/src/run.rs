@@ -264,12 +264,15 @@ fn serve(mut cli: ScriptedCli, mut io: Io, shared: &Shared, parked: &mpsc::Recei
     let _ = io
         .output
         .set_write_timeout(Some(io.write_deadline.max(Duration::from_millis(1))));
+    let mut batch = Vec::new();
     loop {
+        // One write for all that is pending: a replay sends many lines.
+        batch.clear();
         while let Some(line) = cli.poll_stdout() {
-            if !output_open {
-                continue;
-            }
-            match io.output.write_all(&line) {
+            batch.extend_from_slice(&line);
+        }
+        if output_open && !batch.is_empty() {
+            match io.output.write_all(&batch) {
                 Ok(()) => {}
                 Err(e) if is_timeout(&e) => {
                     shared.publish(Err(Failure::new(

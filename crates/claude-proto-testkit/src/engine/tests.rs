@@ -918,3 +918,50 @@ impl Script {
         self.settings(settings)
     }
 }
+
+/// Sends as fast as possible run ahead of the reader by about 1 MiB, not
+/// by the whole script: a long replay stays in bounded memory.
+#[test]
+fn sending_pauses_while_output_waits_to_be_drained() {
+    struct Many(usize);
+    impl Steps for Many {
+        fn next_step(&mut self) -> Option<Result<Step, String>> {
+            self.0 = self.0.checked_sub(1)?;
+            Some(Ok(Step::Send {
+                line: Outgoing::Recorded(format!(
+                    "{{\"type\":\"keep_alive\",\"pad\":\"{}\"}}",
+                    "x".repeat(1000)
+                )),
+                delay: Duration::ZERO,
+            }))
+        }
+    }
+    let now = Instant::now();
+    let mut cli = ScriptedCli::new(Many(10_000), Settings::default(), now);
+    let mut total = 0;
+    let mut rounds = 0;
+    loop {
+        let mut queued = 0;
+        while let Some(line) = cli.poll_stdout() {
+            queued += line.len();
+            total += 1;
+        }
+        assert!(queued <= MAX_PENDING_OUTPUT + 1100, "{queued} bytes queued");
+        match cli.poll_timeout() {
+            Some(at) if at <= now => cli.handle_timeout(now),
+            // The steps are done: the wait for the program's end.
+            _ => break,
+        }
+        rounds += 1;
+    }
+    assert_eq!(total, 10_000);
+    assert!(rounds >= 9, "{rounds} rounds");
+
+    // While the output is full, a send has no timeout: a driver that does
+    // not drain is not woken in a busy loop.
+    let mut cli = ScriptedCli::new(Many(10_000), Settings::default(), now);
+    assert_eq!(cli.poll_timeout(), None);
+    cli.handle_timeout(now);
+    assert_eq!(cli.poll_timeout(), None);
+    assert!(cli.poll_stdout().is_some());
+}
