@@ -89,6 +89,12 @@ impl Settings {
         self
     }
 
+    /// The settings a replay needs: the program's `initialize` is not
+    /// answered by itself, since the recording has the answer to serve.
+    pub fn replay() -> Self {
+        Self::default().no_auto_initialize()
+    }
+
     /// Lets lines that match `matcher` pass anywhere, unread by the steps.
     pub fn ignore(mut self, matcher: Matcher) -> Self {
         self.ignore.push(matcher);
@@ -1112,8 +1118,8 @@ fn hook_callback_id(initialize: &Value, input: &Value) -> Result<String, String>
     let matchers = initialize["request"]["hooks"][event].as_array();
     let found = matchers.into_iter().flatten().find_map(|entry| {
         let fits = match (entry["matcher"].as_str(), tool) {
-            (None | Some("" | "*"), _) | (Some(_), None) => true,
-            (Some(pattern), Some(tool)) => pattern.split('|').any(|p| p.trim() == tool),
+            (None, _) | (Some(_), None) => true,
+            (Some(pattern), Some(tool)) => matcher_fits(pattern, tool),
         };
         let id = entry["hookCallbackIds"].as_array()?.first()?.as_str()?;
         fits.then(|| id.to_owned())
@@ -1127,6 +1133,21 @@ fn hook_callback_id(initialize: &Value, input: &Value) -> Result<String, String>
             format!("the program registered no hook callback for {event} in its initialize request")
         }
     })
+}
+
+/// Whether a hook matcher fits a tool name, for the patterns hooks use:
+/// empty or `*` (every tool), alternatives `Write|Edit`, and a prefix
+/// `mcp__calc__.*`. (The CLI reads them as regular expressions; these are
+/// the forms seen in practice.)
+fn matcher_fits(pattern: &str, tool: &str) -> bool {
+    pattern
+        .split('|')
+        .map(str::trim)
+        .any(|alternative| match alternative.strip_suffix(".*") {
+            _ if alternative.is_empty() || alternative == "*" || alternative == ".*" => true,
+            Some(prefix) => tool.starts_with(prefix),
+            None => alternative == tool,
+        })
 }
 
 /// The expectation of a matcher, as shown in a failure.

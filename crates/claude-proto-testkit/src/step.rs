@@ -43,8 +43,9 @@ pub enum Step {
     /// A `hook_callback` request without a `callback_id` gets the id the
     /// program registered, in its `initialize` request, for the event
     /// named by `input.hook_event_name` (the first matcher that fits
-    /// `input.tool_name`, for tool events): a script need not know the
-    /// program's `hook_0`. The step waits for that `initialize` if it has
+    /// `input.tool_name`, for tool events; matchers are read in the forms
+    /// hooks use: none, `*`, `Write|Edit`, `mcp__calc__.*`): a script need
+    /// not know the program's `hook_0`. The step waits for that `initialize` if it has
     /// not come yet.
     Ask {
         /// The request body (`{"subtype": ..., ...}`).

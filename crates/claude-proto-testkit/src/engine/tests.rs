@@ -333,6 +333,18 @@ fn a_hook_callback_gets_the_id_the_program_registered() {
 }
 
 #[test]
+fn hook_matchers_are_read_in_the_forms_hooks_use() {
+    assert!(matcher_fits("", "Bash"));
+    assert!(matcher_fits("*", "Bash"));
+    assert!(matcher_fits("Write|Edit", "Edit"));
+    assert!(matcher_fits("Write | Bash", "Bash"));
+    assert!(!matcher_fits("Write|Edit", "Bash"));
+    assert!(matcher_fits("mcp__calc__.*", "mcp__calc__add"));
+    assert!(!matcher_fits("mcp__calc__.*", "mcp__other__add"));
+    assert!(!matcher_fits("Bash", "BashOutput"));
+}
+
+#[test]
 fn a_hook_the_program_never_registered_is_named() {
     let mut h = Harness::new(Script::new().ask(ask::stop(), expect::success()));
     h.line(initialize(
@@ -533,7 +545,7 @@ fn recorded_request_ids_are_bound_and_rewritten() {
         })
         .step(Step::ExpectEnd);
     let (steps, _) = steps.into_parts();
-    let mut h = Harness::with(steps, Settings::default().no_auto_initialize());
+    let mut h = Harness::with(steps, Settings::replay());
     h.line(json!({"type": "control_request", "request_id": "live_1",
         "request": {"subtype": "set_model", "model": "sonnet"}}));
     assert_eq!(h.written[0]["response"]["request_id"], "live_1");
