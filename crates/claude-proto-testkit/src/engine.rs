@@ -261,8 +261,13 @@ enum Phase {
 /// - On failure the scripted CLI stops at once, as a CLI that exits: its
 ///   output ends ([`stdout_closed`](Self::stdout_closed)) and the exit code
 ///   is [`FAILURE_EXIT_CODE`].
+/// - A [`Step::Hang`] passes the run at once but stops reading and writing
+///   without ending the output: the program's own deadlines must end the
+///   session.
 /// - No input makes it panic; a line longer than
-///   [`Settings::max_line_bytes`] fails the run instead of growing memory.
+///   [`Settings::max_line_bytes`] fails the run instead of growing memory,
+///   and sending pauses while more than 1 MiB of output waits to be
+///   drained, so however long the steps, memory stays bounded.
 pub struct ScriptedCli {
     source: Box<dyn Steps + Send>,
     settings: Settings,
