@@ -37,13 +37,23 @@ pub enum Step {
         label: Option<String>,
     },
     /// Send a control request of the CLI's own (a fresh `request_id` is
-    /// assigned) and expect the program's `control_response` to it.
+    /// assigned) and expect the program's `control_response` to it (taken
+    /// by its id from among the program's lines, wherever it comes).
+    ///
+    /// A `hook_callback` request without a `callback_id` gets the id the
+    /// program registered, in its `initialize` request, for the event
+    /// named by `input.hook_event_name` (the first matcher that fits
+    /// `input.tool_name`, for tool events; matchers are read in the forms
+    /// hooks use: none, `*`, `Write|Edit`, `mcp__calc__.*`): a script need
+    /// not know the program's `hook_0`. The step waits for that `initialize` if it has
+    /// not come yet.
     Ask {
         /// The request body (`{"subtype": ..., ...}`).
         request: Value,
-        /// What the response's `response` (success) or `error` (error)
-        /// payload must be, written as the whole `response` object
-        /// (`{"subtype":"success","response":{...}}`).
+        /// What the program's answer must be, matched against the whole
+        /// `response` object of its `control_response` with the
+        /// `request_id` set aside: `{"subtype":"success","response":{...}}`
+        /// or `{"subtype":"error","error":"..."}`.
         answer: Matcher,
     },
     /// Do nothing for this long.
@@ -101,14 +111,32 @@ pub enum Matcher {
     /// recording's later lines use this run's ids), `uuid`s, `session_id`s
     /// and timestamps. Replay uses it.
     Recorded(Value),
-    /// A check of the caller's: `Err` says what is wrong.
+    /// JSON that contains `subset` (as [`Subset`](Self::Subset)) and
+    /// whose string at the JSON pointer `pointer` contains `text`: an
+    /// error message, a user prompt, a denial reason checked by a part of
+    /// it. Unlike [`Check`](Self::Check), it can be saved with the script.
+    Containing {
+        /// What the line must contain, as [`Subset`](Self::Subset).
+        subset: Value,
+        /// A JSON pointer (`/response/error`) to a string in the line.
+        pointer: String,
+        /// Text that string must contain.
+        text: String,
+    },
+    /// A check of the caller's: `Err` says what is wrong. It cannot be
+    /// saved with the script ([`Script::to_json`](crate::Script::to_json)
+    /// refuses it), so a script for the child-process CLI cannot use it.
     Check {
         /// What it checks, for failure reports.
         describe: String,
         /// The check.
-        check: Arc<dyn Fn(&Value) -> Result<(), String> + Send + Sync>,
+        check: Arc<CheckFn>,
     },
 }
+
+/// The closure of a [`Matcher::Check`]: `Err` says what is wrong with the
+/// line (its JSON; a line that is not JSON comes as a JSON string).
+pub type CheckFn = dyn Fn(&Value) -> Result<(), String> + Send + Sync;
 
 impl fmt::Debug for Matcher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -117,8 +145,44 @@ impl fmt::Debug for Matcher {
             Self::Subset(value) => f.debug_tuple("Subset").field(value).finish(),
             Self::Exact(value) => f.debug_tuple("Exact").field(value).finish(),
             Self::Recorded(value) => f.debug_tuple("Recorded").field(value).finish(),
+            Self::Containing {
+                subset,
+                pointer,
+                text,
+            } => f
+                .debug_struct("Containing")
+                .field("subset", subset)
+                .field("pointer", pointer)
+                .field("text", text)
+                .finish(),
             Self::Check { describe, .. } => f.debug_tuple("Check").field(describe).finish(),
         }
+    }
+}
+
+impl Matcher {
+    /// A check of the caller's, described by `describe` in failure
+    /// reports: `check` returns `Err(why)` for a line it refuses.
+    pub fn check(
+        describe: impl Into<String>,
+        check: impl Fn(&Value) -> Result<(), String> + Send + Sync + 'static,
+    ) -> Self {
+        Self::Check {
+            describe: describe.into(),
+            check: Arc::new(check),
+        }
+    }
+}
+
+impl Reply {
+    /// A success answer with this payload.
+    pub fn success(payload: Value) -> Self {
+        Self::Success(payload)
+    }
+
+    /// An error answer with this message.
+    pub fn error(message: impl Into<String>) -> Self {
+        Self::Error(message.into())
     }
 }
 
@@ -145,7 +209,12 @@ pub struct Difference {
 }
 
 /// Why a scripted run failed: the step, and what happened instead.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Its `Display` (and its `Debug`, so that `unwrap`, `expect` and a test
+/// returning `Result` show the same) puts the step, its label, the
+/// expected and actual frames and their first difference on lines of
+/// their own.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Failure {
     /// The failing step's position in the script, from 1 (0: before the
     /// first step, or after the last).
@@ -190,4 +259,106 @@ pub enum FailureKind {
     },
     /// The steps could not be read (a corrupt cassette, say).
     Source(String),
+    /// The program sent a line longer than the limit
+    /// ([`Settings::max_line_bytes`](crate::Settings::max_line_bytes)).
+    LineTooLong {
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// The program sent more than the limit of lines the script had not
+    /// read yet ([`Settings::max_queued_bytes`](crate::Settings::max_queued_bytes)).
+    QueueFull {
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// The step needs something the program never gave: a hook callback
+    /// for an event its `initialize` request did not register, say.
+    Unresolved {
+        /// What was missing.
+        what: String,
+    },
+    /// The step itself cannot be run (a request that is not a JSON
+    /// object, a raw line with a newline in it).
+    InvalidStep(String),
+}
+
+impl Failure {
+    /// A failure of step `step` (from 1; 0 outside the steps).
+    pub fn new(step: usize, label: impl Into<String>, kind: FailureKind) -> Self {
+        Self {
+            step,
+            label: label.into(),
+            kind,
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.step == 0 {
+            write!(f, "scripted CLI, {}: ", self.label)?;
+        } else {
+            write!(f, "scripted CLI, step {} ({}): ", self.step, self.label)?;
+        }
+        match &self.kind {
+            FailureKind::Mismatch {
+                expected,
+                actual,
+                difference,
+            } => {
+                write!(f, "the program sent a line that does not match")?;
+                write!(f, "\n  expected: {expected}\n  actual:   {actual}")?;
+                if let Some(difference) = difference {
+                    write!(f, "\n  {difference}")?;
+                }
+                Ok(())
+            }
+            FailureKind::Timeout { expected, waited } => {
+                write!(f, "nothing came within {waited:?}\n  expected: {expected}")
+            }
+            FailureKind::ProgramClosed { expected } => write!(
+                f,
+                "the program closed its end while the step waited\n  expected: {expected}"
+            ),
+            FailureKind::Unexpected { actual } => write!(
+                f,
+                "the program sent a line the script does not expect\n  actual:   {actual}"
+            ),
+            FailureKind::Source(why) => write!(f, "the steps could not be read: {why}"),
+            FailureKind::LineTooLong { limit } => write!(
+                f,
+                "the program sent a line longer than {limit} bytes (Settings::max_line_bytes)"
+            ),
+            FailureKind::QueueFull { limit } => write!(
+                f,
+                "the program sent more than {limit} bytes of lines the script had not read yet \
+                 (Settings::max_queued_bytes)"
+            ),
+            FailureKind::Unresolved { what } => write!(f, "{what}"),
+            FailureKind::InvalidStep(why) => write!(f, "the step cannot be run: {why}"),
+        }
+    }
+}
+
+impl fmt::Debug for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+impl fmt::Display for Difference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = if self.path.is_empty() {
+            "the top"
+        } else {
+            &self.path
+        };
+        write!(
+            f,
+            "first difference at {path}: expected {}, actual {}",
+            self.expected, self.actual
+        )
+    }
 }

@@ -84,5 +84,5 @@ pub use record::{
     REAL_CLI_ENV, RECORD_ENV, Recorder, TeeReader, TeeWriter, run_wrapper, run_wrapper_with,
 };
 pub use redact::{ProcessFacts, Redactions};
-pub use replay::{Replay, ReplayOptions, Speed};
+pub use replay::{CLI_VERSION_ENV, REPLAY_ENV, Replay, ReplayOptions, SPEED_ENV, Speed};
 pub use write::CassetteWriter;

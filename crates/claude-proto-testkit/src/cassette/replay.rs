@@ -14,6 +14,16 @@ use super::format::{FrameKind, Header, Line};
 use super::read::{CassetteError, CassetteErrorKind, CassetteReader};
 use crate::step::{Matcher, Outgoing, Step, Steps};
 
+/// The environment variable that makes the `claude-proto-testkit-cli`
+/// binary replay the cassette it names, as the CLI.
+pub const REPLAY_ENV: &str = "CLAUDE_PROTO_TESTKIT_REPLAY";
+/// The environment variable that sets the binary's replay speed:
+/// `recorded`, or `fast` (the default).
+pub const SPEED_ENV: &str = "CLAUDE_PROTO_TESTKIT_SPEED";
+/// The environment variable that makes the binary refuse a cassette
+/// recorded with another CLI version ([`ReplayOptions::require_cli_version`]).
+pub const CLI_VERSION_ENV: &str = "CLAUDE_PROTO_TESTKIT_CLI_VERSION";
+
 /// How fast a replay sends what the CLI wrote.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]

@@ -1,0 +1,647 @@
+//! The scripted CLI as a child process: the `claude-proto-testkit-cli`
+//! binary, for tests that go through an adapter's real `spawn` path.
+//!
+//! [`Script::child`] saves the script to a file and gives the
+//! [`Options`] that start the binary on it; after the session, the
+//! binary's verdict is read back with [`ChildScript::outcome`]:
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use claude_proto_testkit::{Script, cli, expect};
+//! use claude_proto_tokio::Claude;
+//!
+//! let child = Script::new()
+//!     .expect(expect::user_text("hi"))
+//!     .send(cli::system_init())
+//!     .send(cli::assistant_text("hello"))
+//!     .send(cli::result_success("hello"))
+//!     .child()?;
+//! let mut claude = Claude::builder(child.options()).spawn().await?;
+//! assert_eq!(claude.ask("hi").await?.text(), Some("hello"));
+//! claude.close().await?;
+//! let verdict = child.outcome()?;
+//! verdict.outcome?;
+//! # Ok(()) }
+//! ```
+//!
+//! The binary reads the script named by `CLAUDE_PROTO_TESTKIT_SCRIPT`,
+//! ignores its arguments (they are recorded in the verdict), serves the
+//! script on its stdin and stdout, prints its verdict on stderr, writes it
+//! to the file named by `CLAUDE_PROTO_TESTKIT_OUTCOME` if set, and exits 0
+//! when the script passed (or with the code of its `exit` step), else
+//! [`FAILURE_EXIT_CODE`].
+
+use std::ffi::OsString;
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use claude_proto::options::Options;
+use serde_json::{Value, json};
+
+use crate::engine::{FAILURE_EXIT_CODE, Report, ScriptedCli, Settings};
+use crate::script::{Script, ScriptError};
+use crate::step::{Difference, Failure, FailureKind, Steps};
+
+/// The environment variable naming the script file the binary runs.
+pub const SCRIPT_ENV: &str = "CLAUDE_PROTO_TESTKIT_SCRIPT";
+/// The environment variable naming the file the binary writes its verdict
+/// to.
+pub const OUTCOME_ENV: &str = "CLAUDE_PROTO_TESTKIT_OUTCOME";
+/// The environment variable naming the binary itself, for
+/// [`cli_binary`] (when it is not next to the test executable).
+pub const CLI_ENV: &str = "CLAUDE_PROTO_TESTKIT_CLI";
+/// The binary's name.
+pub const BINARY_NAME: &str = "claude-proto-testkit-cli";
+
+/// The `claude-proto-testkit-cli` binary: the path in
+/// `CLAUDE_PROTO_TESTKIT_CLI` if set, else the one cargo built next to the
+/// running test executable (`target/debug/claude-proto-testkit-cli`).
+///
+/// Cargo builds a dependency's binaries only when asked: in a crate of
+/// your own, run `cargo build -p claude-proto-testkit --bin
+/// claude-proto-testkit-cli` before the tests (or install it and set the
+/// variable). The error says where it looked.
+pub fn cli_binary() -> Result<PathBuf, ChildError> {
+    if let Some(path) = std::env::var_os(CLI_ENV) {
+        let path = PathBuf::from(path);
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(ChildError::NotFound {
+                looked_in: vec![path],
+            })
+        };
+    }
+    let name = format!("{BINARY_NAME}{}", std::env::consts::EXE_SUFFIX);
+    let exe = std::env::current_exe().map_err(|e| ChildError::Io {
+        what: String::from("finding the running executable"),
+        source: e,
+    })?;
+    // Tests run from target/<profile>/deps/, binaries sit in target/<profile>/.
+    let looked_in: Vec<PathBuf> = exe
+        .ancestors()
+        .skip(1)
+        .take(2)
+        .map(|dir| dir.join(&name))
+        .collect();
+    match looked_in.iter().find(|path| path.is_file()) {
+        Some(path) => Ok(path.clone()),
+        None => Err(ChildError::NotFound { looked_in }),
+    }
+}
+
+/// A script saved for the child-process CLI, with the file its verdict
+/// comes back in. Both files are removed when it is dropped.
+#[derive(Debug)]
+#[must_use = "the verdict comes back through it"]
+pub struct ChildScript {
+    binary: PathBuf,
+    script: PathBuf,
+    outcome: PathBuf,
+}
+
+impl Script {
+    /// Saves this script for the `claude-proto-testkit-cli` binary (located
+    /// with [`cli_binary`]); start the session with
+    /// [`ChildScript::options`]. Fails on a script that cannot be saved (a
+    /// [`Matcher::Check`](crate::Matcher::Check)) or a binary not found.
+    pub fn child(&self) -> Result<ChildScript, ChildError> {
+        ChildScript::new(self, cli_binary()?)
+    }
+
+    /// [`child`](Self::child) with the binary at `binary`.
+    pub fn child_with(&self, binary: impl Into<PathBuf>) -> Result<ChildScript, ChildError> {
+        ChildScript::new(self, binary.into())
+    }
+}
+
+/// `options` changed so that the session's CLI is `binary` (see
+/// [`cli_binary`]) replaying `cassette` as the CLI: a recorded session
+/// served back through the adapter's real spawn path. The binary exits 0
+/// when the program did what the recording shows, else
+/// [`FAILURE_EXIT_CODE`] with the failure on its stderr.
+pub fn replay_options(
+    options: Options,
+    binary: &Path,
+    cassette: &Path,
+    replay: &crate::cassette::ReplayOptions,
+) -> Options {
+    let speed = match replay.speed {
+        crate::cassette::Speed::Recorded => "recorded",
+        _ => "fast",
+    };
+    let options = options
+        .cli_path(binary)
+        .env(crate::cassette::REPLAY_ENV, cassette)
+        .env(crate::cassette::SPEED_ENV, speed);
+    match &replay.require_cli_version {
+        Some(version) => options.env(crate::cassette::CLI_VERSION_ENV, version),
+        None => options,
+    }
+}
+
+/// `options` changed so that the session's CLI is `binary` running the
+/// real CLI at `real_cli` with the same arguments, and recording the
+/// session to `cassette` (redacted by
+/// [`Redactions::default_for_this_process`](crate::cassette::Redactions::default_for_this_process)).
+/// The cassette is complete once the session has closed.
+pub fn record_options(
+    options: Options,
+    binary: &Path,
+    real_cli: &Path,
+    cassette: &Path,
+) -> Options {
+    options
+        .cli_path(binary)
+        .env(crate::cassette::RECORD_ENV, cassette)
+        .env(crate::cassette::REAL_CLI_ENV, real_cli)
+}
+
+static FILES: AtomicU64 = AtomicU64::new(0);
+
+/// A new file name in the temp directory, unique to this process and call.
+fn temp_path(kind: &str) -> PathBuf {
+    let n = FILES.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    std::env::temp_dir().join(format!(
+        "claude-proto-testkit-{}-{n}-{nanos:x}.{kind}.json",
+        std::process::id()
+    ))
+}
+
+impl ChildScript {
+    fn new(script: &Script, binary: PathBuf) -> Result<Self, ChildError> {
+        let text = script.to_json().map_err(ChildError::Script)?.to_string();
+        let path = temp_path("script");
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| ChildError::io(format!("creating {}", path.display()), e))?;
+        file.write_all(text.as_bytes())
+            .map_err(|e| ChildError::io(format!("writing {}", path.display()), e))?;
+        Ok(Self {
+            binary,
+            script: path,
+            outcome: temp_path("outcome"),
+        })
+    }
+
+    /// Default [`Options`] that start the binary on this script.
+    pub fn options(&self) -> Options {
+        self.apply(Options::default())
+    }
+
+    /// `options` changed to start the binary on this script: its path as
+    /// the CLI's, the two files in its environment.
+    pub fn apply(&self, options: Options) -> Options {
+        options
+            .cli_path(&self.binary)
+            .env(SCRIPT_ENV, &self.script)
+            .env(OUTCOME_ENV, &self.outcome)
+    }
+
+    /// The binary this script runs on.
+    pub fn binary(&self) -> &Path {
+        &self.binary
+    }
+
+    /// The binary's verdict, once it has exited (close the session
+    /// first): its outcome and the arguments it was started with.
+    pub fn outcome(&self) -> Result<ChildOutcome, ChildError> {
+        let text = std::fs::read_to_string(&self.outcome).map_err(|e| {
+            ChildError::io(
+                format!(
+                    "reading the verdict {} (did the binary run and exit?)",
+                    self.outcome.display()
+                ),
+                e,
+            )
+        })?;
+        let value: Value =
+            serde_json::from_str(&text).map_err(|e| ChildError::Verdict(e.to_string()))?;
+        verdict_from_json(&value).map_err(ChildError::Verdict)
+    }
+}
+
+impl Drop for ChildScript {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.script);
+        let _ = std::fs::remove_file(&self.outcome);
+    }
+}
+
+/// What the child-process CLI reported.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ChildOutcome {
+    /// The run's outcome.
+    pub outcome: Result<Report, Failure>,
+    /// The arguments the binary was started with (the CLI's flags the
+    /// adapter passed).
+    pub args: Vec<String>,
+}
+
+/// Why the child-process CLI could not be set up or its verdict read.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ChildError {
+    /// The binary was not found where it was looked for.
+    NotFound {
+        /// Where it was looked for.
+        looked_in: Vec<PathBuf>,
+    },
+    /// The script cannot be saved.
+    Script(ScriptError),
+    /// A file could not be written or read.
+    Io {
+        /// What was being done.
+        what: String,
+        /// The error.
+        source: io::Error,
+    },
+    /// The verdict file is not one the binary writes.
+    Verdict(String),
+}
+
+impl ChildError {
+    fn io(what: String, source: io::Error) -> Self {
+        Self::Io { what, source }
+    }
+}
+
+impl fmt::Display for ChildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotFound { looked_in } => {
+                write!(f, "the {BINARY_NAME} binary was not found (looked at ")?;
+                for (i, path) in looked_in.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{}", path.display())?;
+                }
+                write!(
+                    f,
+                    "); build it with `cargo build -p claude-proto-testkit --bin {BINARY_NAME}` \
+                     or set {CLI_ENV} to its path"
+                )
+            }
+            Self::Script(e) => write!(f, "{e}"),
+            Self::Io { what, source } => write!(f, "{what}: {source}"),
+            Self::Verdict(why) => write!(f, "the scripted CLI's verdict cannot be read: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for ChildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Script(e) => Some(e),
+            Self::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Serves `steps` as the CLI on this process's stdin, stdout and stderr,
+/// on the wall clock, until the outcome is known; prints the verdict on
+/// stderr (and to the file named by `CLAUDE_PROTO_TESTKIT_OUTCOME`) and
+/// returns the exit code. What the binary's modes call.
+pub fn serve_stdio(steps: impl Steps + Send + 'static, settings: Settings) -> i32 {
+    let (chunks, input) = mpsc::channel::<Option<Vec<u8>>>();
+    // Reading stdin blocks with no timeout: a thread of its own does it.
+    let _reader = std::thread::Builder::new()
+        .name(String::from("stdin"))
+        .spawn(move || {
+            let mut stdin = io::stdin().lock();
+            let mut buf = vec![0; 64 * 1024];
+            loop {
+                match stdin.read(&mut buf) {
+                    Ok(0) => {
+                        let _ = chunks.send(None);
+                        return;
+                    }
+                    Ok(n) => {
+                        if chunks.send(Some(buf[..n].to_vec())).is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(_) => {
+                        let _ = chunks.send(None);
+                        return;
+                    }
+                }
+            }
+        });
+    let mut cli = ScriptedCli::new(steps, settings, Instant::now());
+    // Buffered: one write per batch of lines, not one per line.
+    let mut stdout = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+    let mut stderr = io::stderr();
+    let mut output_open = true;
+    let outcome = loop {
+        let mut wrote = false;
+        while let Some(line) = cli.poll_stdout() {
+            if output_open && stdout.write_all(&line).is_err() {
+                output_open = false;
+            }
+            wrote = true;
+        }
+        if wrote && output_open && stdout.flush().is_err() {
+            output_open = false;
+        }
+        while let Some(text) = cli.poll_stderr() {
+            let _ = stderr.write_all(&text);
+        }
+        if let Some(outcome) = cli.take_outcome() {
+            break outcome;
+        }
+        let timeout = cli
+            .poll_timeout()
+            .map(|at| at.saturating_duration_since(Instant::now()));
+        let chunk = match timeout {
+            Some(wait) => input.recv_timeout(wait),
+            None => input
+                .recv()
+                .map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+        };
+        match chunk {
+            Ok(Some(bytes)) => cli.handle_stdin(&bytes, Instant::now()),
+            Ok(None) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                cli.handle_stdin_end(Instant::now());
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => cli.handle_timeout(Instant::now()),
+        }
+    };
+    let code = cli.exit_code();
+    verdict(&outcome, &mut stderr);
+    if !cli.stdout_closed() {
+        // A hang: neither read nor write, and let the program's deadlines
+        // end it (with a signal); give up after ten minutes at most.
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(600) {
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    }
+    drop(stdout);
+    code.unwrap_or(match outcome {
+        Ok(_) => 0,
+        Err(_) => FAILURE_EXIT_CODE,
+    })
+}
+
+/// Prints the verdict on stderr and to the verdict file, if one is named.
+fn verdict(outcome: &Result<Report, Failure>, stderr: &mut impl Write) {
+    let _ = match outcome {
+        Ok(report) => writeln!(
+            stderr,
+            "{BINARY_NAME}: the script passed ({} steps, {} lines sent, {} received)",
+            report.steps, report.lines_sent, report.lines_received
+        ),
+        Err(failure) => writeln!(stderr, "{BINARY_NAME}: {failure}"),
+    };
+    if let Some(path) = std::env::var_os(OUTCOME_ENV) {
+        let args: Vec<String> = std::env::args_os()
+            .skip(1)
+            .map(|a: OsString| a.to_string_lossy().into_owned())
+            .collect();
+        let text = verdict_to_json(outcome, &args).to_string();
+        if let Err(e) = std::fs::write(&path, text) {
+            let _ = writeln!(
+                stderr,
+                "{BINARY_NAME}: cannot write the verdict to {}: {e}",
+                PathBuf::from(path).display()
+            );
+        }
+    }
+}
+
+fn verdict_to_json(outcome: &Result<Report, Failure>, args: &[String]) -> Value {
+    let outcome = match outcome {
+        Ok(report) => json!({"passed": {
+            "steps": report.steps, "lines_sent": report.lines_sent,
+            "lines_received": report.lines_received, "received": report.received,
+            "received_complete": report.received_complete, "initialize": report.initialize,
+            "stderr": report.stderr, "exit_code": report.exit_code,
+        }}),
+        Err(failure) => json!({"failed": failure_to_json(failure)}),
+    };
+    json!({"outcome": outcome, "args": args})
+}
+
+fn verdict_from_json(value: &Value) -> Result<ChildOutcome, String> {
+    let args = value["args"]
+        .as_array()
+        .ok_or("no args")?
+        .iter()
+        .map(|a| {
+            a.as_str()
+                .map(str::to_owned)
+                .ok_or("an arg is not a string")
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let outcome = &value["outcome"];
+    let outcome = if let Some(r) = outcome.get("passed") {
+        let count = |key: &str| {
+            r[key]
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or(format!("{key} is not a count"))
+        };
+        Ok(Report {
+            steps: count("steps")?,
+            lines_sent: count("lines_sent")?,
+            lines_received: count("lines_received")?,
+            received: r["received"]
+                .as_array()
+                .map(|lines| {
+                    lines
+                        .iter()
+                        .filter_map(|l| l.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            received_complete: r["received_complete"].as_bool().unwrap_or(false),
+            initialize: r.get("initialize").filter(|v| !v.is_null()).cloned(),
+            stderr: r["stderr"].as_str().unwrap_or_default().to_owned(),
+            exit_code: r["exit_code"].as_i64().and_then(|c| i32::try_from(c).ok()),
+        })
+    } else if let Some(f) = outcome.get("failed") {
+        Err(failure_from_json(f)?)
+    } else {
+        return Err(String::from("neither passed nor failed"));
+    };
+    Ok(ChildOutcome { outcome, args })
+}
+
+fn failure_to_json(failure: &Failure) -> Value {
+    let difference = |d: &Option<Difference>| {
+        d.as_ref()
+            .map(|d| json!({"path": d.path, "expected": d.expected, "actual": d.actual}))
+    };
+    let kind = match &failure.kind {
+        FailureKind::Mismatch {
+            expected,
+            actual,
+            difference: d,
+        } => json!({"mismatch": {"expected": expected, "actual": actual,
+                                  "difference": difference(d)}}),
+        FailureKind::Timeout { expected, waited } => {
+            json!({"timeout": {"expected": expected, "waited_ms": waited.as_millis() as u64}})
+        }
+        FailureKind::ProgramClosed { expected } => {
+            json!({"program_closed": {"expected": expected}})
+        }
+        FailureKind::Unexpected { actual } => json!({"unexpected": {"actual": actual}}),
+        FailureKind::Source(why) => json!({"source": why}),
+        FailureKind::LineTooLong { limit } => json!({"line_too_long": {"limit": limit}}),
+        FailureKind::QueueFull { limit } => json!({"queue_full": {"limit": limit}}),
+        FailureKind::Unresolved { what } => json!({"unresolved": {"what": what}}),
+        FailureKind::InvalidStep(why) => json!({"invalid_step": why}),
+    };
+    json!({"step": failure.step, "label": failure.label, "kind": kind})
+}
+
+fn failure_from_json(value: &Value) -> Result<Failure, String> {
+    let text = |v: &Value, key: &str| {
+        v[key]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or(format!("{key} is not a string"))
+    };
+    let size = |v: &Value, key: &str| {
+        v[key]
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or(format!("{key} is not a number"))
+    };
+    let k = &value["kind"];
+    let kind = if let Some(m) = k.get("mismatch") {
+        let difference = match m.get("difference") {
+            Some(d) if !d.is_null() => Some(Difference {
+                path: text(d, "path")?,
+                expected: text(d, "expected")?,
+                actual: text(d, "actual")?,
+            }),
+            _ => None,
+        };
+        FailureKind::Mismatch {
+            expected: text(m, "expected")?,
+            actual: text(m, "actual")?,
+            difference,
+        }
+    } else if let Some(t) = k.get("timeout") {
+        FailureKind::Timeout {
+            expected: text(t, "expected")?,
+            waited: Duration::from_millis(t["waited_ms"].as_u64().ok_or("waited_ms")?),
+        }
+    } else if let Some(p) = k.get("program_closed") {
+        FailureKind::ProgramClosed {
+            expected: text(p, "expected")?,
+        }
+    } else if let Some(u) = k.get("unexpected") {
+        FailureKind::Unexpected {
+            actual: text(u, "actual")?,
+        }
+    } else if k.get("source").is_some() {
+        FailureKind::Source(text(k, "source")?)
+    } else if let Some(l) = k.get("line_too_long") {
+        FailureKind::LineTooLong {
+            limit: size(l, "limit")?,
+        }
+    } else if let Some(q) = k.get("queue_full") {
+        FailureKind::QueueFull {
+            limit: size(q, "limit")?,
+        }
+    } else if let Some(u) = k.get("unresolved") {
+        FailureKind::Unresolved {
+            what: text(u, "what")?,
+        }
+    } else if k.get("invalid_step").is_some() {
+        FailureKind::InvalidStep(text(k, "invalid_step")?)
+    } else {
+        return Err(format!("an unknown failure kind: {k}"));
+    };
+    Ok(Failure::new(
+        size(value, "step")?,
+        text(value, "label")?,
+        kind,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_round_trip() {
+        let failures = [
+            FailureKind::Mismatch {
+                expected: "a".into(),
+                actual: "b".into(),
+                difference: Some(Difference {
+                    path: "/x".into(),
+                    expected: "1".into(),
+                    actual: "2".into(),
+                }),
+            },
+            FailureKind::Mismatch {
+                expected: "a".into(),
+                actual: "b".into(),
+                difference: None,
+            },
+            FailureKind::Timeout {
+                expected: "e".into(),
+                waited: Duration::from_millis(1500),
+            },
+            FailureKind::ProgramClosed {
+                expected: "e".into(),
+            },
+            FailureKind::Unexpected { actual: "x".into() },
+            FailureKind::Source("s".into()),
+            FailureKind::LineTooLong { limit: 7 },
+            FailureKind::QueueFull { limit: 9 },
+            FailureKind::Unresolved { what: "w".into() },
+            FailureKind::InvalidStep("i".into()),
+        ];
+        for kind in failures {
+            let outcome = Err(Failure::new(3, "label", kind));
+            let args = vec![String::from("--verbose")];
+            let back = verdict_from_json(&verdict_to_json(&outcome, &args)).expect("reads");
+            assert_eq!(back.outcome, outcome);
+            assert_eq!(back.args, args);
+        }
+        let report = Report {
+            steps: 2,
+            lines_sent: 3,
+            lines_received: 4,
+            received: vec!["{}".into()],
+            received_complete: true,
+            initialize: Some(json!({"type": "control_request"})),
+            stderr: "e\n".into(),
+            exit_code: Some(0),
+        };
+        let back = verdict_from_json(&verdict_to_json(&Ok(report.clone()), &[])).expect("reads");
+        assert_eq!(back.outcome, Ok(report));
+    }
+
+    #[test]
+    fn a_missing_binary_says_where_it_looked_and_how_to_build_it() {
+        let error = ChildError::NotFound {
+            looked_in: vec![PathBuf::from("a/b"), PathBuf::from("c")],
+        };
+        let text = error.to_string();
+        assert!(text.contains("a/b, c"), "{text}");
+        assert!(
+            text.contains("cargo build -p claude-proto-testkit"),
+            "{text}"
+        );
+    }
+}
