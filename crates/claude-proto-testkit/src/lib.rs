@@ -19,6 +19,9 @@
 //!    CLI at it.
 #![deny(missing_docs)]
 
+pub mod model_api;
 mod step;
 
 pub use step::{Difference, Failure, FailureKind, Matcher, Outgoing, Reply, Step, Steps};
+
+pub use model_api::ModelApi;

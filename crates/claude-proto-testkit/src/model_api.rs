@@ -15,8 +15,8 @@
 //! - Every other path gets 404.
 //!
 //! What to answer is decided per request by the script given to
-//! [`ModelServer::start`], which sees the request body (and so the whole
-//! conversation). Every request is recorded ([`ModelServer::requests`]) so a
+//! [`ModelApi::start`], which sees the request body (and so the whole
+//! conversation). Every request is recorded ([`ModelApi::requests`]) so a
 //! test can check what the model was sent. Dropping the server stops it:
 //! the listener closes, open connections are shut down, threads are joined.
 
@@ -243,21 +243,21 @@ impl Shared {
 }
 
 /// The running stand-in. Stops when dropped.
-pub struct ModelServer {
+pub struct ModelApi {
     addr: SocketAddr,
     shared: Arc<Shared>,
     accept: Option<JoinHandle<()>>,
 }
 
-impl std::fmt::Debug for ModelServer {
+impl std::fmt::Debug for ModelApi {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ModelServer")
+        f.debug_struct("ModelApi")
             .field("addr", &self.addr)
             .finish_non_exhaustive()
     }
 }
 
-impl ModelServer {
+impl ModelApi {
     /// Starts a server on `127.0.0.1` (a free port) that answers each
     /// `POST /v1/messages` with `script(request)`.
     pub fn start(
@@ -284,7 +284,7 @@ impl ModelServer {
         let accept = {
             let shared = shared.clone();
             std::thread::Builder::new()
-                .name("model-server-accept".into())
+                .name("model-api-accept".into())
                 .spawn(move || accept_loop(&listener, &shared))?
         };
         Ok(Self {
@@ -300,7 +300,7 @@ impl ModelServer {
     }
 
     /// `http://127.0.0.1:PORT`, for `ANTHROPIC_BASE_URL`.
-    pub fn base_url(&self) -> String {
+    pub fn url(&self) -> String {
         format!("http://{}", self.addr)
     }
 
@@ -338,7 +338,7 @@ impl ModelServer {
     }
 }
 
-impl Drop for ModelServer {
+impl Drop for ModelApi {
     fn drop(&mut self) {
         self.shared.stop.store(true, Ordering::SeqCst);
         // Wake the blocking accept.
@@ -377,7 +377,7 @@ fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
         let handler = {
             let shared = shared.clone();
             std::thread::Builder::new()
-                .name("model-server-conn".into())
+                .name("model-api-conn".into())
                 .spawn(move || {
                     // A connection that breaks is the client's business.
                     let _ = serve(stream, &shared);
@@ -752,7 +752,7 @@ mod tests {
 
     #[test]
     fn streams_text_and_tool_use_and_records_requests() {
-        let server = ModelServer::start(|request| {
+        let server = ModelApi::start(|request| {
             if request.ends_with_tool_result() {
                 Reply::text("done")
             } else {
@@ -796,7 +796,7 @@ mod tests {
     #[test]
     fn answers_errors_with_an_anthropic_body() {
         let server =
-            ModelServer::start(|_| Reply::error(400, "invalid_request_error", "nope")).unwrap();
+            ModelApi::start(|_| Reply::error(400, "invalid_request_error", "nope")).unwrap();
         let answer = post(server.port(), "/v1/messages", r#"{"stream":true}"#);
         assert!(answer.starts_with("HTTP/1.1 400 Bad Request"), "{answer}");
         assert!(answer.contains(r#""type":"invalid_request_error""#));
@@ -805,10 +805,9 @@ mod tests {
 
     #[test]
     fn dropping_stops_a_slow_stream() {
-        let server = ModelServer::start(|_| {
-            Reply::text("a b c d e f g h").slowly(8, Duration::from_secs(60))
-        })
-        .unwrap();
+        let server =
+            ModelApi::start(|_| Reply::text("a b c d e f g h").slowly(8, Duration::from_secs(60)))
+                .unwrap();
         let port = server.port();
         let client = std::thread::spawn(move || post(port, "/v1/messages", r#"{"stream":true}"#));
         assert!(server.wait_for_requests(1, Duration::from_secs(10)));
