@@ -12,8 +12,8 @@ use std::time::Duration;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
 use claude_proto_testkit::model_api::{
-    ApiRequest, CliNotFound, MAX_REQUEST_BYTES, ModelApi, PINNED_CLI_VERSION, Reply,
-    claude_bin_or_skip,
+    ApiRequest, CliNotFound, MAX_MESSAGES_REQUESTS, MAX_REQUEST_BYTES, ModelApi,
+    PINNED_CLI_VERSION, Reply, claude_bin_or_skip,
 };
 use serde_json::{Value, json};
 
@@ -418,6 +418,12 @@ fn a_malformed_request_gets_400() {
         b"POST /v1/messages HTTP/1.1\r\ncontent-length: lots\r\n\r\n",
     ));
     assert_eq!(answer.status, 400);
+    assert_eq!(answer.json()["error"]["type"], "invalid_request_error");
+    // Only the one whose head could be read is recorded.
+    let requests = api.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].status, 400);
+    assert_eq!(requests[0].header("content-length"), Some("lots"));
 }
 
 #[test]
@@ -432,6 +438,36 @@ fn a_chunked_request_body_is_read() {
     );
     let answer = parse(&exchange(api.port(), raw.as_bytes()));
     assert_eq!(answer.json()["content"][0]["text"], "hi");
+}
+
+#[test]
+fn a_text_reply_streams_in_two_deltas_unless_told() {
+    let api = ModelApi::turns([Reply::text("Hello"), Reply::text("Hi").in_deltas(5)]).unwrap();
+    let deltas = |answer: Answer| -> Vec<String> {
+        answer
+            .events()
+            .iter()
+            .filter(|(_, d)| d["delta"]["type"] == "text_delta")
+            .map(|(_, d)| d["delta"]["text"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        deltas(post(&api, "/v1/messages", &streaming())),
+        ["Hel", "lo"]
+    );
+    // Never more pieces than characters.
+    assert_eq!(deltas(post(&api, "/v1/messages", &streaming())), ["H", "i"]);
+}
+
+#[test]
+fn start_refuses_the_call_after_max_messages_requests() {
+    let api = ModelApi::start(|_| Reply::text("again")).unwrap();
+    for _ in 0..MAX_MESSAGES_REQUESTS {
+        assert_eq!(post(&api, "/v1/messages", &plain()).status, 200);
+    }
+    let refused = post(&api, "/v1/messages", &plain());
+    assert_eq!(refused.status, 400);
+    assert_eq!(api.messages_requests().len(), MAX_MESSAGES_REQUESTS + 1);
 }
 
 #[test]
@@ -493,6 +529,8 @@ fn dropping_stops_everything_and_cuts_a_slow_stream() {
     });
     // A connection that never says anything.
     let idle = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    assert!(api.wait_for_requests(1, WAIT));
+    assert!(!api.wait_for_requests(2, Duration::ZERO), "only one came");
     // The stream has begun and is now pausing before its first delta.
     stream_began.recv_timeout(WAIT).unwrap();
     drop(api);
@@ -600,12 +638,12 @@ fn a_missing_cli_error_says_how_to_install_the_pinned_one() {
         let text = error.to_string();
         assert!(
             text.contains(&format!(
-                "npm install --no-save @anthropic-ai/claude-code@{PINNED_CLI_VERSION}"
+                "npm install --prefix .claude-cli --save-exact @anthropic-ai/claude-code@{PINNED_CLI_VERSION}"
             )),
             "{text}"
         );
         assert!(
-            text.contains("CLAUDE_BIN=$PWD/node_modules/.bin/claude"),
+            text.contains("CLAUDE_BIN=$PWD/.claude-cli/node_modules/.bin/claude"),
             "{text}"
         );
     }
@@ -614,6 +652,82 @@ fn a_missing_cli_error_says_how_to_install_the_pinned_one() {
             .to_string()
             .contains("/nowhere/claude")
     );
+}
+
+/// Not a test of its own: `without_the_cli_tests_skip_but_fail_under_ci`
+/// runs it in a child process with the environment it chooses.
+#[test]
+fn skip_policy_probe() {
+    if std::env::var_os("MODEL_API_SKIP_PROBE").is_none() {
+        return;
+    }
+    let found = claude_bin_or_skip();
+    println!("PROBE found={}", found.is_some());
+}
+
+#[test]
+fn without_the_cli_tests_skip_but_fail_under_ci() {
+    let run = |cli: Option<&str>, ci: Option<&str>| {
+        let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+        command
+            .args(["--exact", "skip_policy_probe", "--nocapture"])
+            .env("MODEL_API_SKIP_PROBE", "1")
+            .env_remove("CLAUDE_BIN")
+            .env_remove("CI");
+        if let Some(cli) = cli {
+            command.env("CLAUDE_BIN", cli);
+        }
+        if let Some(ci) = ci {
+            command.env("CI", ci);
+        }
+        let output = command.output().unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr);
+        (output.status.success(), text)
+    };
+    for ci in [None, Some("false"), Some("0"), Some("")] {
+        let (passed, text) = run(None, ci);
+        assert!(passed, "CI={ci:?}: {text}");
+        assert!(text.contains("PROBE found=false"), "{text}");
+        assert!(text.contains("SKIPPED"), "{text}");
+        assert!(text.contains("CLAUDE_BIN is not set"), "{text}");
+        assert!(text.contains("npm install --prefix .claude-cli"), "{text}");
+    }
+    let (passed, text) = run(Some("/nowhere/claude"), None);
+    assert!(passed, "{text}");
+    assert!(
+        text.contains("CLAUDE_BIN=/nowhere/claude is not a file"),
+        "{text}"
+    );
+    for ci in ["true", "1"] {
+        let (passed, text) = run(None, Some(ci));
+        assert!(!passed, "CI={ci}: {text}");
+        assert!(
+            text.contains("CI is set, so a missing CLI fails the test"),
+            "{text}"
+        );
+    }
+    // With a CLI (any file), it is found.
+    let (passed, text) = run(
+        Some(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/model_api.rs")),
+        Some("true"),
+    );
+    assert!(passed, "{text}");
+    assert!(text.contains("PROBE found=true"), "{text}");
+}
+
+#[test]
+fn offline_md_shows_the_recipe_test_as_it_is() {
+    let doc = include_str!("../OFFLINE.md");
+    let recipe = include_str!("model_api_recipe.rs");
+    let marker = "<!-- tests/model_api_recipe.rs -->\n```rust\n";
+    let start = doc.find(marker).expect("the marker in OFFLINE.md") + marker.len();
+    let end = start + doc[start..].find("\n```\n").expect("the end of the block") + 1;
+    assert!(
+        doc[start..end] == *recipe,
+        "OFFLINE.md's example differs from tests/model_api_recipe.rs: copy the file into it"
+    );
+    assert!(doc.contains(&format!("@anthropic-ai/claude-code@{PINNED_CLI_VERSION}")));
 }
 
 // ----- the real CLI ---------------------------------------------------------

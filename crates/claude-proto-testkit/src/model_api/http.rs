@@ -108,8 +108,8 @@ struct Head {
 
 /// Why a request was not read to its end.
 enum Refusal {
-    /// Not HTTP the stand-in understands.
-    Malformed(&'static str),
+    /// Not HTTP the stand-in understands (with the head, if it was read).
+    Malformed(&'static str, Option<Head>),
     /// A head or body larger than [`MAX_REQUEST_BYTES`].
     TooLarge(Option<Head>),
     /// The connection failed or closed.
@@ -143,7 +143,7 @@ fn read_head(reader: &mut impl BufRead) -> Result<Option<Head>, Refusal> {
     }
     let mut parts = line.split_whitespace();
     let (Some(method), Some(path)) = (parts.next(), parts.next()) else {
-        return Err(Refusal::Malformed("a bad request line"));
+        return Err(Refusal::Malformed("a bad request line", None));
     };
     let (method, path) = (method.to_owned(), path.to_owned());
     let mut headers = Vec::new();
@@ -184,11 +184,24 @@ fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-/// Reads the body of a request with this head. `Ok(None)`: too large.
+/// What went wrong reading a body.
+enum BodyError {
+    Malformed(&'static str),
+    TooLarge,
+    Io(io::Error),
+}
+
+impl From<io::Error> for BodyError {
+    fn from(error: io::Error) -> Self {
+        Self::Io(error)
+    }
+}
+
+/// Reads the body of a request with this head.
 fn read_body(
     reader: &mut impl BufRead,
     headers: &[(String, String)],
-) -> Result<Option<Vec<u8>>, Refusal> {
+) -> Result<Vec<u8>, BodyError> {
     if header(headers, "transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
         let mut body = Vec::new();
         let mut line = String::new();
@@ -197,9 +210,9 @@ fn read_body(
             reader.by_ref().take(1024).read_line(&mut line)?;
             let size = line.trim().split(';').next().unwrap_or("");
             let size = usize::from_str_radix(size, 16)
-                .map_err(|_| Refusal::Malformed("a bad chunk size"))?;
+                .map_err(|_| BodyError::Malformed("a bad chunk size"))?;
             if body.len().saturating_add(size) > MAX_REQUEST_BYTES {
-                return Ok(None);
+                return Err(BodyError::TooLarge);
             }
             if size == 0 {
                 // Trailers, then the blank line.
@@ -207,7 +220,7 @@ fn read_body(
                     line.clear();
                     let read = reader.by_ref().take(64 * 1024).read_line(&mut line)?;
                     if read == 0 || line.trim().is_empty() {
-                        return Ok(Some(body));
+                        return Ok(body);
                     }
                 }
             }
@@ -221,15 +234,15 @@ fn read_body(
     let length = match header(headers, "content-length") {
         Some(v) => v
             .parse::<usize>()
-            .map_err(|_| Refusal::Malformed("a bad content-length"))?,
+            .map_err(|_| BodyError::Malformed("a bad content-length"))?,
         None => 0,
     };
     if length > MAX_REQUEST_BYTES {
-        return Ok(None);
+        return Err(BodyError::TooLarge);
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body)?;
-    Ok(Some(body))
+    Ok(body)
 }
 
 /// Serves one connection: one request, one answer, then close.
@@ -253,29 +266,24 @@ fn answer(
         Ok(Some(request)) => request,
         Ok(None) => return Ok(()),
         Err(Refusal::Io(error)) => return Err(error),
-        Err(Refusal::Malformed(what)) => {
-            let id = next_id(shared);
-            let body = error_body("invalid_request_error", &format!("stand-in: {what}"));
-            return write_json(writer, 400, id, &[], &body);
+        Err(Refusal::Malformed(what, head)) => {
+            return refuse(
+                writer,
+                shared,
+                head,
+                400,
+                "invalid_request_error",
+                format!("stand-in: {what}"),
+            );
         }
         Err(Refusal::TooLarge(head)) => {
-            if let Some(head) = head {
-                shared.record(ApiRequest {
-                    method: head.method,
-                    path: head.path,
-                    headers: head.headers,
-                    body: Value::Null,
-                    status: 413,
-                });
-            }
-            let id = next_id(shared);
-            let message = format!("stand-in: the request is larger than {MAX_REQUEST_BYTES} bytes");
-            return write_json(
+            return refuse(
                 writer,
+                shared,
+                head,
                 413,
-                id,
-                &[],
-                &error_body("request_too_large", &message),
+                "request_too_large",
+                format!("stand-in: the request is larger than {MAX_REQUEST_BYTES} bytes"),
             );
         }
     };
@@ -283,9 +291,7 @@ fn answer(
         method: head.method,
         path: head.path,
         headers: head.headers,
-        body: body
-            .and_then(|body| serde_json::from_slice(&body).ok())
-            .unwrap_or(Value::Null),
+        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
         status: 0,
     };
     let reply = if request.is_messages() {
@@ -341,21 +347,46 @@ fn answer(
 }
 
 /// Reads a request: `Ok(None)` when the client closed without sending
-/// one; the body is `None` when it was too large.
+/// one.
 fn read_request(
     reader: &mut BufReader<TcpStream>,
     writer: &mut TcpStream,
-) -> Result<Option<(Head, Option<Vec<u8>>)>, Refusal> {
+) -> Result<Option<(Head, Vec<u8>)>, Refusal> {
     let Some(head) = read_head(reader)? else {
         return Ok(None);
     };
     if header(&head.headers, "expect").is_some_and(|v| v.eq_ignore_ascii_case("100-continue")) {
         writer.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
     }
-    match read_body(reader, &head.headers)? {
-        Some(body) => Ok(Some((head, Some(body)))),
-        None => Err(Refusal::TooLarge(Some(head))),
+    match read_body(reader, &head.headers) {
+        Ok(body) => Ok(Some((head, body))),
+        Err(BodyError::Malformed(what)) => Err(Refusal::Malformed(what, Some(head))),
+        Err(BodyError::TooLarge) => Err(Refusal::TooLarge(Some(head))),
+        Err(BodyError::Io(error)) => Err(Refusal::Io(error)),
     }
+}
+
+/// Answers a request that was not read to its end with an error, and
+/// records it when its head was read (its body is then `Null`).
+fn refuse(
+    writer: &mut TcpStream,
+    shared: &Shared,
+    head: Option<Head>,
+    status: u16,
+    kind: &str,
+    message: String,
+) -> io::Result<()> {
+    if let Some(head) = head {
+        shared.record(ApiRequest {
+            method: head.method,
+            path: head.path,
+            headers: head.headers,
+            body: Value::Null,
+            status,
+        });
+    }
+    let id = next_id(shared);
+    write_json(writer, status, id, &[], &error_body(kind, &message))
 }
 
 fn next_id(shared: &Shared) -> u64 {

@@ -41,9 +41,12 @@
 //!   script that makes the CLI loop fails the turn instead of hanging the
 //!   test.
 //! - A request larger than [`MAX_REQUEST_BYTES`] gets a 413
-//!   (`request_too_large`); every other path a 404 (`not_found_error`).
+//!   (`request_too_large`), one it cannot parse a 400, every other path a
+//!   404 (`not_found_error`).
 //!
-//! Every request is recorded, answered or not, with the status it got.
+//! Every request whose head could be read is recorded, with the status it
+//! got: the model calls, the 404s, and the refused ones (a 413, or a 400 for
+//! a body it cannot read).
 //!
 //! # Errors, and the CLI's retries
 //!
@@ -432,8 +435,9 @@ impl fmt::Display for CliNotFound {
         }
         write!(
             f,
-            "; install the pinned version with `npm install --no-save @anthropic-ai/claude-code@{PINNED_CLI_VERSION}` \
-             and set CLAUDE_BIN=$PWD/node_modules/.bin/claude"
+            "; install the pinned version with \
+             `npm install --prefix .claude-cli --save-exact @anthropic-ai/claude-code@{PINNED_CLI_VERSION}` \
+             and set CLAUDE_BIN=$PWD/.claude-cli/node_modules/.bin/claude (see OFFLINE.md of claude-proto-testkit)"
         )
     }
 }
