@@ -471,6 +471,29 @@ fn start_refuses_the_call_after_max_messages_requests() {
 }
 
 #[test]
+fn a_panicking_script_gets_its_call_answered_500() {
+    let api = ModelApi::start(|r: &ApiRequest| {
+        assert!(
+            r.all_text().contains("fine"),
+            "the script's own check failed"
+        );
+        Reply::text("ok")
+    })
+    .unwrap();
+    let answer = post(&api, "/v1/messages", &plain());
+    assert_eq!(answer.status, 500);
+    assert_eq!(
+        answer.json()["error"]["message"],
+        "stand-in: the script panicked: the script's own check failed"
+    );
+    // It keeps running.
+    let fine = json!({"messages": [{"role": "user", "content": "fine"}]});
+    assert_eq!(post(&api, "/v1/messages", &fine).status, 200);
+    let statuses: Vec<u16> = api.requests().iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [500, 200]);
+}
+
+#[test]
 fn the_call_limit_refuses_a_looping_script() {
     let api = ModelApi::start_with_limit(|_| Reply::text("again"), 2).unwrap();
     assert_eq!(post(&api, "/v1/messages", &plain()).status, 200);

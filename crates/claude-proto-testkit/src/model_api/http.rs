@@ -3,6 +3,7 @@
 
 use std::io::{self, BufRead, BufReader, Read as _, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -306,7 +307,7 @@ fn answer(
                 shared.max_requests
             ))
         } else {
-            (shared.script)(&request)
+            ask_script(shared, &request)
         })
     } else {
         None
@@ -343,6 +344,26 @@ fn answer(
             &reply.headers,
             &plain_message(id, &model, message),
         ),
+    }
+}
+
+/// The script's reply; a script that panics gets its call answered 500
+/// with the panic's message, so the test sees it in the turn's error.
+fn ask_script(shared: &Shared, request: &ApiRequest) -> Reply {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| (shared.script)(request))) {
+        Ok(reply) => reply,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".to_owned());
+            Reply::error(
+                500,
+                "api_error",
+                format!("stand-in: the script panicked: {message}"),
+            )
+        }
     }
 }
 

@@ -36,6 +36,9 @@
 //!   `content_block_stop`; `message_delta` with the stop reason;
 //!   `message_stop`), and is one JSON message otherwise. An error reply is
 //!   its HTTP status with an Anthropic error body and the reply's headers.
+//! - A script that panics gets that call answered 500 (`api_error`,
+//!   "stand-in: the script panicked: ..."), so the turn ends in an error
+//!   that says so (the stand-in keeps running).
 //! - After [`MAX_MESSAGES_REQUESTS`] model calls (or the limit given to
 //!   [`ModelApi::start_with_limit`]) every further one gets a 400, so a
 //!   script that makes the CLI loop fails the turn instead of hanging the
