@@ -31,7 +31,7 @@ use claude_proto_examples::{
     Reply, base_options, last_prompt, last_tool_result, last_user_message, offline_options,
     start_error, want_offline,
 };
-use claude_proto_tests::model_server::ApiRequest;
+use claude_proto_testkit::model_api::ApiRequest;
 use claude_proto_tokio::{Claude, Event, HandlerError};
 use serde_json::json;
 use tokio::io::AsyncBufReadExt;

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use claude_proto_examples::{
     Reply, base_options, last_prompt, offline_options, query_error, want_offline,
 };
-use claude_proto_tests::model_server::ApiRequest;
+use claude_proto_testkit::model_api::ApiRequest;
 
 #[tokio::main]
 async fn main() -> ExitCode {

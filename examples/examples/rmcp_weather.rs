@@ -23,7 +23,7 @@ use claude_proto_examples::{
     Reply, base_options, last_tool_result, offline_options, start_error, want_offline,
 };
 use claude_proto_rmcp::RmcpEndpoint;
-use claude_proto_tests::model_server::ApiRequest;
+use claude_proto_testkit::model_api::ApiRequest;
 use claude_proto_tokio::Claude;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;

@@ -25,7 +25,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use claude_proto_examples::{Reply, base_options, offline_options, query_error, want_offline};
-use claude_proto_tests::model_server::ApiRequest;
+use claude_proto_testkit::model_api::ApiRequest;
 
 // side-by-side: begin
 use std::io::Write;

@@ -31,7 +31,7 @@ use std::process::{ExitCode, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 
 use claude_proto_examples::{Reply, base_options, last_prompt, offline_options, want_offline};
-use claude_proto_tests::model_server::ApiRequest;
+use claude_proto_testkit::model_api::ApiRequest;
 use claude_proto_tokio::{Claude, Options};
 
 #[tokio::main]

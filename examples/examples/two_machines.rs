@@ -24,7 +24,7 @@ use claude_proto::options::Options;
 use claude_proto_examples::{
     Reply, base_options, last_prompt, offline_options, query_error, start_error, want_offline,
 };
-use claude_proto_tests::model_server::ApiRequest;
+use claude_proto_testkit::model_api::ApiRequest;
 use claude_proto_tokio::session_store::{PostgresOptions, PostgresStore, SessionKey, SessionStore};
 use claude_proto_tokio::{Claude, Configure as _, StoreSettings};
 

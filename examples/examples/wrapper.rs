@@ -33,7 +33,7 @@ use std::process::ExitCode;
 use claude_proto_examples::{
     Reply, last_prompt, offline_options, query_error, repo_cli, want_offline,
 };
-use claude_proto_tests::model_server::ApiRequest;
+use claude_proto_testkit::model_api::ApiRequest;
 use claude_proto_tokio::Options;
 
 const USAGE: &str =

@@ -4,11 +4,11 @@
 
 use std::path::PathBuf;
 
-use claude_proto_tests::model_server::{ApiRequest, ModelServer};
+use claude_proto_testkit::model_api::{ApiRequest, ModelApi};
 use claude_proto_tokio::Options;
 use serde_json::Value;
 
-pub use claude_proto_tests::model_server::Reply;
+pub use claude_proto_testkit::model_api::Reply;
 
 /// The CLI installed in this repository by `npm ci --prefix tests/peer`, if
 /// it is there. The examples fall back to it so a fresh clone works
@@ -57,14 +57,14 @@ pub fn base_options(explicit: Option<PathBuf>) -> Options {
 /// directory holding HOME. Dropping it stops the one and removes the other.
 #[derive(Debug)]
 pub struct OfflineGuard {
-    server: ModelServer,
+    server: ModelApi,
     root: PathBuf,
 }
 
 impl OfflineGuard {
     /// The stand-in's address (`http://127.0.0.1:PORT`).
     pub fn base_url(&self) -> String {
-        self.server.base_url()
+        self.server.url()
     }
 }
 
@@ -86,14 +86,14 @@ pub fn offline_options(
     let root = std::env::temp_dir().join(format!("claude-proto-{name}-{}", std::process::id()));
     let home = root.join("home");
     std::fs::create_dir_all(&home).map_err(|e| format!("cannot create {}: {e}", home.display()))?;
-    let server = ModelServer::start_with_limit(script, 100_000)
+    let server = ModelApi::start_with_limit(script, 100_000)
         .map_err(|e| format!("cannot start the offline model: {e}"))?;
     println!(
         "── offline (no credentials or --offline): the real CLI, a canned model on 127.0.0.1:{}, temporary HOME",
         server.port()
     );
     let options = options
-        .env("ANTHROPIC_BASE_URL", server.base_url())
+        .env("ANTHROPIC_BASE_URL", server.url())
         .env("ANTHROPIC_API_KEY", "offline-stand-in")
         .env("HOME", &home)
         .env("DISABLE_TELEMETRY", "1")

@@ -8,8 +8,8 @@
 //!   async adapter.
 //! - [`logs`]: what the library logs through `tracing`, captured.
 //! - [`process`]: checks on child processes (is it still running?).
-//! - [`model_server`]: a loopback stand-in for the Anthropic Messages API,
-//!   so the real CLI runs offline.
+//! - The loopback stand-in for the Anthropic Messages API that runs the
+//!   real CLI offline is the testkit's `claude_proto_testkit::model_api`.
 //! - [`real_cli`]: end-to-end scenarios against the real Claude Code CLI
 //!   (pinned in `tests/peer`), run per adapter (`tests/real_cli.rs`).
 //! - [`drift`]: a reader of the TypeScript Agent SDK's declarations (pinned
@@ -21,7 +21,6 @@ pub mod drift;
 pub mod endpoint;
 pub mod handlers;
 pub mod logs;
-pub mod model_server;
 pub mod process;
 pub mod python;
 pub mod real_cli;

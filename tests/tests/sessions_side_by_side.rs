@@ -19,7 +19,7 @@ use std::time::{Duration, SystemTime};
 
 use claude_proto::model::permission::PermissionResult;
 use claude_proto_process::sessions::{ForkOptions, Page, Sessions, project_key_for_directory};
-use claude_proto_tests::model_server::{ApiRequest, Reply};
+use claude_proto_testkit::model_api::{ApiRequest, Reply};
 use claude_proto_tests::python::{python, root};
 use claude_proto_tests::real_cli::Peer;
 use serde_json::{Value, json};

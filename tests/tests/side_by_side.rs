@@ -4,7 +4,7 @@
 //!
 //! Each program runs as its own process, as a user would run it, against
 //! the pinned CLI (`CLAUDE_BIN`, else `tests/peer`) and a loopback
-//! [`ModelServer`], with a fresh `HOME`, working directory and `TMPDIR`
+//! [`ModelApi`](claude_proto_testkit::ModelApi), with a fresh `HOME`, working directory and `TMPDIR`
 //! and nothing inherited but `PATH`. The model calls the in-process `add`
 //! tool (the permission callback allows it), asks for `rm -rf ~` (the hook
 //! denies it), asks for `Write` (the permission callback denies it), then
@@ -32,7 +32,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use claude_proto_tests::model_server::{ApiRequest, ModelServer, Reply};
+use claude_proto_testkit::model_api::{ApiRequest, ModelApi, Reply};
 use claude_proto_tests::python::{python, root};
 use claude_proto_tests::real_cli::{TempDir, WAIT, real_cli};
 use serde_json::{Value, json};
@@ -118,7 +118,7 @@ fn run(cli: &Path, mut command: Command) -> Run {
     for sub in ["home", "project", "tmp"] {
         std::fs::create_dir_all(dir.path().join(sub)).unwrap();
     }
-    let server = ModelServer::start(script).unwrap();
+    let server = ModelApi::start(script).unwrap();
     command
         .current_dir(dir.path().join("project"))
         .env_clear()
@@ -127,7 +127,7 @@ fn run(cli: &Path, mut command: Command) -> Run {
         .env("HOME", dir.path().join("home"))
         .env("TMPDIR", dir.path().join("tmp"))
         .env("CLAUDE_BIN", cli)
-        .env("ANTHROPIC_BASE_URL", server.base_url())
+        .env("ANTHROPIC_BASE_URL", server.url())
         .env("ANTHROPIC_API_KEY", "dummy")
         .env("DISABLE_TELEMETRY", "1")
         .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")

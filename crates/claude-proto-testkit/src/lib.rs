@@ -115,6 +115,7 @@ pub mod cli;
 mod diff;
 mod engine;
 pub mod expect;
+pub mod model_api;
 mod run;
 mod script;
 mod step;
@@ -128,3 +129,4 @@ pub use engine::{
 pub use run::{Finish, ProgramEnds, ScriptRun, Stream};
 pub use script::{SCRIPT_FORMAT, Script, ScriptError};
 pub use step::{CheckFn, Difference, Failure, FailureKind, Matcher, Outgoing, Reply, Step, Steps};
+pub use model_api::ModelApi;

@@ -1,7 +1,7 @@
 //! End-to-end scenarios against the real Claude Code CLI.
 //!
 //! The CLI (`@anthropic-ai/claude-code`, pinned in `tests/peer`) runs
-//! offline: its Messages API is a [`ModelServer`] on loopback, its `HOME`
+//! offline: its Messages API is a [`ModelApi`](claude_proto_testkit::ModelApi) on loopback, its `HOME`
 //! and working directory are fresh temp dirs, and it inherits nothing from
 //! the caller's environment but `PATH`. Each scenario is written once
 //! against [`RealHarness`] and the [`Driver`] of the conformance suite, and
@@ -33,7 +33,7 @@ use claude_proto_host::SpawnError;
 use serde_json::{Value, json};
 
 use crate::conformance::{CancelProbe, Driver, HookBehaviour, Observed, TurnInfo, exit_of, turn};
-use crate::model_server::{ApiRequest, ModelServer, Reply};
+use claude_proto_testkit::model_api::{ApiRequest, ModelApi, Reply};
 
 pub mod handlers;
 pub mod tee;
@@ -126,7 +126,7 @@ impl Drop for TempDir {
 #[derive(Debug)]
 pub struct Peer {
     /// The Messages API stand-in.
-    pub server: ModelServer,
+    pub server: ModelApi,
     /// The CLI executable.
     pub cli: PathBuf,
     root: TempDir,
@@ -149,8 +149,8 @@ impl Peer {
         for dir in ["home", "project", "tmp"] {
             std::fs::create_dir_all(root.path().join(dir)).expect("a temp dir");
         }
-        let server = ModelServer::start(make(&root.path().join("project")))
-            .expect("the model stand-in starts");
+        let server =
+            ModelApi::start(make(&root.path().join("project"))).expect("the model stand-in starts");
         Some(Self { server, cli, root })
     }
 
@@ -176,7 +176,7 @@ impl Peer {
             // The CLI's own scratch files (its messaging socket) stay in
             // the scenario's directory and go with it.
             .env("TMPDIR", self.root.path().join("tmp"))
-            .env("ANTHROPIC_BASE_URL", self.server.base_url())
+            .env("ANTHROPIC_BASE_URL", self.server.url())
             .env("ANTHROPIC_API_KEY", "dummy")
             .env("DISABLE_TELEMETRY", "1")
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
