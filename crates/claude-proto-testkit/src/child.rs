@@ -346,6 +346,7 @@ pub fn serve_stdio(steps: impl Steps + Send + 'static, settings: Settings) -> i3
     let mut stdout = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     let mut stderr = io::stderr();
     let mut output_open = true;
+    let mut input_open = true;
     let outcome = loop {
         let mut wrote = false;
         while let Some(line) = cli.poll_stdout() {
@@ -366,6 +367,14 @@ pub fn serve_stdio(steps: impl Steps + Send + 'static, settings: Settings) -> i3
         let timeout = cli
             .poll_timeout()
             .map(|at| at.saturating_duration_since(Instant::now()));
+        if !input_open {
+            // The channel is gone: waiting on it would return at once, and
+            // the engine would never see its timers fire. Nothing but time
+            // can move it on now (with no timer, check once a second).
+            std::thread::sleep(timeout.unwrap_or(Duration::from_secs(1)));
+            cli.handle_timeout(Instant::now());
+            continue;
+        }
         let chunk = match timeout {
             Some(wait) => input.recv_timeout(wait),
             None => input
@@ -375,6 +384,7 @@ pub fn serve_stdio(steps: impl Steps + Send + 'static, settings: Settings) -> i3
         match chunk {
             Ok(Some(bytes)) => cli.handle_stdin(&bytes, Instant::now()),
             Ok(None) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                input_open = false;
                 cli.handle_stdin_end(Instant::now());
             }
             Err(mpsc::RecvTimeoutError::Timeout) => cli.handle_timeout(Instant::now()),
