@@ -11,12 +11,15 @@
 //!    A program that does something the script did not expect fails the
 //!    test with the step, the expected and actual frames and their first
 //!    difference; one that stops talking fails at a deadline.
-//! 2. **Record and replay** (`cassette`): a session recorded at the
+//! 2. **Record and replay** ([`cassette`]): a session recorded at the
 //!    stream-json boundary, both directions with timing, secrets and paths
 //!    redacted, replayed as the CLI.
-//! 3. **The real CLI offline** (`model_api`): a loopback stand-in for the
+//! 3. **The real CLI offline** ([`model_api`]): a loopback stand-in for the
 //!    model API with scripted turns, and the options that point the real
 //!    CLI at it.
+//!
+//! The [`guide`] ("Testing your agent") walks through all three, with a
+//! complete example per level for tokio and for the blocking adapter.
 //!
 //! # The scripted CLI
 //!
@@ -115,6 +118,8 @@ pub mod cli;
 mod diff;
 mod engine;
 pub mod expect;
+#[doc = include_str!("../GUIDE.md")]
+pub mod guide {}
 pub mod model_api;
 mod run;
 mod script;
@@ -126,7 +131,7 @@ pub use engine::{
     DEFAULT_KEEP_RECEIVED_BYTES, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_QUEUED_BYTES,
     DEFAULT_STEP_DEADLINE, FAILURE_EXIT_CODE, Report, ScriptedCli, Settings,
 };
+pub use model_api::ModelApi;
 pub use run::{Finish, ProgramEnds, ScriptRun, Stream};
 pub use script::{SCRIPT_FORMAT, Script, ScriptError};
 pub use step::{CheckFn, Difference, Failure, FailureKind, Matcher, Outgoing, Reply, Step, Steps};
-pub use model_api::ModelApi;
