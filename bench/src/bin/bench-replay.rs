@@ -25,6 +25,7 @@ fn main() {
         let options = ReplayOptions {
             speed: Speed::AsFastAsPossible,
             require_cli_version: None,
+            ..Default::default()
         };
         let mut replay = Replay::open(&path, options).unwrap_or_else(|e| {
             eprintln!("{e}");

@@ -119,6 +119,7 @@ fn recorded_speed_keeps_the_gaps() {
     let options = ReplayOptions {
         speed: Speed::Recorded,
         require_cli_version: None,
+        ..Default::default()
     };
     let steps = ok(steps(&session(None), options));
     assert_eq!(steps.len(), 12, "{steps:#?}");
@@ -178,6 +179,7 @@ fn require(version: &str) -> ReplayOptions {
     ReplayOptions {
         speed: Speed::AsFastAsPossible,
         require_cli_version: Some(version.to_owned()),
+        ..Default::default()
     }
 }
 

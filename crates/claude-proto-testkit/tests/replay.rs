@@ -132,6 +132,7 @@ async fn a_recorded_turn_replays_through_spawn() -> Result {
         &ReplayOptions {
             speed: Speed::Recorded,
             require_cli_version: Some("2.1.330".into()),
+            ..Default::default()
         },
     );
     let mut claude = Claude::builder(options).spawn().await?;
@@ -153,6 +154,7 @@ async fn a_cassette_of_another_cli_version_is_refused_through_spawn() -> Result 
         &ReplayOptions {
             speed: Speed::AsFastAsPossible,
             require_cli_version: Some("9.9.9".into()),
+            ..Default::default()
         },
     );
     let mut claude = Claude::builder(options).spawn().await?;

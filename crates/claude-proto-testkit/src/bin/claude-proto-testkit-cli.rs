@@ -11,7 +11,9 @@
 //!   CLI, as fast as possible, or at recorded speed with
 //!   `CLAUDE_PROTO_TESTKIT_SPEED=recorded`; with
 //!   `CLAUDE_PROTO_TESTKIT_CLI_VERSION=<version>` a cassette recorded with
-//!   another CLI version is refused.
+//!   another CLI version is refused. The placeholders of the recording's
+//!   path rules (`$CWD`, `$HOME`, `$TMPDIR`) become this process's
+//!   directories, which are the session's.
 //! - `CLAUDE_PROTO_TESTKIT_RECORD=<cassette>` with
 //!   `CLAUDE_PROTO_TESTKIT_REAL_CLI=<claude>`: runs the real CLI with the
 //!   same arguments and records the session to the cassette, redacted by
@@ -25,8 +27,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use claude_proto_testkit::cassette::{
-    CLI_VERSION_ENV, REAL_CLI_ENV, RECORD_ENV, REPLAY_ENV, Redactions, Replay, ReplayOptions,
-    SPEED_ENV, Speed, run_wrapper,
+    CLI_VERSION_ENV, ProcessFacts, REAL_CLI_ENV, RECORD_ENV, REPLAY_ENV, Redactions, Replay,
+    ReplayOptions, SPEED_ENV, Speed, run_wrapper,
 };
 use claude_proto_testkit::child::{BINARY_NAME, SCRIPT_ENV, serve_stdio};
 use claude_proto_testkit::{FAILURE_EXIT_CODE, Script, Settings};
@@ -60,6 +62,9 @@ impl Mode {
             let options = ReplayOptions {
                 speed,
                 require_cli_version: std::env::var(CLI_VERSION_ENV).ok(),
+                // Spawned as the CLI was: in the session's directory, with
+                // its environment, so these are the session's paths.
+                restore: Some(ProcessFacts::of_this_process()),
             };
             return Ok(Self::Replay(PathBuf::from(path), options));
         }

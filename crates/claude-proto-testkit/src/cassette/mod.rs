@@ -75,6 +75,7 @@ mod read;
 mod record;
 mod redact;
 mod replay;
+mod restore;
 mod write;
 
 pub use format::{FORMAT_VERSION, Frame, FrameKind, Header, Line};

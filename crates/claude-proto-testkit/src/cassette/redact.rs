@@ -147,12 +147,7 @@ impl Redactions {
         }
         if let Some(cwd) = &facts.cwd {
             rules = rules.add_path("cwd", cwd, "$CWD");
-            let trimmed = trim_dir(cwd);
-            if trimmed.len() >= 2 {
-                let encoded: String = trimmed
-                    .chars()
-                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-                    .collect();
+            if let Some(encoded) = encoded_dir(cwd) {
                 rules = rules.add_path("cwd-encoded", &encoded, "$CWD_ENCODED");
             }
         }
@@ -338,6 +333,18 @@ impl Redactions {
         }
         self
     }
+}
+
+/// A directory as the CLI names its project folder (`/home/al/project` →
+/// `-home-al-project`); `None` for the root.
+pub(super) fn encoded_dir(dir: &str) -> Option<String> {
+    let trimmed = trim_dir(dir);
+    (trimmed.len() >= 2).then(|| {
+        trimmed
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect()
+    })
 }
 
 fn trim_dir(path: &str) -> &str {

@@ -12,6 +12,8 @@ use serde_json::Value;
 
 use super::format::{FrameKind, Header, Line};
 use super::read::{CassetteError, CassetteErrorKind, CassetteReader};
+use super::redact::ProcessFacts;
+use super::restore::Restore;
 use crate::step::{Matcher, Outgoing, Step, Steps};
 
 /// The environment variable that makes the `claude-proto-testkit-cli`
@@ -46,6 +48,14 @@ pub struct ReplayOptions {
     /// `system`/`init` line's `claude_code_version`), with
     /// [`CassetteErrorKind::CliVersion`]. `None`: any version.
     pub require_cli_version: Option<String>,
+    /// Put the default path rules' placeholders back (`$CWD`,
+    /// `$CWD_ENCODED`, `$HOME`, `$TMPDIR`) as these directories, in the
+    /// CLI's lines and in what the program is expected to send, so that a
+    /// session recorded on one machine replays on another. `None`: the
+    /// placeholders stay as recorded. The `claude-proto-testkit-cli`
+    /// binary puts back its own process's directories, which are the
+    /// session's when an adapter spawns it.
+    pub restore: Option<ProcessFacts>,
 }
 
 /// A cassette replayed as the CLI: a [`Steps`] source for the scripted
@@ -81,6 +91,7 @@ pub struct Replay<R = BufReader<File>> {
     reader: CassetteReader<R>,
     speed: Speed,
     require_cli_version: Option<String>,
+    restore: Restore,
     /// The file, for error texts.
     source: Option<String>,
     /// The time of the frame read last.
@@ -128,6 +139,11 @@ impl<R: BufRead> Replay<R> {
             reader,
             speed: options.speed,
             require_cli_version: options.require_cli_version,
+            restore: options
+                .restore
+                .as_ref()
+                .map(Restore::new)
+                .unwrap_or_default(),
             source: None,
             last_at: Duration::ZERO,
             pending: None,
@@ -194,11 +210,14 @@ impl<R: BufRead> Steps for Replay<R> {
                         }
                     }
                     let line = match line {
-                        Line::Json(raw) => Outgoing::Recorded(raw.get().to_owned()),
-                        Line::Text(text) => Outgoing::Raw(text.into_owned()),
-                        Line::Bytes(bytes) => {
-                            Outgoing::Raw(String::from_utf8_lossy(&bytes).into_owned())
+                        Line::Json(raw) => {
+                            Outgoing::Recorded(self.restore.json_text(raw.get().to_owned()))
                         }
+                        Line::Text(text) => Outgoing::Raw(self.restore.text(text.into_owned())),
+                        Line::Bytes(bytes) => Outgoing::Raw(
+                            self.restore
+                                .text(String::from_utf8_lossy(&bytes).into_owned()),
+                        ),
                     };
                     Step::Send { line, delay }
                 }
@@ -206,7 +225,7 @@ impl<R: BufRead> Steps for Replay<R> {
                     if self.cli_closed {
                         continue;
                     }
-                    expect(&line, frame.line_number)
+                    expect(&line, frame.line_number, &self.restore)
                 }
                 FrameKind::ProgramEnd => {
                     if self.cli_closed {
@@ -218,7 +237,7 @@ impl<R: BufRead> Steps for Replay<R> {
                     self.cli_closed = true;
                     continue;
                 }
-                FrameKind::Stderr(text) => Step::Stderr(text.into_owned()),
+                FrameKind::Stderr(text) => Step::Stderr(self.restore.text(text.into_owned())),
                 FrameKind::Exit(code) => {
                     self.exited = true;
                     self.cli_closed = true;
@@ -278,11 +297,15 @@ fn check_init(line: &str, line_number: usize, expected: &str) -> Result<bool, Ca
 }
 
 /// The step expecting the program's recorded `line`.
-fn expect(line: &Line<'_>, line_number: usize) -> Step {
+fn expect(line: &Line<'_>, line_number: usize, restore: &Restore) -> Step {
     let value = match line {
         Line::Json(raw) => serde_json::from_str::<Value>(raw.get()).ok(),
         _ => None,
     };
+    let value = value.map(|mut value| {
+        restore.value(&mut value);
+        value
+    });
     let (matcher, what) = match value {
         Some(value) => {
             let what = describe(&value);
