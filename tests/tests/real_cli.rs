@@ -218,6 +218,7 @@ impl Driver for TokioDriver {
 }
 
 claude_proto_tests::real_cli_suite!(Tokio);
+claude_proto_tests::real_cli_replay_suite!(Tokio, env!("CARGO_BIN_EXE_testkit-cli"));
 
 /// The CLI found is the pinned version (under CI it must be found).
 #[test]

@@ -10,3 +10,4 @@ use async_family::AsyncStd;
 use async_family::real_cli::RealFamily;
 
 claude_proto_tests::real_cli_suite!(RealFamily<AsyncStd>);
+claude_proto_tests::real_cli_replay_suite!(RealFamily<AsyncStd>, env!("CARGO_BIN_EXE_testkit-cli"));

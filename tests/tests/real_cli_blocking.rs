@@ -220,3 +220,4 @@ impl Driver for BlockingDriver {
 }
 
 claude_proto_tests::real_cli_suite!(Blocking);
+claude_proto_tests::real_cli_replay_suite!(Blocking, env!("CARGO_BIN_EXE_testkit-cli"));

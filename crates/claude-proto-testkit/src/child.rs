@@ -586,6 +586,110 @@ fn failure_from_json(value: &Value) -> Result<Failure, String> {
     ))
 }
 
+/// What the binary is asked to do. A new mode is a variant, a line in
+/// `from_env` and an arm in `main`.
+enum Mode {
+    /// Run a saved script.
+    Script(PathBuf),
+    /// Replay a cassette.
+    Replay(PathBuf, crate::cassette::ReplayOptions),
+    /// Run the real CLI (the first path) and record to the cassette.
+    Record(PathBuf, PathBuf),
+}
+
+impl Mode {
+    fn from_env() -> Result<Self, String> {
+        if let Some(path) = std::env::var_os(SCRIPT_ENV) {
+            return Ok(Self::Script(PathBuf::from(path)));
+        }
+        if let Some(path) = std::env::var_os(crate::cassette::REPLAY_ENV) {
+            let speed = match std::env::var(crate::cassette::SPEED_ENV).as_deref() {
+                Ok("recorded") => crate::cassette::Speed::Recorded,
+                Ok("fast") | Err(_) => crate::cassette::Speed::AsFastAsPossible,
+                Ok(other) => {
+                    return Err(format!(
+                        "{}={other}: expected `recorded` or `fast`",
+                        crate::cassette::SPEED_ENV
+                    ));
+                }
+            };
+            let options = crate::cassette::ReplayOptions {
+                speed,
+                require_cli_version: std::env::var(crate::cassette::CLI_VERSION_ENV).ok(),
+                // Spawned as the CLI was: in the session's directory, with
+                // its environment, so these are the session's paths.
+                restore: Some(crate::cassette::ProcessFacts::of_this_process()),
+            };
+            return Ok(Self::Replay(PathBuf::from(path), options));
+        }
+        if let Some(cassette) = std::env::var_os(crate::cassette::RECORD_ENV) {
+            let Some(cli) = std::env::var_os(crate::cassette::REAL_CLI_ENV) else {
+                return Err(format!(
+                    "{} is set but {} is not: name the real CLI to record",
+                    crate::cassette::RECORD_ENV,
+                    crate::cassette::REAL_CLI_ENV
+                ));
+            };
+            return Ok(Self::Record(PathBuf::from(cli), PathBuf::from(cassette)));
+        }
+        Err(format!(
+            "nothing to do: set {SCRIPT_ENV} to a script file, {} to a cassette, or {} and {} \
+             (this binary stands in for the claude CLI in tests)",
+            crate::cassette::REPLAY_ENV,
+            crate::cassette::RECORD_ENV,
+            crate::cassette::REAL_CLI_ENV
+        ))
+    }
+}
+
+/// The `claude-proto-testkit-cli` binary's whole work, for a binary of
+/// your own package (cargo builds a dependency's binaries only when asked,
+/// and `env!("CARGO_BIN_EXE_..")` names only your own): a `src/bin` file
+/// whose `main` is
+/// `std::process::exit(claude_proto_testkit::child::main_from_env())`.
+///
+/// The mode comes from the environment: [`SCRIPT_ENV`] runs a saved
+/// script, [`REPLAY_ENV`](crate::cassette::REPLAY_ENV) replays a cassette
+/// (restoring its path placeholders as this process's directories),
+/// [`RECORD_ENV`](crate::cassette::RECORD_ENV) with
+/// [`REAL_CLI_ENV`](crate::cassette::REAL_CLI_ENV) records the real CLI.
+/// Returns the exit code: the script's or the CLI's, or
+/// [`FAILURE_EXIT_CODE`] when the run failed.
+pub fn main_from_env() -> i32 {
+    match Mode::from_env() {
+        Ok(Mode::Script(path)) => match Script::load(&path) {
+            Ok(script) => {
+                let (steps, settings) = script.into_parts();
+                serve_stdio(steps, settings)
+            }
+            Err(e) => fail(&e.to_string()),
+        },
+        Ok(Mode::Replay(path, options)) => match crate::cassette::Replay::open(&path, options) {
+            Ok(replay) => serve_stdio(replay, Settings::replay()),
+            Err(e) => fail(&format!("{}: {e}", path.display())),
+        },
+        Ok(Mode::Record(cli, cassette)) => {
+            let args = std::env::args_os().skip(1);
+            match crate::cassette::run_wrapper(
+                &cli,
+                args,
+                &cassette,
+                crate::cassette::Redactions::default_for_this_process(),
+            ) {
+                Ok(code) => code,
+                Err(e) => fail(&format!("recording {}: {e}", cli.display())),
+            }
+        }
+        Err(why) => fail(&why),
+    }
+}
+
+/// Says why on stderr; the failure exit code.
+fn fail(why: &str) -> i32 {
+    eprintln!("{BINARY_NAME}: {why}");
+    FAILURE_EXIT_CODE
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,8 +34,10 @@ use serde_json::{Value, json};
 
 use crate::conformance::{CancelProbe, Driver, HookBehaviour, Observed, TurnInfo, exit_of, turn};
 use claude_proto_testkit::model_api::{ApiRequest, ModelApi, Reply};
+use replay::PeerServer;
 
 pub mod handlers;
+pub mod replay;
 pub mod tee;
 
 /// The longest any scenario waits for one thing (an event, a request, a
@@ -125,11 +127,18 @@ impl Drop for TempDir {
 /// empty project directory and a `TMPDIR`, all removed when dropped.
 #[derive(Debug)]
 pub struct Peer {
-    /// The Messages API stand-in.
-    pub server: ModelApi,
+    /// The Messages API stand-in (in a replay, what it received when
+    /// recorded).
+    pub server: PeerServer,
     /// The CLI executable.
     pub cli: PathBuf,
-    root: TempDir,
+    root: Arc<TempDir>,
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        replay::peer_dropped(&self.root, &self.server);
+    }
 }
 
 impl Peer {
@@ -145,12 +154,15 @@ impl Peer {
         S: Fn(&ApiRequest) -> Reply + Send + Sync + 'static,
     {
         let cli = real_cli()?;
-        let root = TempDir::new().expect("a temp dir");
-        for dir in ["home", "project", "tmp"] {
-            std::fs::create_dir_all(root.path().join(dir)).expect("a temp dir");
-        }
-        let server =
-            ModelApi::start(make(&root.path().join("project"))).expect("the model stand-in starts");
+        let (root, server) = replay::peer(|| {
+            let root = TempDir::new().expect("a temp dir");
+            for dir in ["home", "project", "tmp"] {
+                std::fs::create_dir_all(root.path().join(dir)).expect("a temp dir");
+            }
+            let server = ModelApi::start(make(&root.path().join("project")))
+                .expect("the model stand-in starts");
+            (root, server)
+        });
         Some(Self { server, cli, root })
     }
 
@@ -500,7 +512,10 @@ pub trait RealHarness {
 
 // ----- helpers --------------------------------------------------------------
 
-fn start<H: RealHarness>(spec: RealSpec) -> Box<dyn Driver> {
+fn start<H: RealHarness>(mut spec: RealSpec) -> Box<dyn Driver> {
+    if let Some(cli) = real_cli() {
+        spec.options = replay::session_options(spec.options, &cli);
+    }
     match H::start(spec) {
         Ok(session) => session,
         Err(e) => panic!("{}: the session did not start: {e}", H::NAME),
@@ -2053,5 +2068,41 @@ macro_rules! real_cli_suite {
                 $crate::real_cli::$name::<$harness>();
             }
         )+
+    };
+}
+
+/// Instantiates, for a [`RealHarness`], every real-CLI scenario that talks
+/// to the CLI only through the protocol as a `#[test]` that records it
+/// against the real CLI and replays the recording through the test kit
+/// ([`replay::record_and_replay`]); `$binary` is the kit's binary
+/// (`env!("CARGO_BIN_EXE_testkit-cli")`). Left out: the scenarios about
+/// the CLI's process (what it leaves behind, a CLI killed mid-turn), which
+/// a replay cannot stand in for, and those that resume from the CLI's own
+/// session files, which a replay does not write.
+#[macro_export]
+macro_rules! real_cli_replay_suite {
+    ($harness:ty, $binary:expr) => {
+        $crate::real_cli_replay_suite!(@tests $harness, $binary;
+            single_turn, single_turn_spawned, sdk_entrypoint, system_prompt_default_is_empty,
+            multi_turn_with_set_model,
+            permission_deny_bash, permission_allow_write_updated_input,
+            pre_tool_use_hook_blocks, post_tool_use_hook_sees_response, mcp_tool, rmcp_tool, rmcp_tool_cancelled, rmcp_server_asks_the_cli,
+            mcp_tool_added_while_running, blocking_hook_fails_closed, launch_fields_reach_the_cli,
+            ask_user_question_answered, elicitation_reaches_the_handler,
+            interrupt_slow_stream, interrupt_pending_permission, partial_messages,
+            api_error);
+    };
+    (@tests $harness:ty, $binary:expr; $($name:ident),+ $(,)?) => {
+        mod replayed {
+            use super::*;
+            $(
+                #[test]
+                fn $name() {
+                    $crate::real_cli::replay::record_and_replay($binary, || {
+                        $crate::real_cli::$name::<$harness>()
+                    });
+                }
+            )+
+        }
     };
 }
