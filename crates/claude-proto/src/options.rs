@@ -52,12 +52,31 @@ pub const DEFAULT_ENTRYPOINT: &str = "sdk-cli";
 /// not changed: this library and its version. The CLI adds it to the
 /// `User-Agent` of its requests (`client-app/claude-proto/<version>`).
 ///
-/// This is the library's identity. `CLAUDE_AGENT_SDK_VERSION`, which the
-/// official SDKs set to their own version, is left alone: CLI 2.1.330 reads
-/// it as the version of *its* Agent SDK (an `agent-sdk/<version>` in the
-/// `User-Agent`, and some behaviour keyed on it being set), and ours would
-/// be a false claim. An inherited value passes through untouched.
+/// This is the library's identity; [`AGENT_SDK_VERSION`] says that an
+/// Agent SDK drives the CLI, without claiming one of its versions.
 pub const DEFAULT_CLIENT_APP: &str = concat!("claude-proto/", env!("CARGO_PKG_VERSION"));
+
+/// Value of `CLAUDE_AGENT_SDK_VERSION`: `unknown`, the value the CLI's own
+/// Agent SDK entry point uses when it is not told a version.
+///
+/// The official SDKs set the variable to their own version (the Python SDK
+/// always, the TypeScript SDK unless its `env` option sets it; both replace
+/// an inherited value). CLI 2.1.330 reads it in four places: the
+/// `agent-sdk/<version>` of its `User-Agent`, its telemetry (which keeps
+/// `unknown` as is and turns any other non-version into `other`), its
+/// policy facts, and whether a session started with `sdk-cli` gets an AI
+/// title: without the variable such a session is run like `claude -p` and
+/// never titled, with it the CLI asks the model for a title as it does for
+/// the SDKs' sessions. Nothing in it compares the value with a version. So
+/// the CLI runs our sessions as it runs the official SDKs' ones, and no SDK
+/// version is claimed that this library is not; a future CLI that keys
+/// behaviour on the SDK's version cannot mistake `unknown` for an old one.
+///
+/// Set in every session unless [`Options::env`] sets or removes the
+/// variable (remove it to get `claude -p`'s behaviour, no titles included);
+/// an inherited value is replaced, as both SDKs replace it (inside a Claude
+/// Code shell it names the *outer* session's SDK).
+pub const AGENT_SDK_VERSION: &str = "unknown";
 
 /// The arguments every stream-json session starts with, in order
 /// (`--output-format stream-json --verbose --input-format stream-json`).
@@ -74,6 +93,9 @@ pub const ENV_ENTRYPOINT: &str = "CLAUDE_CODE_ENTRYPOINT";
 /// Environment variable naming the program that drives the CLI, for the
 /// `User-Agent` of the CLI's requests.
 pub const ENV_CLIENT_APP: &str = "CLAUDE_AGENT_SDK_CLIENT_APP";
+/// Environment variable telling the CLI that an Agent SDK drives it (and
+/// which version), see [`AGENT_SDK_VERSION`].
+pub const ENV_AGENT_SDK_VERSION: &str = "CLAUDE_AGENT_SDK_VERSION";
 /// Environment variable naming the working directory, set to [`Options::cwd`]
 /// when that is absolute (and removed when it is relative, rather than left
 /// naming the caller's directory).
@@ -277,7 +299,8 @@ pub enum SystemPromptChoice {
 /// or assign the public fields directly; then call [`Options::command`].
 /// The defaults start a plain session: no flags beyond the stream-json ones,
 /// the caller's environment inherited, `CLAUDE_CODE_ENTRYPOINT=sdk-cli`,
-/// `CLAUDE_AGENT_SDK_CLIENT_APP=claude-proto/<version>`, and
+/// `CLAUDE_AGENT_SDK_CLIENT_APP=claude-proto/<version>`,
+/// `CLAUDE_AGENT_SDK_VERSION=unknown` and
 /// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`.
 ///
 /// `Debug` output never shows the values of secret-looking environment
@@ -1272,7 +1295,7 @@ impl Options {
     /// --input-format stream-json`, followed by the flags in the order the
     /// TypeScript SDK uses, then `extra_args`. The environment always gets
     /// `CLAUDE_CODE_ENTRYPOINT`, `CLAUDE_AGENT_SDK_CLIENT_APP` (unless
-    /// `client_app` is empty) and, by default,
+    /// `client_app` is empty), `CLAUDE_AGENT_SDK_VERSION` and, by default,
     /// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`; with a `cwd`, `PWD` follows
     /// it; `NODE_OPTIONS`, `DEBUG` and `CLAUDECODE` are removed from an
     /// inherited environment. A name the caller sets or removes explicitly
@@ -1631,6 +1654,12 @@ impl Options {
             out.push(EnvChange::Set(
                 ENV_CLIENT_APP.into(),
                 self.client_app.clone().into(),
+            ));
+        }
+        if !mentioned(ENV_AGENT_SDK_VERSION) {
+            out.push(EnvChange::Set(
+                ENV_AGENT_SDK_VERSION.into(),
+                AGENT_SDK_VERSION.into(),
             ));
         }
         if let Some(cwd) = self.cwd.as_ref().filter(|_| !mentioned(ENV_PWD)) {
@@ -2034,6 +2063,7 @@ mod tests {
                 rm("CLAUDECODE"),
                 set("CLAUDE_CODE_ENTRYPOINT", "sdk-cli"),
                 set("CLAUDE_AGENT_SDK_CLIENT_APP", DEFAULT_CLIENT_APP),
+                set("CLAUDE_AGENT_SDK_VERSION", "unknown"),
                 set("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1"),
             ]
         );
@@ -2150,6 +2180,7 @@ mod tests {
                 set("FOO", "bar"),
                 set("CLAUDE_CODE_ENTRYPOINT", "my-app"),
                 set("CLAUDE_AGENT_SDK_CLIENT_APP", "my-app/1.2"),
+                set("CLAUDE_AGENT_SDK_VERSION", "unknown"),
                 set("PWD", "/work"),
                 set("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1"),
                 set("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING", "true"),
@@ -2501,6 +2532,7 @@ mod tests {
             .env("NODE_OPTIONS", "--max-old-space-size=4096")
             .env_remove("CLAUDE_CODE_SDK_READS_SESSION_STATE")
             .env_remove("CLAUDE_AGENT_SDK_CLIENT_APP")
+            .env("CLAUDE_AGENT_SDK_VERSION", "1.2.3")
             .reads_session_state(true)
             .command()
             .unwrap();
@@ -2513,7 +2545,20 @@ mod tests {
                 rm("CLAUDE_AGENT_SDK_CLIENT_APP"),
                 set("CLAUDE_CODE_ENTRYPOINT", "mine"),
                 set("NODE_OPTIONS", "--max-old-space-size=4096"),
+                set("CLAUDE_AGENT_SDK_VERSION", "1.2.3"),
             ]
+        );
+        // Removed by the caller: not set (the CLI then runs an `sdk-cli`
+        // session as it runs `claude -p`).
+        let cmd = Options::new()
+            .env_remove("CLAUDE_AGENT_SDK_VERSION")
+            .command()
+            .unwrap();
+        assert!(cmd.env.contains(&rm("CLAUDE_AGENT_SDK_VERSION")));
+        assert!(
+            !cmd.env
+                .iter()
+                .any(|c| matches!(c, EnvChange::Set(n, _) if n == "CLAUDE_AGENT_SDK_VERSION"))
         );
         // A clean environment has nothing to remove.
         let cmd = Options::new()
@@ -2531,6 +2576,7 @@ mod tests {
                 set("PATH", "/bin"),
                 set("CLAUDE_CODE_ENTRYPOINT", "sdk-cli"),
                 set("CLAUDE_AGENT_SDK_CLIENT_APP", DEFAULT_CLIENT_APP),
+                set("CLAUDE_AGENT_SDK_VERSION", "unknown"),
             ]
         );
         // `PWD` follows an absolute working directory, goes with a relative
