@@ -305,7 +305,9 @@ pub enum SystemPromptChoice {
 ///
 /// `Debug` output never shows the values of secret-looking environment
 /// variables or JSON keys (names containing KEY, TOKEN, SECRET, PASSWORD,
-/// AUTH or CREDENTIAL, in any case).
+/// AUTH or CREDENTIAL, in any case), nor any value of an `env` or
+/// `headers` object in the JSON options (MCP servers', the settings'),
+/// whatever its name.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct Options {
@@ -1934,9 +1936,14 @@ fn is_secret_name(name: &str) -> bool {
     MARKERS.iter().any(|m| upper.contains(m))
 }
 
-/// Debug view of JSON with the values of secret-looking keys hidden
-/// (MCP server `env` and `headers`, inline settings `env`, ...).
+/// Debug view of JSON with secrets hidden: every value of an `env` or
+/// `headers` object (an MCP server's, the settings' `env`), whatever its
+/// name (`DATABASE_URL` holds a password as often as `API_TOKEN` does), and
+/// the value of any other secret-looking key.
 struct RedactedJson<'a>(&'a serde_json::Value);
+
+/// Keys whose objects hold nothing but secrets, as far as `Debug` knows.
+const SECRET_MAPS: [&str; 2] = ["env", "headers"];
 
 fn redact_json(value: &serde_json::Value) -> serde_json::Value {
     match value {
@@ -1945,6 +1952,8 @@ fn redact_json(value: &serde_json::Value) -> serde_json::Value {
                 .map(|(k, v)| {
                     let v = if is_secret_name(k) {
                         serde_json::Value::String(REDACTED.to_owned())
+                    } else if SECRET_MAPS.contains(&k.as_str()) && v.is_object() {
+                        redact_every_value(v)
                     } else {
                         redact_json(v)
                     };
@@ -1956,6 +1965,27 @@ fn redact_json(value: &serde_json::Value) -> serde_json::Value {
             serde_json::Value::Array(items.iter().map(redact_json).collect())
         }
         other => other.clone(),
+    }
+}
+
+/// `map` with its keys kept and every plain value hidden; an object or
+/// array inside is looked through like the rest. (An MCP server *named*
+/// `env` has its fields hidden too: hiding too much is the safe mistake.)
+fn redact_every_value(map: &serde_json::Value) -> serde_json::Value {
+    match map {
+        serde_json::Value::Object(map) => serde_json::Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let v = if v.is_object() || v.is_array() {
+                        redact_json(v)
+                    } else {
+                        serde_json::Value::String(REDACTED.to_owned())
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        other => redact_json(other),
     }
 }
 
@@ -1991,9 +2021,21 @@ impl fmt::Debug for RedactedWrapperArg<'_> {
     }
 }
 
-/// Debug view of one argument: a secret-looking flag's value is hidden, and
-/// JSON values have their secret keys hidden.
-struct RedactedArg<'a>(&'a OsStr);
+/// `Debug` view of one argument of a command line, secrets hidden as in
+/// [`CommandLine`]'s: the value of a secret-looking `--flag=value` or
+/// `NAME=value` (`docker exec -e API_KEY=...`), and in a JSON value (an
+/// inline `--mcp-config` or `--settings`) what [`Options`]' own `Debug`
+/// hides. For showing a command built from [`CommandLine::args`] (an
+/// adapter's `Launch`) without its secrets.
+#[derive(Clone, Copy)]
+pub struct RedactedArg<'a>(&'a OsStr);
+
+impl<'a> RedactedArg<'a> {
+    /// A view of `arg`.
+    pub fn new(arg: &'a OsStr) -> Self {
+        Self(arg)
+    }
+}
 
 impl fmt::Debug for RedactedArg<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -2006,7 +2048,7 @@ impl fmt::Debug for RedactedArg<'_> {
                     redact_value(name, value).escape_debug()
                 )
             }
-            None => fmt::Debug::fmt(self.0, f),
+            None => fmt::Debug::fmt(&RedactedWrapperArg(self.0), f),
         }
     }
 }
@@ -2624,11 +2666,14 @@ mod tests {
             .env("AWS_SECRET_ACCESS_KEY", "aws-s3cr3t")
             .env("Credentials_File", "cred-path")
             .env("HTTP_AUTHORIZATION", "Bearer zzz")
-            .mcp_config(json!({"mcpServers": {"gh": {
-                "command": "gh-mcp",
-                "env": {"GITHUB_TOKEN": "ghp_in_json"},
-                "headers": {"Authorization": "Bearer in_json"}
-            }}}))
+            .mcp_config(json!({"mcpServers": {
+                "gh": {
+                    "command": "gh-mcp",
+                    "env": {"GITHUB_TOKEN": "ghp_in_json", "DATABASE_URL": "postgres://u:pw-in-url@db"},
+                    "headers": {"Authorization": "Bearer in_json", "X-Tenant": "tenant-in-header"}
+                }
+            }}))
+            .settings(Settings::Inline(json!({"env": {"UPSTREAM": "https://u:pw-in-settings@h"}})))
             .extra_arg("api-key", Some("xk-extra".into()));
         let secrets = [
             "sk-secret",
@@ -2640,12 +2685,17 @@ mod tests {
             "ghp_in_json",
             "Bearer in_json",
             "xk-extra",
+            // Every value of an `env` or `headers` object, whatever its name.
+            "pw-in-url",
+            "tenant-in-header",
+            "pw-in-settings",
         ];
         let shown = format!("{opts:?} {:#?}", opts);
         for s in secrets {
             assert!(!shown.contains(s), "{s} leaked in {shown}");
         }
         assert!(shown.contains("ANTHROPIC_API_KEY"));
+        assert!(shown.contains("DATABASE_URL"), "names stay visible");
         assert!(shown.contains("bar"), "non-secret values stay visible");
         assert!(shown.contains("gh-mcp"));
 
