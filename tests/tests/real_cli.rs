@@ -95,6 +95,15 @@ fn builder(spec: &RealSpec) -> ClaudeBuilder {
 impl RealHarness for Tokio {
     const NAME: &'static str = "tokio";
 
+    fn start_on_own_runtime(spec: RealSpec) -> Option<Result<Box<dyn Driver>, SpawnError>> {
+        // Every session of this harness has a runtime of its own.
+        Some(Self::start(spec))
+    }
+
+    fn builder_debug(spec: &RealSpec) -> Option<String> {
+        Some(format!("{:?}", builder(spec)))
+    }
+
     fn start(spec: RealSpec) -> Result<Box<dyn Driver>, SpawnError> {
         let runtime = runtime();
         let builder = builder(&spec);
@@ -215,9 +224,30 @@ impl Driver for TokioDriver {
         // Dropped, a teed child is killed.
         drop(self.teed.take());
     }
+
+    fn debug_view(&self) -> Option<String> {
+        Some(format!("{:?}", self.claude))
+    }
+
+    fn drop_runtime(mut self: Box<Self>) -> bool {
+        // The runtime goes first, with the session's driver task in it;
+        // the handle outlives it, then goes too.
+        drop(self.runtime.take());
+        drop(self.claude.take());
+        drop(self.teed.take());
+        true
+    }
 }
 
 claude_proto_tests::real_cli_suite!(Tokio);
+
+/// What a hook command leaves running outlives the session, out of reach
+/// of the group (the CLI's doing, whatever the adapter: run on one).
+#[test]
+fn what_a_hook_command_leaves_running_is_out_of_reach() {
+    claude_proto_tests::real_cli::ending::what_a_hook_command_leaves_running_is_out_of_reach::<Tokio>(
+    );
+}
 
 /// The CLI found is the pinned version (under CI it must be found).
 #[test]

@@ -117,6 +117,10 @@ fn builder(spec: &RealSpec) -> ClaudeBuilder {
 impl RealHarness for Blocking {
     const NAME: &'static str = "blocking";
 
+    fn builder_debug(spec: &RealSpec) -> Option<String> {
+        Some(format!("{:?}", builder(spec)))
+    }
+
     fn start(spec: RealSpec) -> Result<Box<dyn Driver>, SpawnError> {
         let builder = builder(&spec);
         let Some(transcript) = spec.transcript.clone() else {
@@ -216,6 +220,10 @@ impl Driver for BlockingDriver {
         drop(self.claude.take());
         // Dropped, a teed child is killed.
         drop(self.teed.take());
+    }
+
+    fn debug_view(&self) -> Option<String> {
+        Some(format!("{:?}", self.claude))
     }
 }
 
