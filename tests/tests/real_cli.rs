@@ -241,6 +241,13 @@ impl Driver for TokioDriver {
 
 claude_proto_tests::real_cli_suite!(Tokio);
 
+/// The ending scenarios once more, one at a time in a process of their
+/// own, counting this process's fds before and after each session.
+#[test]
+fn endings_leave_no_fd_behind() {
+    claude_proto_tests::real_cli::ending::endings_leave_no_fd_behind();
+}
+
 /// What a hook command leaves running outlives the session, out of reach
 /// of the group (the CLI's doing, whatever the adapter: run on one).
 #[test]

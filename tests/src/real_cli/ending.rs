@@ -20,13 +20,13 @@
 //!   in the background outlives every ending
 //!   ([`what_a_hook_command_leaves_running_is_out_of_reach`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use super::{
-    ENDING, HookRule, Peer, RealHarness, RealSpec, TempDir, Tree, WAIT, describe, must,
+    ENDING, HookRule, Peer, RealHarness, RealSpec, TempDir, Tree, WAIT, describe, must, query,
     sees_the_process_table, start,
 };
 use crate::conformance::{Driver, HookBehaviour};
@@ -245,17 +245,26 @@ impl Pipes {
         };
         let mut pipes: Vec<String> = (0..3).filter_map(|fd| link(cli, fd)).collect();
         assert_eq!(pipes.len(), 3, "the CLI's standard streams are pipes");
-        let members = crate::process::group_members(cli);
-        let watchdog = members.iter().copied().find(|&pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline"))
-                .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains("read -r grace"))
-        });
-        let watchdog = watchdog.unwrap_or_else(|| {
-            panic!(
+        // Read until it shows: a process may be seen mid-`execve`, with
+        // no command line yet.
+        let start = Instant::now();
+        let watchdog = loop {
+            let members = crate::process::group_members(cli);
+            let watchdog = members.iter().copied().find(|&pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
+                    String::from_utf8_lossy(&cmdline).contains("read -r grace")
+                })
+            });
+            if let Some(watchdog) = watchdog {
+                break watchdog;
+            }
+            assert!(
+                start.elapsed() < WAIT,
                 "the group's watchdog does not run; the group: {:?}",
                 members.iter().map(|&p| describe(p)).collect::<Vec<_>>()
-            )
-        });
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        };
         pipes.extend(link(watchdog, 0));
         assert_eq!(pipes.len(), 4, "the watchdog's stdin is a pipe");
         let this = Self { pipes };
@@ -306,6 +315,8 @@ struct Started {
     server: Vec<u32>,
     pipes: Pipes,
     bash: Option<BashCrowd>,
+    /// This process's open fds before the session, in a counting run.
+    fds_before: Option<usize>,
 }
 
 impl Started {
@@ -324,7 +335,8 @@ impl Started {
     /// started, every other member of its group and the Bash command (if
     /// the ending asked the CLI to stop) are gone, its private files
     /// removed and its pipes released.
-    fn assert_gone(&self, how: &str, bash_gone: bool) {
+    /// The scenario's `peer` goes last, before the fds are counted.
+    fn assert_gone(&self, how: &str, bash_gone: bool, peer: Peer) {
         let mut pids = vec![self.tree.cli];
         pids.extend(&self.server);
         for pid in pids {
@@ -357,7 +369,100 @@ impl Started {
             );
         }
         self.pipes.assert_released(how);
+        drop(peer);
+        self.assert_fds_back(how);
     }
+
+    /// In a counting run, asserts (within [`ENDING`]) that this process
+    /// has no more fds open than before the session. Call it once the
+    /// scenario's [`Peer`] is dropped: its model stand-in keeps a handle on
+    /// every connection it served.
+    fn assert_fds_back(&self, how: &str) {
+        if let Some(before) = self.fds_before {
+            let after = crate::process::settle(
+                crate::process::Resources {
+                    fds: before,
+                    threads: usize::MAX,
+                },
+                ENDING,
+            );
+            assert!(
+                after.fds <= before,
+                "{how}: this process has {} fds open, {before} before the session: {:?}",
+                after.fds,
+                open_fds()
+            );
+        }
+    }
+}
+
+/// Set in the environment of the run that counts fds
+/// ([`endings_leave_no_fd_behind`]).
+const COUNTING: &str = "CLAUDE_PROTO_REAL_CLI_COUNT_FDS";
+
+/// In a counting run, this process's open fds now, once a first session
+/// has come and gone (what a runtime opens once and keeps, its reactor, is
+/// not the session's); `None` otherwise.
+fn fds_before<H: RealHarness>() -> Option<usize> {
+    std::env::var_os(COUNTING)?;
+    static WARMED: std::sync::Once = std::sync::Once::new();
+    WARMED.call_once(|| {
+        let peer = Peer::new(|_| Reply::text("Warm.")).expect("the CLI is installed");
+        let mut spec = peer.spec();
+        spec.transcript = None;
+        let mut s = start::<H>(spec);
+        assert_eq!(query(&mut *s, "Hi").text, "Warm.");
+        must("close", s.close());
+    });
+    Some(crate::process::resources().fds)
+}
+
+/// This process's open fds and what they name, for a failure message.
+fn open_fds() -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let target = std::fs::read_link(entry.path()).ok()?;
+            Some(format!(
+                "{} -> {}",
+                entry.file_name().to_string_lossy(),
+                target.display()
+            ))
+        })
+        .collect()
+}
+
+/// Runs this test binary's ending scenarios again, one at a time in a
+/// process of their own, where each also checks that this process has no
+/// more fds open after the session than before it: an fd count, which
+/// the scenarios run beside others cannot do. Call it from one `#[test]`
+/// of each real-CLI test binary.
+pub fn endings_leave_no_fd_behind() {
+    if std::env::var_os(COUNTING).is_some() || super::real_cli().is_none() {
+        return;
+    }
+    if !Path::new("/proc/self/fd").exists() {
+        eprintln!("no /proc to count fds in; skipped");
+        return;
+    }
+    let output = std::process::Command::new(std::env::current_exe().expect("this test binary"))
+        .args(["nothing_outlives_a", "--test-threads=1"])
+        .env(COUNTING, "1")
+        .output()
+        .expect("the test binary runs again");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the counting run failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("test result: ok. 7 passed"),
+        "the counting run did not run the 7 endings:\n{stdout}"
+    );
 }
 
 /// A model that asks for [`BASH_CROWD`] and, once it has a tool result,
@@ -389,7 +494,7 @@ fn spec_with(peer: &Peer, server: &DeepServer) -> RealSpec {
 /// Finds what a started session runs: the CLI, its private files, its
 /// pipes, the MCP server and its descendants (which, with `may_end`, the
 /// session may be ending already).
-fn found(s: &dyn Driver, server: &DeepServer, may_end: bool) -> Started {
+fn found(s: &dyn Driver, server: &DeepServer, may_end: bool, fds_before: Option<usize>) -> Started {
     let cli = s.pid().expect("a child process");
     // The CLI's own view first: a CLI about to fail may not live long.
     let tree = Tree::of(cli);
@@ -400,6 +505,7 @@ fn found(s: &dyn Driver, server: &DeepServer, may_end: bool) -> Started {
         server,
         pipes,
         bash: None,
+        fds_before,
     }
 }
 
@@ -409,10 +515,11 @@ fn found(s: &dyn Driver, server: &DeepServer, may_end: bool) -> Started {
 fn start_the_crowd(
     peer: &Peer,
     server: &DeepServer,
+    fds_before: Option<usize>,
     s: Box<dyn Driver>,
 ) -> (Box<dyn Driver>, Started) {
     let mut s = s;
-    let mut started = found(&*s, server, false);
+    let mut started = found(&*s, server, false, fds_before);
     must("send", s.send_text("Start the crowd"));
     started.bash = Some(BashCrowd::wait_until_running(peer, started.tree.cli));
     (s, started)
@@ -426,15 +533,18 @@ pub fn nothing_outlives_a_close_mid_turn<H: RealHarness>() {
     if !sees_the_process_table::<H>() {
         return;
     }
+    // Counted before the scenario's model stand-in and scratch files:
+    // they go before the count after.
+    let before = fds_before::<H>();
     let Some(peer) = Peer::new(run_the_crowd) else {
         return;
     };
     let server = DeepServer::new();
     let s = start::<H>(spec_with(&peer, &server));
-    let (s, started) = start_the_crowd(&peer, &server, s);
+    let (s, started) = start_the_crowd(&peer, &server, before, s);
     must("close", s.close()).expect("an exit report");
     started.assert_group_empty_now(H::NAME);
-    started.assert_gone(&format!("{}: closed mid-turn", H::NAME), true);
+    started.assert_gone(&format!("{}: closed mid-turn", H::NAME), true, peer);
 }
 
 /// Dropped without closing while the Bash command runs.
@@ -442,14 +552,17 @@ pub fn nothing_outlives_a_drop_mid_turn<H: RealHarness>() {
     if !sees_the_process_table::<H>() {
         return;
     }
+    // Counted before the scenario's model stand-in and scratch files:
+    // they go before the count after.
+    let before = fds_before::<H>();
     let Some(peer) = Peer::new(run_the_crowd) else {
         return;
     };
     let server = DeepServer::new();
     let s = start::<H>(spec_with(&peer, &server));
-    let (s, started) = start_the_crowd(&peer, &server, s);
+    let (s, started) = start_the_crowd(&peer, &server, before, s);
     s.abandon();
-    started.assert_gone(&format!("{}: dropped mid-turn", H::NAME), true);
+    started.assert_gone(&format!("{}: dropped mid-turn", H::NAME), true, peer);
 }
 
 /// The runtime under the session dropped while the Bash command runs (the
@@ -459,6 +572,9 @@ pub fn nothing_outlives_a_dropped_runtime<H: RealHarness>() {
     if !sees_the_process_table::<H>() {
         return;
     }
+    // Counted before the scenario's model stand-in and scratch files:
+    // they go before the count after.
+    let before = fds_before::<H>();
     let Some(peer) = Peer::new(run_the_crowd) else {
         return;
     };
@@ -468,9 +584,13 @@ pub fn nothing_outlives_a_dropped_runtime<H: RealHarness>() {
         return;
     };
     let s = must("start", s);
-    let (s, started) = start_the_crowd(&peer, &server, s);
+    let (s, started) = start_the_crowd(&peer, &server, before, s);
     assert!(s.drop_runtime(), "{}: the runtime was not dropped", H::NAME);
-    started.assert_gone(&format!("{}: runtime dropped mid-turn", H::NAME), true);
+    started.assert_gone(
+        &format!("{}: runtime dropped mid-turn", H::NAME),
+        true,
+        peer,
+    );
 }
 
 /// An error ends the session: the CLI is asked to resume a conversation
@@ -482,6 +602,9 @@ pub fn nothing_outlives_an_error<H: RealHarness>() {
     if !sees_the_process_table::<H>() {
         return;
     }
+    // Counted before the scenario's model stand-in and scratch files:
+    // they go before the count after.
+    let before = fds_before::<H>();
     let Some(peer) = Peer::new(|_| Reply::text("unreachable")) else {
         return;
     };
@@ -489,7 +612,7 @@ pub fn nothing_outlives_an_error<H: RealHarness>() {
     let mut spec = spec_with(&peer, &server);
     spec.options = spec.options.resume("3f8c7a52-1d4e-4b6a-9f0e-2a7d5c1b8e90");
     let mut s = start::<H>(spec);
-    let started = found(&*s, &server, true);
+    let started = found(&*s, &server, true, before);
     let error = s
         .initialization()
         .expect_err("the CLI has no such conversation");
@@ -504,7 +627,7 @@ pub fn nothing_outlives_an_error<H: RealHarness>() {
     );
     started.assert_group_empty_now(H::NAME);
     s.abandon();
-    started.assert_gone(&format!("{}: ended by an error", H::NAME), true);
+    started.assert_gone(&format!("{}: ended by an error", H::NAME), true, peer);
 }
 
 /// A query given up at its deadline while the Bash command runs (the
@@ -514,12 +637,15 @@ pub fn nothing_outlives_a_deadline<H: RealHarness>() {
     if !sees_the_process_table::<H>() {
         return;
     }
+    // Counted before the scenario's model stand-in and scratch files:
+    // they go before the count after.
+    let before = fds_before::<H>();
     let Some(peer) = Peer::new(run_the_crowd) else {
         return;
     };
     let server = DeepServer::new();
     let mut s = start::<H>(spec_with(&peer, &server));
-    let mut started = found(&*s, &server, false);
+    let mut started = found(&*s, &server, false, before);
     let Some(given_up) = s.query("Start the crowd", Some(Duration::from_secs(5))) else {
         eprintln!("{}: no query in this harness; scenario skipped", H::NAME);
         return;
@@ -533,6 +659,7 @@ pub fn nothing_outlives_a_deadline<H: RealHarness>() {
     started.assert_gone(
         &format!("{}: query given up at its deadline", H::NAME),
         true,
+        peer,
     );
 }
 
@@ -545,17 +672,20 @@ pub fn nothing_outlives_a_crash_but_what_left_the_group<H: RealHarness>() {
     if !sees_the_process_table::<H>() {
         return;
     }
+    // Counted before the scenario's model stand-in and scratch files:
+    // they go before the count after.
+    let before = fds_before::<H>();
     let Some(peer) = Peer::new(run_the_crowd) else {
         return;
     };
     let server = DeepServer::new();
     let s = start::<H>(spec_with(&peer, &server));
-    let (s, started) = start_the_crowd(&peer, &server, s);
+    let (s, started) = start_the_crowd(&peer, &server, before, s);
     crate::process::kill(started.tree.cli);
     let exit = must("close", s.close()).expect("an exit report");
     assert_eq!(exit.signal, Some(9), "{exit}");
     started.assert_group_empty_now(H::NAME);
-    started.assert_gone(&format!("{}: the CLI crashed", H::NAME), false);
+    started.assert_gone(&format!("{}: the CLI crashed", H::NAME), false, peer);
     let bash = started.bash.as_ref().expect("the Bash command ran");
     let left = session_members(bash.sid);
     bash.kill();
@@ -577,6 +707,9 @@ pub fn nothing_outlives_a_panic<H: RealHarness>() {
     if !sees_the_process_table::<H>() {
         return;
     }
+    // Counted before the scenario's model stand-in and scratch files:
+    // they go before the count after.
+    let before = fds_before::<H>();
     let Some(peer) = Peer::new(run_the_crowd) else {
         return;
     };
@@ -589,7 +722,7 @@ pub fn nothing_outlives_a_panic<H: RealHarness>() {
     }];
     let calls = spec.calls.clone();
     let s = start::<H>(spec);
-    let (s, started) = start_the_crowd(&peer, &server, s);
+    let (s, started) = start_the_crowd(&peer, &server, before, s);
     assert!(
         calls.wait_for("PreToolUse", WAIT).is_some(),
         "the panicking hook was not called"
@@ -599,7 +732,7 @@ pub fn nothing_outlives_a_panic<H: RealHarness>() {
         panic!("the caller panics while it holds the session (on purpose)");
     }));
     assert!(unwound.is_err());
-    started.assert_gone(&format!("{}: the caller panicked", H::NAME), true);
+    started.assert_gone(&format!("{}: the caller panicked", H::NAME), true, peer);
 }
 
 /// What a hook command leaves running in the background is out of reach:
