@@ -12,8 +12,9 @@ use async_family::real_cli::RealFamily;
 claude_proto_tests::real_cli_suite!(RealFamily<AsyncStd>);
 
 /// The ending scenarios once more, one at a time in a process of their
-/// own, counting this process's fds before and after each session.
+/// own, counting this process's fds and threads before and after each
+/// session.
 #[test]
-fn endings_leave_no_fd_behind() {
-    claude_proto_tests::real_cli::ending::endings_leave_no_fd_behind();
+fn endings_leave_no_fd_or_thread_behind() {
+    claude_proto_tests::real_cli::ending::endings_leave_no_fd_or_thread_behind();
 }

@@ -315,8 +315,9 @@ struct Started {
     server: Vec<u32>,
     pipes: Pipes,
     bash: Option<BashCrowd>,
-    /// This process's open fds before the session, in a counting run.
-    fds_before: Option<usize>,
+    /// This process's open fds and threads before the session, in a
+    /// counting run.
+    fds_before: Option<crate::process::Resources>,
 }
 
 impl Started {
@@ -370,40 +371,42 @@ impl Started {
         }
         self.pipes.assert_released(how);
         drop(peer);
-        self.assert_fds_back(how);
+        self.assert_counts_back(how);
     }
 
     /// In a counting run, asserts (within [`ENDING`]) that this process
-    /// has no more fds open than before the session. Call it once the
-    /// scenario's [`Peer`] is dropped: its model stand-in keeps a handle on
-    /// every connection it served.
-    fn assert_fds_back(&self, how: &str) {
+    /// has no more fds open and no more threads than before the session.
+    /// Call it once the scenario's [`Peer`] is dropped: its model stand-in
+    /// keeps a handle on every connection it served.
+    fn assert_counts_back(&self, how: &str) {
         if let Some(before) = self.fds_before {
-            let after = crate::process::settle(
-                crate::process::Resources {
-                    fds: before,
-                    threads: usize::MAX,
-                },
-                ENDING,
+            let after = crate::process::settle(before, ENDING);
+            assert!(
+                after.fds <= before.fds,
+                "{how}: this process has {} fds open, {} before the session: {:?}",
+                after.fds,
+                before.fds,
+                open_fds()
             );
             assert!(
-                after.fds <= before,
-                "{how}: this process has {} fds open, {before} before the session: {:?}",
-                after.fds,
-                open_fds()
+                after.threads <= before.threads,
+                "{how}: this process has {} threads, {} before the session",
+                after.threads,
+                before.threads,
             );
         }
     }
 }
 
-/// Set in the environment of the run that counts fds
-/// ([`endings_leave_no_fd_behind`]).
+/// Set in the environment of the run that counts fds and threads
+/// ([`endings_leave_no_fd_or_thread_behind`]).
 const COUNTING: &str = "CLAUDE_PROTO_REAL_CLI_COUNT_FDS";
 
-/// In a counting run, this process's open fds now, once a first session
-/// has come and gone (what a runtime opens once and keeps, its reactor, is
-/// not the session's); `None` otherwise.
-fn fds_before<H: RealHarness>() -> Option<usize> {
+/// In a counting run, this process's open fds and threads now, once a
+/// first session has come and gone (what a runtime starts once and keeps,
+/// its reactor and worker threads, is not the session's); `None`
+/// otherwise.
+fn fds_before<H: RealHarness>() -> Option<crate::process::Resources> {
     std::env::var_os(COUNTING)?;
     static WARMED: std::sync::Once = std::sync::Once::new();
     WARMED.call_once(|| {
@@ -414,7 +417,7 @@ fn fds_before<H: RealHarness>() -> Option<usize> {
         assert_eq!(query(&mut *s, "Hi").text, "Warm.");
         must("close", s.close());
     });
-    Some(crate::process::resources().fds)
+    Some(crate::process::resources())
 }
 
 /// This process's open fds and what they name, for a failure message.
@@ -437,10 +440,10 @@ fn open_fds() -> Vec<String> {
 
 /// Runs this test binary's ending scenarios again, one at a time in a
 /// process of their own, where each also checks that this process has no
-/// more fds open after the session than before it: an fd count, which
-/// the scenarios run beside others cannot do. Call it from one `#[test]`
-/// of each real-CLI test binary.
-pub fn endings_leave_no_fd_behind() {
+/// more fds open and no more threads after the session than before it:
+/// counts, which the scenarios run beside others cannot trust. Call it
+/// from one `#[test]` of each real-CLI test binary.
+pub fn endings_leave_no_fd_or_thread_behind() {
     if std::env::var_os(COUNTING).is_some() || super::real_cli().is_none() {
         return;
     }
@@ -494,7 +497,12 @@ fn spec_with(peer: &Peer, server: &DeepServer) -> RealSpec {
 /// Finds what a started session runs: the CLI, its private files, its
 /// pipes, the MCP server and its descendants (which, with `may_end`, the
 /// session may be ending already).
-fn found(s: &dyn Driver, server: &DeepServer, may_end: bool, fds_before: Option<usize>) -> Started {
+fn found(
+    s: &dyn Driver,
+    server: &DeepServer,
+    may_end: bool,
+    fds_before: Option<crate::process::Resources>,
+) -> Started {
     let cli = s.pid().expect("a child process");
     // The CLI's own view first: a CLI about to fail may not live long.
     let tree = Tree::of(cli);
@@ -515,7 +523,7 @@ fn found(s: &dyn Driver, server: &DeepServer, may_end: bool, fds_before: Option<
 fn start_the_crowd(
     peer: &Peer,
     server: &DeepServer,
-    fds_before: Option<usize>,
+    fds_before: Option<crate::process::Resources>,
     s: Box<dyn Driver>,
 ) -> (Box<dyn Driver>, Started) {
     let mut s = s;
