@@ -131,6 +131,13 @@ fn identity_variables_are_set_as_the_sdks_set_them() {
         has(&env, "CLAUDE_AGENT_SDK_VERSION").as_deref(),
         Some("0.2.187")
     );
+    // With no name of its own for the library, an inherited client app
+    // passes through, as the Python SDK keeps it.
+    let env = cli_environment(Options::default().client_app(""), "identity-no-app");
+    assert_eq!(
+        has(&env, "CLAUDE_AGENT_SDK_CLIENT_APP").as_deref(),
+        Some("outer-app")
+    );
     // One the caller removes is not set at all, inherited or not.
     let env = cli_environment(
         Options::default().env_remove("CLAUDE_AGENT_SDK_VERSION"),
