@@ -95,6 +95,15 @@ fn builder(spec: &RealSpec) -> ClaudeBuilder {
 impl RealHarness for Tokio {
     const NAME: &'static str = "tokio";
 
+    fn start_on_own_runtime(spec: RealSpec) -> Option<Result<Box<dyn Driver>, SpawnError>> {
+        // Every session of this harness has a runtime of its own.
+        Some(Self::start(spec))
+    }
+
+    fn builder_debug(spec: &RealSpec) -> Option<String> {
+        Some(format!("{:?}", builder(spec)))
+    }
+
     fn start(spec: RealSpec) -> Result<Box<dyn Driver>, SpawnError> {
         let runtime = runtime();
         let builder = builder(&spec);
@@ -215,10 +224,39 @@ impl Driver for TokioDriver {
         // Dropped, a teed child is killed.
         drop(self.teed.take());
     }
+
+    fn debug_view(&self) -> Option<String> {
+        Some(format!("{:?}", self.claude))
+    }
+
+    fn drop_runtime(mut self: Box<Self>) -> bool {
+        // The runtime goes first, with the session's driver task in it;
+        // the handle outlives it, then goes too.
+        drop(self.runtime.take());
+        drop(self.claude.take());
+        drop(self.teed.take());
+        true
+    }
 }
 
 claude_proto_tests::real_cli_suite!(Tokio);
 claude_proto_tests::real_cli_replay_suite!(Tokio, env!("CARGO_BIN_EXE_testkit-cli"));
+
+/// The ending scenarios once more, one at a time in a process of their
+/// own, counting this process's fds and threads before and after each
+/// session.
+#[test]
+fn endings_leave_no_fd_or_thread_behind() {
+    claude_proto_tests::real_cli::ending::endings_leave_no_fd_or_thread_behind();
+}
+
+/// What a hook command leaves running outlives the session, out of reach
+/// of the group (the CLI's doing, whatever the adapter: run on one).
+#[test]
+fn what_a_hook_command_leaves_running_is_out_of_reach() {
+    claude_proto_tests::real_cli::ending::what_a_hook_command_leaves_running_is_out_of_reach::<Tokio>(
+    );
+}
 
 /// The CLI found is the pinned version (under CI it must be found).
 #[test]

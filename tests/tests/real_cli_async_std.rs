@@ -11,3 +11,11 @@ use async_family::real_cli::RealFamily;
 
 claude_proto_tests::real_cli_suite!(RealFamily<AsyncStd>);
 claude_proto_tests::real_cli_replay_suite!(RealFamily<AsyncStd>, env!("CARGO_BIN_EXE_testkit-cli"));
+
+/// The ending scenarios once more, one at a time in a process of their
+/// own, counting this process's fds and threads before and after each
+/// session.
+#[test]
+fn endings_leave_no_fd_or_thread_behind() {
+    claude_proto_tests::real_cli::ending::endings_leave_no_fd_or_thread_behind();
+}

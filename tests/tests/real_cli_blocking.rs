@@ -117,6 +117,10 @@ fn builder(spec: &RealSpec) -> ClaudeBuilder {
 impl RealHarness for Blocking {
     const NAME: &'static str = "blocking";
 
+    fn builder_debug(spec: &RealSpec) -> Option<String> {
+        Some(format!("{:?}", builder(spec)))
+    }
+
     fn start(spec: RealSpec) -> Result<Box<dyn Driver>, SpawnError> {
         let builder = builder(&spec);
         let Some(transcript) = spec.transcript.clone() else {
@@ -217,7 +221,19 @@ impl Driver for BlockingDriver {
         // Dropped, a teed child is killed.
         drop(self.teed.take());
     }
+
+    fn debug_view(&self) -> Option<String> {
+        Some(format!("{:?}", self.claude))
+    }
 }
 
 claude_proto_tests::real_cli_suite!(Blocking);
 claude_proto_tests::real_cli_replay_suite!(Blocking, env!("CARGO_BIN_EXE_testkit-cli"));
+
+/// The ending scenarios once more, one at a time in a process of their
+/// own, counting this process's fds and threads before and after each
+/// session.
+#[test]
+fn endings_leave_no_fd_or_thread_behind() {
+    claude_proto_tests::real_cli::ending::endings_leave_no_fd_or_thread_behind();
+}

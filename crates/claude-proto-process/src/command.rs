@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use claude_proto::discovery::{self, Lookup, Platform};
-use claude_proto::options::{EnvChange, Options};
+use claude_proto::options::{EnvChange, Options, RedactedArg};
 
 use claude_proto_host::SpawnError;
 
@@ -132,7 +132,10 @@ pub fn build_command(options: &Options) -> Result<Launch, SpawnError> {
 }
 
 /// A command that starts the CLI, from [`build_command`].
-#[derive(Debug)]
+///
+/// Its `Debug` output hides secrets as [`Options`]' does (a derived one
+/// would show every environment value the command sets, API keys
+/// included, and behind a wrapper the inline MCP configuration).
 #[non_exhaustive]
 pub struct Launch {
     /// The executable started (the wrapper's, with one).
@@ -145,6 +148,28 @@ pub struct Launch {
     /// Whether the command starts the CLI in a process group of its own
     /// ([`Options::own_process_group`], Unix only).
     pub own_process_group: bool,
+}
+
+impl std::fmt::Debug for Launch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let args: Vec<RedactedArg<'_>> = self.command.get_args().map(RedactedArg::new).collect();
+        let env: Vec<EnvChange> = self
+            .command
+            .get_envs()
+            .map(|(name, value)| match value {
+                Some(value) => EnvChange::Set(name.to_owned(), value.to_owned()),
+                None => EnvChange::Remove(name.to_owned()),
+            })
+            .collect();
+        f.debug_struct("Launch")
+            .field("program", &self.program)
+            .field("args", &args)
+            .field("env", &env)
+            .field("cwd", &self.command.get_current_dir())
+            .field("private_files", &self.private_files)
+            .field("own_process_group", &self.own_process_group)
+            .finish()
+    }
 }
 
 /// The flags whose inline JSON values go to private files, and the files'

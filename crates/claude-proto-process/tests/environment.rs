@@ -67,21 +67,83 @@ fn an_inherited_claudecode_debug_or_node_options_does_not_reach_the_cli() {
         Some("kept"),
         "the rest is inherited"
     );
+    // A value the caller sets explicitly is the caller's.
+    let env = cli_environment(Options::default().env("CLAUDECODE", "mine"), "explicit");
+    assert_eq!(has(&env, "CLAUDECODE").as_deref(), Some("mine"));
+}
+
+/// The identity variables, as the official SDKs set theirs: the
+/// entrypoint (`sdk-cli`), the library's name (`CLAUDE_AGENT_SDK_CLIENT_APP`)
+/// and `CLAUDE_AGENT_SDK_VERSION=unknown` (see
+/// `claude_proto::options::AGENT_SDK_VERSION` for why that value). Inherited
+/// values are replaced: in a program started from a Claude Code shell they
+/// name the session around it (the CLI hands its own to its shells), and
+/// both SDKs replace an inherited SDK version; values set or removed in
+/// `Options::env` are the caller's.
+#[test]
+fn identity_variables_are_set_as_the_sdks_set_them() {
+    if std::env::var_os(INNER).is_none() {
+        let status = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "identity_variables_are_set_as_the_sdks_set_them",
+                "--test-threads=1",
+            ])
+            .env(INNER, "1")
+            .env("CLAUDE_CODE_ENTRYPOINT", "sdk-ts")
+            .env("CLAUDE_AGENT_SDK_VERSION", "0.3.330")
+            .env("CLAUDE_AGENT_SDK_CLIENT_APP", "outer-app")
+            .status()
+            .expect("the test runs again");
+        assert!(status.success(), "the inner run failed");
+        return;
+    }
+    let env = cli_environment(Options::default(), "identity");
     assert_eq!(
         has(&env, "CLAUDE_CODE_ENTRYPOINT").as_deref(),
         Some("sdk-cli")
     );
-
-    // The library names itself, and claims no official SDK's version.
     assert_eq!(
         has(&env, "CLAUDE_AGENT_SDK_CLIENT_APP").as_deref(),
         Some(claude_proto::options::DEFAULT_CLIENT_APP)
     );
-    assert_eq!(has(&env, "CLAUDE_AGENT_SDK_VERSION"), None);
+    assert_eq!(
+        has(&env, "CLAUDE_AGENT_SDK_VERSION").as_deref(),
+        Some("unknown")
+    );
 
-    // A value the caller sets explicitly is the caller's.
-    let env = cli_environment(Options::default().env("CLAUDECODE", "mine"), "explicit");
-    assert_eq!(has(&env, "CLAUDECODE").as_deref(), Some("mine"));
+    let env = cli_environment(
+        Options::default()
+            .env("CLAUDE_CODE_ENTRYPOINT", "sdk-py")
+            .env("CLAUDE_AGENT_SDK_VERSION", "0.2.187")
+            .client_app("my-app/1.0"),
+        "identity-explicit",
+    );
+    assert_eq!(
+        has(&env, "CLAUDE_CODE_ENTRYPOINT").as_deref(),
+        Some("sdk-py")
+    );
+    assert_eq!(
+        has(&env, "CLAUDE_AGENT_SDK_CLIENT_APP").as_deref(),
+        Some("my-app/1.0")
+    );
+    assert_eq!(
+        has(&env, "CLAUDE_AGENT_SDK_VERSION").as_deref(),
+        Some("0.2.187")
+    );
+    // With no name of its own for the library, an inherited client app
+    // passes through, as the Python SDK keeps it.
+    let env = cli_environment(Options::default().client_app(""), "identity-no-app");
+    assert_eq!(
+        has(&env, "CLAUDE_AGENT_SDK_CLIENT_APP").as_deref(),
+        Some("outer-app")
+    );
+    // One the caller removes is not set at all, inherited or not.
+    let env = cli_environment(
+        Options::default().env_remove("CLAUDE_AGENT_SDK_VERSION"),
+        "identity-removed",
+    );
+    assert_eq!(has(&env, "CLAUDE_AGENT_SDK_VERSION"), None);
 }
 
 /// `PWD` names the directory the CLI starts in, not the caller's: read

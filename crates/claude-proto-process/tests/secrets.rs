@@ -132,3 +132,52 @@ fn a_settings_file_and_a_wrapped_cli_keep_their_arguments() {
     assert_eq!(value_of(&args, "--mcp-config="), r#"{"mcpServers":{}}"#);
     drop(scratch);
 }
+
+/// The `Debug` output of what starts the CLI shows no secret: not the
+/// command ([`Launch`](claude_proto_process::Launch): its environment
+/// values and, behind a wrapper, the inline MCP configuration and
+/// settings), not the started process ([`Spawned`](claude_proto_process::Spawned)),
+/// not the options. Values of `env` and `headers` objects are hidden
+/// whatever their names; the names and everything else stay visible.
+#[test]
+fn debug_of_a_launch_or_a_started_cli_shows_no_secret() {
+    let scratch = scratch("debug");
+    let secrets = |options: Options| {
+        options
+            .env("ANTHROPIC_API_KEY", SENTINEL)
+            .env("OUT", scratch.0.join("args"))
+            .mcp_config(json!({"mcpServers": {"db": {
+                "command": "db-mcp",
+                "env": {"DATABASE_URL": format!("postgres://u:{SENTINEL}@db")},
+                "headers": {"X-Tenant": SENTINEL},
+            }}}))
+            .settings(Settings::Inline(
+                json!({"env": {"UPSTREAM": format!("https://u:{SENTINEL}@h")}}),
+            ))
+    };
+    let direct = secrets(Options::default().cli_path(scratch.cli()));
+    let wrapped = secrets(Options::default().wrapper(
+        "docker",
+        [
+            std::ffi::OsString::from("exec"),
+            "-e".into(),
+            format!("API_KEY={SENTINEL}").into(),
+        ],
+    ));
+    for options in [&direct, &wrapped] {
+        let launch = claude_proto_process::build_command(options).expect("a command");
+        let shown = format!("{launch:?} {launch:#?} {options:?}");
+        assert!(!shown.contains(SENTINEL), "{shown}");
+        assert!(shown.contains("ANTHROPIC_API_KEY"), "{shown}");
+        assert!(shown.contains("DATABASE_URL"), "{shown}");
+        assert!(shown.contains("--output-format"), "{shown}");
+    }
+    let mut spawned = spawn(&direct).expect("the stand-in starts");
+    let mut ready = String::new();
+    BufReader::new(&mut spawned.stdout)
+        .read_line(&mut ready)
+        .unwrap();
+    let shown = format!("{spawned:?}");
+    assert!(!shown.contains(SENTINEL), "{shown}");
+    drop(spawned);
+}

@@ -52,12 +52,31 @@ pub const DEFAULT_ENTRYPOINT: &str = "sdk-cli";
 /// not changed: this library and its version. The CLI adds it to the
 /// `User-Agent` of its requests (`client-app/claude-proto/<version>`).
 ///
-/// This is the library's identity. `CLAUDE_AGENT_SDK_VERSION`, which the
-/// official SDKs set to their own version, is left alone: CLI 2.1.330 reads
-/// it as the version of *its* Agent SDK (an `agent-sdk/<version>` in the
-/// `User-Agent`, and some behaviour keyed on it being set), and ours would
-/// be a false claim. An inherited value passes through untouched.
+/// This is the library's identity; [`AGENT_SDK_VERSION`] says that an
+/// Agent SDK drives the CLI, without claiming one of its versions.
 pub const DEFAULT_CLIENT_APP: &str = concat!("claude-proto/", env!("CARGO_PKG_VERSION"));
+
+/// Value of `CLAUDE_AGENT_SDK_VERSION`: `unknown`, the value the CLI's own
+/// Agent SDK entry point uses when it is not told a version.
+///
+/// The official SDKs set the variable to their own version (the Python SDK
+/// always, the TypeScript SDK unless its `env` option sets it; both replace
+/// an inherited value). CLI 2.1.330 reads it in four places: the
+/// `agent-sdk/<version>` of its `User-Agent`, its telemetry (which keeps
+/// `unknown` as is and turns any other non-version into `other`), its
+/// policy facts, and whether a session started with `sdk-cli` gets an AI
+/// title: without the variable such a session is run like `claude -p` and
+/// never titled, with it the CLI asks the model for a title as it does for
+/// the SDKs' sessions. Nothing in it compares the value with a version. So
+/// the CLI runs our sessions as it runs the official SDKs' ones, and no SDK
+/// version is claimed that this library is not; a future CLI that keys
+/// behaviour on the SDK's version cannot mistake `unknown` for an old one.
+///
+/// Set in every session unless [`Options::env`] sets or removes the
+/// variable (remove it to get `claude -p`'s behaviour, no titles included);
+/// an inherited value is replaced, as both SDKs replace it (inside a Claude
+/// Code shell it names the *outer* session's SDK).
+pub const AGENT_SDK_VERSION: &str = "unknown";
 
 /// The arguments every stream-json session starts with, in order
 /// (`--output-format stream-json --verbose --input-format stream-json`).
@@ -74,6 +93,9 @@ pub const ENV_ENTRYPOINT: &str = "CLAUDE_CODE_ENTRYPOINT";
 /// Environment variable naming the program that drives the CLI, for the
 /// `User-Agent` of the CLI's requests.
 pub const ENV_CLIENT_APP: &str = "CLAUDE_AGENT_SDK_CLIENT_APP";
+/// Environment variable telling the CLI that an Agent SDK drives it (and
+/// which version), see [`AGENT_SDK_VERSION`].
+pub const ENV_AGENT_SDK_VERSION: &str = "CLAUDE_AGENT_SDK_VERSION";
 /// Environment variable naming the working directory, set to [`Options::cwd`]
 /// when that is absolute (and removed when it is relative, rather than left
 /// naming the caller's directory).
@@ -277,12 +299,15 @@ pub enum SystemPromptChoice {
 /// or assign the public fields directly; then call [`Options::command`].
 /// The defaults start a plain session: no flags beyond the stream-json ones,
 /// the caller's environment inherited, `CLAUDE_CODE_ENTRYPOINT=sdk-cli`,
-/// `CLAUDE_AGENT_SDK_CLIENT_APP=claude-proto/<version>`, and
+/// `CLAUDE_AGENT_SDK_CLIENT_APP=claude-proto/<version>`,
+/// `CLAUDE_AGENT_SDK_VERSION=unknown` and
 /// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`.
 ///
 /// `Debug` output never shows the values of secret-looking environment
 /// variables or JSON keys (names containing KEY, TOKEN, SECRET, PASSWORD,
-/// AUTH or CREDENTIAL, in any case).
+/// AUTH or CREDENTIAL, in any case), nor any value of an `env` or
+/// `headers` object in the JSON options (MCP servers', the settings'),
+/// whatever its name.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct Options {
@@ -1272,7 +1297,7 @@ impl Options {
     /// --input-format stream-json`, followed by the flags in the order the
     /// TypeScript SDK uses, then `extra_args`. The environment always gets
     /// `CLAUDE_CODE_ENTRYPOINT`, `CLAUDE_AGENT_SDK_CLIENT_APP` (unless
-    /// `client_app` is empty) and, by default,
+    /// `client_app` is empty), `CLAUDE_AGENT_SDK_VERSION` and, by default,
     /// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`; with a `cwd`, `PWD` follows
     /// it; `NODE_OPTIONS`, `DEBUG` and `CLAUDECODE` are removed from an
     /// inherited environment. A name the caller sets or removes explicitly
@@ -1633,6 +1658,12 @@ impl Options {
                 self.client_app.clone().into(),
             ));
         }
+        if !mentioned(ENV_AGENT_SDK_VERSION) {
+            out.push(EnvChange::Set(
+                ENV_AGENT_SDK_VERSION.into(),
+                AGENT_SDK_VERSION.into(),
+            ));
+        }
         if let Some(cwd) = self.cwd.as_ref().filter(|_| !mentioned(ENV_PWD)) {
             // A shell's `PWD` names the directory it was started in; the
             // CLI's Bash tool and hooks would inherit the caller's instead
@@ -1905,9 +1936,14 @@ fn is_secret_name(name: &str) -> bool {
     MARKERS.iter().any(|m| upper.contains(m))
 }
 
-/// Debug view of JSON with the values of secret-looking keys hidden
-/// (MCP server `env` and `headers`, inline settings `env`, ...).
+/// Debug view of JSON with secrets hidden: every value of an `env` or
+/// `headers` object (an MCP server's, the settings' `env`), whatever its
+/// name (`DATABASE_URL` holds a password as often as `API_TOKEN` does), and
+/// the value of any other secret-looking key.
 struct RedactedJson<'a>(&'a serde_json::Value);
+
+/// Keys whose objects hold nothing but secrets, as far as `Debug` knows.
+const SECRET_MAPS: [&str; 2] = ["env", "headers"];
 
 fn redact_json(value: &serde_json::Value) -> serde_json::Value {
     match value {
@@ -1916,6 +1952,8 @@ fn redact_json(value: &serde_json::Value) -> serde_json::Value {
                 .map(|(k, v)| {
                     let v = if is_secret_name(k) {
                         serde_json::Value::String(REDACTED.to_owned())
+                    } else if SECRET_MAPS.contains(&k.as_str()) && v.is_object() {
+                        redact_every_value(v)
                     } else {
                         redact_json(v)
                     };
@@ -1927,6 +1965,27 @@ fn redact_json(value: &serde_json::Value) -> serde_json::Value {
             serde_json::Value::Array(items.iter().map(redact_json).collect())
         }
         other => other.clone(),
+    }
+}
+
+/// `map` with its keys kept and every plain value hidden; an object or
+/// array inside is looked through like the rest. (An MCP server *named*
+/// `env` has its fields hidden too: hiding too much is the safe mistake.)
+fn redact_every_value(map: &serde_json::Value) -> serde_json::Value {
+    match map {
+        serde_json::Value::Object(map) => serde_json::Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let v = if v.is_object() || v.is_array() {
+                        redact_json(v)
+                    } else {
+                        serde_json::Value::String(REDACTED.to_owned())
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        other => redact_json(other),
     }
 }
 
@@ -1962,9 +2021,21 @@ impl fmt::Debug for RedactedWrapperArg<'_> {
     }
 }
 
-/// Debug view of one argument: a secret-looking flag's value is hidden, and
-/// JSON values have their secret keys hidden.
-struct RedactedArg<'a>(&'a OsStr);
+/// `Debug` view of one argument of a command line, secrets hidden as in
+/// [`CommandLine`]'s: the value of a secret-looking `--flag=value` or
+/// `NAME=value` (`docker exec -e API_KEY=...`), and in a JSON value (an
+/// inline `--mcp-config` or `--settings`) what [`Options`]' own `Debug`
+/// hides. For showing a command built from [`CommandLine::args`] (an
+/// adapter's `Launch`) without its secrets.
+#[derive(Clone, Copy)]
+pub struct RedactedArg<'a>(&'a OsStr);
+
+impl<'a> RedactedArg<'a> {
+    /// A view of `arg`.
+    pub fn new(arg: &'a OsStr) -> Self {
+        Self(arg)
+    }
+}
 
 impl fmt::Debug for RedactedArg<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -1977,7 +2048,7 @@ impl fmt::Debug for RedactedArg<'_> {
                     redact_value(name, value).escape_debug()
                 )
             }
-            None => fmt::Debug::fmt(self.0, f),
+            None => fmt::Debug::fmt(&RedactedWrapperArg(self.0), f),
         }
     }
 }
@@ -2034,6 +2105,7 @@ mod tests {
                 rm("CLAUDECODE"),
                 set("CLAUDE_CODE_ENTRYPOINT", "sdk-cli"),
                 set("CLAUDE_AGENT_SDK_CLIENT_APP", DEFAULT_CLIENT_APP),
+                set("CLAUDE_AGENT_SDK_VERSION", "unknown"),
                 set("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1"),
             ]
         );
@@ -2150,6 +2222,7 @@ mod tests {
                 set("FOO", "bar"),
                 set("CLAUDE_CODE_ENTRYPOINT", "my-app"),
                 set("CLAUDE_AGENT_SDK_CLIENT_APP", "my-app/1.2"),
+                set("CLAUDE_AGENT_SDK_VERSION", "unknown"),
                 set("PWD", "/work"),
                 set("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1"),
                 set("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING", "true"),
@@ -2501,6 +2574,7 @@ mod tests {
             .env("NODE_OPTIONS", "--max-old-space-size=4096")
             .env_remove("CLAUDE_CODE_SDK_READS_SESSION_STATE")
             .env_remove("CLAUDE_AGENT_SDK_CLIENT_APP")
+            .env("CLAUDE_AGENT_SDK_VERSION", "1.2.3")
             .reads_session_state(true)
             .command()
             .unwrap();
@@ -2513,7 +2587,20 @@ mod tests {
                 rm("CLAUDE_AGENT_SDK_CLIENT_APP"),
                 set("CLAUDE_CODE_ENTRYPOINT", "mine"),
                 set("NODE_OPTIONS", "--max-old-space-size=4096"),
+                set("CLAUDE_AGENT_SDK_VERSION", "1.2.3"),
             ]
+        );
+        // Removed by the caller: not set (the CLI then runs an `sdk-cli`
+        // session as it runs `claude -p`).
+        let cmd = Options::new()
+            .env_remove("CLAUDE_AGENT_SDK_VERSION")
+            .command()
+            .unwrap();
+        assert!(cmd.env.contains(&rm("CLAUDE_AGENT_SDK_VERSION")));
+        assert!(
+            !cmd.env
+                .iter()
+                .any(|c| matches!(c, EnvChange::Set(n, _) if n == "CLAUDE_AGENT_SDK_VERSION"))
         );
         // A clean environment has nothing to remove.
         let cmd = Options::new()
@@ -2531,6 +2618,7 @@ mod tests {
                 set("PATH", "/bin"),
                 set("CLAUDE_CODE_ENTRYPOINT", "sdk-cli"),
                 set("CLAUDE_AGENT_SDK_CLIENT_APP", DEFAULT_CLIENT_APP),
+                set("CLAUDE_AGENT_SDK_VERSION", "unknown"),
             ]
         );
         // `PWD` follows an absolute working directory, goes with a relative
@@ -2578,11 +2666,14 @@ mod tests {
             .env("AWS_SECRET_ACCESS_KEY", "aws-s3cr3t")
             .env("Credentials_File", "cred-path")
             .env("HTTP_AUTHORIZATION", "Bearer zzz")
-            .mcp_config(json!({"mcpServers": {"gh": {
-                "command": "gh-mcp",
-                "env": {"GITHUB_TOKEN": "ghp_in_json"},
-                "headers": {"Authorization": "Bearer in_json"}
-            }}}))
+            .mcp_config(json!({"mcpServers": {
+                "gh": {
+                    "command": "gh-mcp",
+                    "env": {"GITHUB_TOKEN": "ghp_in_json", "DATABASE_URL": "postgres://u:pw-in-url@db"},
+                    "headers": {"Authorization": "Bearer in_json", "X-Tenant": "tenant-in-header"}
+                }
+            }}))
+            .settings(Settings::Inline(json!({"env": {"UPSTREAM": "https://u:pw-in-settings@h"}})))
             .extra_arg("api-key", Some("xk-extra".into()));
         let secrets = [
             "sk-secret",
@@ -2594,12 +2685,17 @@ mod tests {
             "ghp_in_json",
             "Bearer in_json",
             "xk-extra",
+            // Every value of an `env` or `headers` object, whatever its name.
+            "pw-in-url",
+            "tenant-in-header",
+            "pw-in-settings",
         ];
         let shown = format!("{opts:?} {:#?}", opts);
         for s in secrets {
             assert!(!shown.contains(s), "{s} leaked in {shown}");
         }
         assert!(shown.contains("ANTHROPIC_API_KEY"));
+        assert!(shown.contains("DATABASE_URL"), "names stay visible");
         assert!(shown.contains("bar"), "non-secret values stay visible");
         assert!(shown.contains("gh-mcp"));
 

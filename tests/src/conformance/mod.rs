@@ -375,6 +375,19 @@ pub trait Driver: Send {
     fn close(self: Box<Self>) -> Result<Option<ExitReport>, Error>;
     /// Drops the session without closing it.
     fn abandon(self: Box<Self>);
+    /// Drops the runtime the session runs on while the session is still
+    /// held (its tasks go with the runtime), then the session. `false` if
+    /// this session has no runtime of its own to drop: it is then just
+    /// dropped, as [`abandon`](Self::abandon) does.
+    fn drop_runtime(self: Box<Self>) -> bool {
+        self.abandon();
+        false
+    }
+    /// The running session as its `Debug` shows it; `None` if this
+    /// harness does not show it.
+    fn debug_view(&self) -> Option<String> {
+        None
+    }
     /// The adapter's own `query`: sends `prompt` and collects its turn.
     /// With a `limit`, the query is given up (dropped, or abandoned) once
     /// it passes: `Ok(None)`. `None` if this harness has no `query` (the

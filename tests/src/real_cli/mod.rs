@@ -36,9 +36,18 @@ use crate::conformance::{CancelProbe, Driver, HookBehaviour, Observed, TurnInfo,
 use claude_proto_testkit::model_api::{ApiRequest, ModelApi, Reply};
 use replay::PeerServer;
 
+pub mod ending;
+pub mod environment;
 pub mod handlers;
 pub mod replay;
 pub mod tee;
+
+pub use ending::{
+    nothing_outlives_a_close_mid_turn, nothing_outlives_a_crash_but_what_left_the_group,
+    nothing_outlives_a_deadline, nothing_outlives_a_drop_mid_turn,
+    nothing_outlives_a_dropped_runtime, nothing_outlives_a_panic, nothing_outlives_an_error,
+};
+pub use environment::{identity_variables_reach_the_cli, no_secret_leaks};
 
 /// The longest any scenario waits for one thing (an event, a request, a
 /// handler call, an exit). Generous: reaching it means a hang, not slowness.
@@ -508,6 +517,19 @@ pub trait RealHarness {
     /// Starts a session. Waiting for one event must be bounded (a hang
     /// fails the test instead of stalling it).
     fn start(spec: RealSpec) -> Result<Box<dyn Driver>, SpawnError>;
+    /// Starts a session on a runtime of its own, which
+    /// [`Driver::drop_runtime`] drops; `None` if the adapter has no
+    /// runtime (blocking).
+    fn start_on_own_runtime(spec: RealSpec) -> Option<Result<Box<dyn Driver>, SpawnError>> {
+        let _ = spec;
+        None
+    }
+    /// The `Debug` output of the builder a session with `spec` starts
+    /// from; `None` if this harness does not show it.
+    fn builder_debug(spec: &RealSpec) -> Option<String> {
+        let _ = spec;
+        None
+    }
 }
 
 // ----- helpers --------------------------------------------------------------
@@ -2059,7 +2081,11 @@ macro_rules! real_cli_suite {
             nothing_outlives_the_session_closed, nothing_outlives_the_session_bash_running, nothing_outlives_the_session_abandoned,
             nothing_outlives_the_session_cli_killed,
             nothing_outlives_the_session_query_given_up_then_closed,
-            nothing_outlives_the_session_query_given_up_then_abandoned);
+            nothing_outlives_the_session_query_given_up_then_abandoned,
+            nothing_outlives_a_close_mid_turn, nothing_outlives_a_drop_mid_turn,
+            nothing_outlives_a_dropped_runtime, nothing_outlives_an_error,
+            nothing_outlives_a_deadline, nothing_outlives_a_crash_but_what_left_the_group,
+            nothing_outlives_a_panic, identity_variables_reach_the_cli, no_secret_leaks);
     };
     (@tests $harness:ty; $($name:ident),+ $(,)?) => {
         $(

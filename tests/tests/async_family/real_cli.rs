@@ -7,13 +7,14 @@ use std::io;
 use std::marker::PhantomData;
 use std::pin::Pin;
 use std::process::{ChildStdin, ChildStdout};
+use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use claude_proto::ControlSuccess;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
-use claude_proto_async_std::{Claude, ClaudeBuilder};
+use claude_proto_async_std::{Claude, ClaudeBuilder, Runtime};
 use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
 use claude_proto_tests::conformance::{Driver, Observed, ToolChange};
 use claude_proto_tests::real_cli::tee::TeedChild;
@@ -85,7 +86,60 @@ impl AsyncWrite for TeeWrite {
 struct Session<E> {
     claude: Option<Claude>,
     teed: Option<TeedChild>,
+    /// The executor the session's tasks run on, when it is one of its own
+    /// ([`RealHarness::start_on_own_runtime`]) rather than the runtime's
+    /// global one, which cannot be dropped.
+    own: Option<OwnExecutor>,
     exec: PhantomData<fn() -> E>,
+}
+
+/// A `smol::Executor` of the session's own, run by a thread until dropped:
+/// the runtime a user hands over with `Runtime::custom`, and the only kind
+/// of runtime of this adapter that can go away under a session.
+struct OwnExecutor {
+    executor: Arc<smol::Executor<'static>>,
+    stop: Option<smol::channel::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl OwnExecutor {
+    fn start() -> (Self, Runtime) {
+        let executor = Arc::new(smol::Executor::new());
+        let (stop, stopped) = smol::channel::bounded::<()>(1);
+        let runner = executor.clone();
+        let thread = std::thread::spawn(move || {
+            smol::block_on(runner.run(async move {
+                let _ = stopped.recv().await;
+            }));
+        });
+        // Tasks spawned once the executor is gone are dropped, as a
+        // dropped runtime drops them.
+        let weak = Arc::downgrade(&executor);
+        let runtime = Runtime::custom(move |task| {
+            if let Some(executor) = weak.upgrade() {
+                executor.spawn(task).detach();
+            }
+        });
+        let own = Self {
+            executor,
+            stop: Some(stop),
+            thread: Some(thread),
+        };
+        (own, runtime)
+    }
+
+    /// Stops the thread and drops the executor with every task on it.
+    fn drop_now(mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            thread.join().unwrap();
+        }
+        assert_eq!(
+            Arc::strong_count(&self.executor),
+            1,
+            "the executor is held elsewhere"
+        );
+    }
 }
 
 fn builder<E: Exec>(spec: &RealSpec) -> ClaudeBuilder {
@@ -96,12 +150,31 @@ fn builder<E: Exec>(spec: &RealSpec) -> ClaudeBuilder {
 impl<E: Exec> RealHarness for RealFamily<E> {
     const NAME: &'static str = E::NAME;
 
+    fn builder_debug(spec: &RealSpec) -> Option<String> {
+        Some(format!("{:?}", builder::<E>(spec)))
+    }
+
+    fn start_on_own_runtime(spec: RealSpec) -> Option<Result<Box<dyn Driver>, SpawnError>> {
+        assert!(spec.transcript.is_none(), "spawned by the adapter only");
+        let (own, runtime) = OwnExecutor::start();
+        let builder = builder::<E>(&spec).runtime(runtime);
+        Some(E::block_on(builder.spawn()).map(|claude| {
+            Box::new(Session::<E> {
+                claude: Some(claude),
+                teed: None,
+                own: Some(own),
+                exec: PhantomData,
+            }) as Box<dyn Driver>
+        }))
+    }
+
     fn start(spec: RealSpec) -> Result<Box<dyn Driver>, SpawnError> {
         let builder = builder::<E>(&spec);
         let Some(transcript) = spec.transcript.clone() else {
             return Ok(Box::new(Session::<E> {
                 claude: Some(E::block_on(builder.spawn())?),
                 teed: None,
+                own: None,
                 exec: PhantomData,
             }));
         };
@@ -122,6 +195,7 @@ impl<E: Exec> RealHarness for RealFamily<E> {
         Ok(Box::new(Session::<E> {
             claude: Some(claude),
             teed: Some(teed),
+            own: None,
             exec: PhantomData,
         }))
     }
@@ -203,5 +277,21 @@ impl<E: Exec> Driver for Session<E> {
         // background; dropped, a teed child is killed.
         drop(self.claude.take());
         drop(self.teed.take());
+    }
+
+    fn debug_view(&self) -> Option<String> {
+        Some(format!("{:?}", self.claude))
+    }
+
+    fn drop_runtime(mut self: Box<Self>) -> bool {
+        let Some(own) = self.own.take() else {
+            self.abandon();
+            return false;
+        };
+        // The executor goes first, with the session's tasks on it; the
+        // handle outlives it, then goes too.
+        own.drop_now();
+        drop(self.claude.take());
+        true
     }
 }
