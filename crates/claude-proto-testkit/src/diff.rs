@@ -37,6 +37,9 @@ pub(crate) enum Mode {
 #[derive(Debug, Default)]
 pub(crate) struct Bindings {
     ids: HashMap<String, String>,
+    /// The other way: which recorded id each live id stands for, so that
+    /// one live id never stands for two recorded ones.
+    taken: HashMap<String, String>,
 }
 
 impl Bindings {
@@ -50,7 +53,13 @@ impl Bindings {
         self.ids.is_empty()
     }
 
+    /// The recorded id `live` is bound to, if any.
+    fn recorded(&self, live: &str) -> Option<&str> {
+        self.taken.get(live).map(String::as_str)
+    }
+
     fn bind(&mut self, recorded: String, live: String) {
+        self.taken.insert(live.clone(), recorded.clone());
         self.ids.insert(recorded, live);
     }
 
@@ -75,6 +84,9 @@ impl Bindings {
             let Some(live) = self.live(&line[start..end]) else {
                 continue;
             };
+            if live == &line[start..end] {
+                continue;
+            }
             let out = out.get_or_insert_with(|| String::with_capacity(line.len() + 16));
             out.push_str(&line[copied..start]);
             out.push_str(live);
@@ -257,10 +269,21 @@ impl Walk<'_> {
         match bound {
             Some(bound) if bound == live => Ok(()),
             Some(_) => Err(self.differ(Some(expected), Some(actual))),
-            // The CLI's own ids come back as recorded (a response to one of
-            // its requests); a new id of the program's is bound.
-            None if recorded == live => Ok(()),
             None => {
+                // One live id for one recorded id: a program that reuses an
+                // id for a second request does not pass as two requests.
+                let taken = self
+                    .fresh
+                    .iter()
+                    .find(|(_, l)| l == live)
+                    .map(|(r, _)| r.as_str())
+                    .or_else(|| self.bindings.and_then(|b| b.recorded(live)));
+                if taken.is_some_and(|other| other != recorded) {
+                    return Err(self.differ(Some(expected), Some(actual)));
+                }
+                // A new id of the program's is bound; so are the CLI's own
+                // ids, which come back as recorded (a response to one of
+                // its requests).
                 if self.bindings.is_some() {
                     self.fresh.push((recorded.to_owned(), live.to_owned()));
                 }
@@ -278,23 +301,51 @@ fn is_timestamp_key(key: &str) -> bool {
     key == "timestamp" || key.ends_with("_at")
 }
 
-/// `2026-11-22T00:58:05.073Z` and the like: a date, `T`, a time.
+/// `2026-11-22T00:58:05.073Z` and the like, and nothing more: a date,
+/// `T`, hours and minutes, optional seconds and fraction, an optional `Z`
+/// or `±HH:MM`. Text that only starts like one (a prompt beginning with a
+/// date) is compared as text.
 fn is_timestamp(text: &str) -> bool {
     let b = text.as_bytes();
-    let digits = |range: std::ops::Range<usize>| {
-        b.get(range)
+    let digits = |at: usize, n: usize| {
+        b.get(at..at + n)
             .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
     };
-    b.len() >= 16
-        && digits(0..4)
+    let head = b.len() >= 16
+        && digits(0, 4)
         && b[4] == b'-'
-        && digits(5..7)
+        && digits(5, 2)
         && b[7] == b'-'
-        && digits(8..10)
+        && digits(8, 2)
         && b[10] == b'T'
-        && digits(11..13)
+        && digits(11, 2)
         && b[13] == b':'
-        && digits(14..16)
+        && digits(14, 2);
+    if !head {
+        return false;
+    }
+    let mut at = 16;
+    if b.get(at) == Some(&b':') && digits(at + 1, 2) {
+        at += 3;
+        if b.get(at) == Some(&b'.') {
+            let fraction = b[at + 1..]
+                .iter()
+                .take_while(|d| d.is_ascii_digit())
+                .count();
+            if fraction == 0 {
+                return false;
+            }
+            at += 1 + fraction;
+        }
+    }
+    match b.get(at) {
+        None => true,
+        Some(b'Z') => at + 1 == b.len(),
+        Some(b'+' | b'-') => {
+            at + 6 == b.len() && digits(at + 1, 2) && b[at + 3] == b':' && digits(at + 4, 2)
+        }
+        Some(_) => false,
+    }
 }
 
 fn numbers_equal(a: &serde_json::Number, b: &serde_json::Number) -> bool {
@@ -473,7 +524,7 @@ mod tests {
     }
 
     #[test]
-    fn a_cli_request_id_echoed_as_recorded_needs_no_binding() {
+    fn a_cli_request_id_echoed_as_recorded_is_bound_to_itself() {
         let mut bindings = Bindings::default();
         let recorded = json!({"type": "control_response", "response": {"request_id": "cli-uuid-1", "subtype": "success"}});
         compare(
@@ -483,7 +534,12 @@ mod tests {
             Some(&mut bindings),
         )
         .expect("matches");
-        assert!(bindings.is_empty());
+        assert_eq!(bindings.live("cli-uuid-1"), Some("cli-uuid-1"));
+        // Rewriting a line with it changes nothing, and allocates nothing.
+        assert_eq!(
+            bindings.rewrite(r#"{"request_id":"cli-uuid-1"}"#),
+            None
+        );
     }
 
     #[test]
@@ -519,5 +575,72 @@ mod tests {
         let shown = show(&json!(long));
         assert!(shown.len() < SHOWN_VALUE + 40, "{}", shown.len());
         assert!(shown.ends_with("bytes in all)"));
+    }
+
+    #[test]
+    fn only_whole_timestamps_are_set_aside() {
+        for stamp in [
+            "2026-11-22T00:58:05.073Z",
+            "2026-11-22T00:58:05Z",
+            "2026-11-22T00:58",
+            "2026-11-22T00:58:05+01:00",
+        ] {
+            assert!(is_timestamp(stamp), "{stamp}");
+        }
+        for text in [
+            "2026-01-05T10:00 ship it",
+            "2026-11-22T00:58:05.Z",
+            "2026-11-22T00:58:05+01",
+            "2026-11-22T00:58:05Zx",
+        ] {
+            assert!(!is_timestamp(text), "{text}");
+        }
+        let recorded = json!({"message": {"content": "2026-01-05T10:00 ship it"}});
+        let live = json!({"message": {"content": "2026-01-05T10:00 DELETE PROD"}});
+        let d = diff(recorded, live, Mode::Recorded).expect("a prompt is text");
+        assert_eq!(d.path, "/message/content");
+    }
+
+    #[test]
+    fn one_live_request_id_never_stands_for_two_recorded_ones() {
+        let mut bindings = Bindings::default();
+        let line = |id: &str| json!({"type": "control_request", "request_id": id});
+        compare(
+            &line("rec_a"),
+            &line("same"),
+            Mode::Recorded,
+            Some(&mut bindings),
+        )
+        .expect("the first binds");
+        let d = compare(
+            &line("rec_b"),
+            &line("same"),
+            Mode::Recorded,
+            Some(&mut bindings),
+        )
+        .expect_err("the same live id again");
+        assert_eq!(d.path, "/request_id");
+        // An id the program keeps as recorded is bound too: it cannot be
+        // swapped for another later.
+        compare(
+            &line("req_9"),
+            &line("req_9"),
+            Mode::Recorded,
+            Some(&mut bindings),
+        )
+        .expect("kept as recorded");
+        compare(
+            &line("req_9"),
+            &line("other"),
+            Mode::Recorded,
+            Some(&mut bindings),
+        )
+        .expect_err("another live id for a bound one");
+        // Identity bindings change nothing when lines are rewritten.
+        assert_eq!(bindings.rewrite(r#"{"request_id":"req_9"}"#), None);
+        assert_eq!(
+            bindings.rewrite(r#"{"request_id":"rec_a"}"#).as_deref(),
+            Some(r#"{"request_id":"same"}"#)
+        );
     }
 }

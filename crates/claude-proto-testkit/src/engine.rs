@@ -363,7 +363,9 @@ impl ScriptedCli {
             let take = newline.map_or(bytes.len(), |at| at + 1);
             let (head, rest) = bytes.split_at(take);
             bytes = rest;
-            if self.partial.len() + head.len() > self.settings.max_line_bytes + 1 {
+            if self.partial.len().saturating_add(head.len())
+                > self.settings.max_line_bytes.saturating_add(1)
+            {
                 let limit = self.settings.max_line_bytes;
                 self.partial = Vec::new();
                 self.fail(FailureKind::LineTooLong { limit });
@@ -1065,7 +1067,13 @@ fn matches(
                     &parsed
                 }
             };
-            check(value).map_err(|why| {
+            // A check that panics (an `assert!` in it) fails the step like
+            // one that says no, instead of taking the scripted CLI down.
+            let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(value)))
+                .unwrap_or_else(|panic| {
+                    Err(format!("the check panicked: {}", panic_text(&*panic)))
+                });
+            verdict.map_err(|why| {
                 Some(crate::step::Difference {
                     path: String::new(),
                     expected: describe(matcher),
@@ -1073,6 +1081,17 @@ fn matches(
                 })
             })
         }
+    }
+}
+
+/// The text a panic carried (`panic!("...")` gives a `&str` or a `String`).
+pub(crate) fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = panic.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = panic.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        String::from("(not text)")
     }
 }
 

@@ -121,13 +121,39 @@ impl ScriptRun {
         let thread = std::thread::Builder::new()
             .name(String::from("scripted-cli"))
             .spawn(move || {
-                let cli = ScriptedCli::new(steps, settings, Instant::now());
-                let io = Io {
-                    input: cli_input,
-                    output: cli_output,
-                    write_deadline,
-                };
-                serve(cli, io, &thread_shared, &parked);
+                // Kept to end the streams however `serve` ends: the copies
+                // in `ScriptRun` would otherwise hold them open.
+                let ends = (cli_input.try_clone(), cli_output.try_clone());
+                let served = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let cli = ScriptedCli::new(steps, settings, Instant::now());
+                    let io = Io {
+                        input: cli_input,
+                        output: cli_output,
+                        write_deadline,
+                    };
+                    serve(cli, io, &thread_shared, &parked);
+                }));
+                if let Err(panic) = served {
+                    // A panic (in a source of steps of the caller's, say)
+                    // is the run's failure, not a wait that never ends.
+                    thread_shared.publish(Err(Failure::new(
+                        0,
+                        "the scripted CLI",
+                        FailureKind::Source(format!(
+                            "its thread panicked: {}",
+                            crate::engine::panic_text(&*panic)
+                        )),
+                    )));
+                    if let Ok(output) = &ends.1 {
+                        let _ = output.shutdown(std::net::Shutdown::Both);
+                    }
+                }
+                // Once the CLI is done, the program's writes fail as they
+                // would to a CLI that exited, instead of filling a buffer
+                // nobody reads until they block.
+                if let Ok(input) = &ends.0 {
+                    let _ = input.shutdown(std::net::Shutdown::Read);
+                }
             })?;
         let run = ScriptRun {
             shared,
@@ -377,7 +403,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::{cli, expect};
+    use crate::{Matcher, Step, cli, expect};
 
     fn read_line(reader: &mut impl io::BufRead) -> Value {
         let mut line = String::new();
@@ -423,6 +449,70 @@ mod tests {
         let failure = run.wait().expect_err("fails");
         assert_eq!(failure.step, 1);
         assert!(matches!(failure.kind, FailureKind::Mismatch { .. }));
+    }
+
+    #[test]
+    fn a_check_that_panics_fails_its_step_and_the_run_ends() {
+        let (ends, run) = Script::new()
+            .expect(Matcher::check("a is 1", |line| {
+                assert_eq!(line["a"], 1, "the check's own assertion");
+                Ok(())
+            }))
+            .start()
+            .expect("starts");
+        let ProgramEnds { reader, mut writer } = ends;
+        writer.write_all(b"{\"a\":2}\n").expect("writes");
+        let mut rest = String::new();
+        io::BufReader::new(reader)
+            .read_to_string(&mut rest)
+            .expect("the output ends");
+        let failure = run.wait().expect_err("fails");
+        assert_eq!(failure.step, 1);
+        assert!(
+            failure.to_string().contains("the check panicked"),
+            "{failure}"
+        );
+    }
+
+    /// A source of steps that panics: the run's outcome says so, and the
+    /// program's output ends, instead of a wait that never returns.
+    #[test]
+    fn a_panicking_source_of_steps_is_the_runs_failure() {
+        struct Panics;
+        impl Steps for Panics {
+            fn next_step(&mut self) -> Option<Result<Step, String>> {
+                panic!("the steps broke")
+            }
+        }
+        let (ends, run) = ScriptRun::start(Panics, Settings::default()).expect("starts");
+        let mut rest = String::new();
+        io::BufReader::new(ends.reader)
+            .read_to_string(&mut rest)
+            .expect("the output ends");
+        let failure = run.wait().expect_err("fails");
+        assert!(matches!(failure.kind, FailureKind::Source(_)), "{failure}");
+        assert!(failure.to_string().contains("the steps broke"), "{failure}");
+    }
+
+    /// Once the CLI is done, the program's writes fail as they would to a
+    /// CLI that exited, instead of filling a buffer until they block.
+    #[cfg(unix)]
+    #[test]
+    fn writes_after_the_cli_is_done_fail_instead_of_blocking() {
+        let (ends, run) = Script::new()
+            .send(cli::result_success("done"))
+            .exit(0)
+            .start()
+            .expect("starts");
+        let ProgramEnds { reader, mut writer } = ends;
+        let mut rest = String::new();
+        io::BufReader::new(reader)
+            .read_to_string(&mut rest)
+            .expect("the output ends");
+        run.assert_ok();
+        let chunk = vec![b' '; 64 * 1024];
+        let failed = (0..1024).any(|_| writer.write_all(&chunk).is_err());
+        assert!(failed, "64 MiB written to a CLI that had exited");
     }
 
     #[test]

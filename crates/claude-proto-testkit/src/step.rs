@@ -257,7 +257,9 @@ pub enum FailureKind {
         /// The line.
         actual: String,
     },
-    /// The steps could not be read (a corrupt cassette, say).
+    /// The steps could not be read (a corrupt cassette, say), or the
+    /// scripted CLI's thread panicked (in a source of steps of the
+    /// caller's, say).
     Source(String),
     /// The program sent a line longer than the limit
     /// ([`Settings::max_line_bytes`](crate::Settings::max_line_bytes)).
