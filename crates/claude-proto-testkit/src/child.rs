@@ -207,6 +207,12 @@ impl ChildScript {
             .env(OUTCOME_ENV, &self.outcome)
     }
 
+    /// The environment [`apply`](Self::apply) gives the binary (the
+    /// script's file and the verdict's), for a launcher of your own.
+    pub fn env(&self) -> [(&'static str, &Path); 2] {
+        [(SCRIPT_ENV, &self.script), (OUTCOME_ENV, &self.outcome)]
+    }
+
     /// The binary this script runs on.
     pub fn binary(&self) -> &Path {
         &self.binary

@@ -627,6 +627,56 @@ pub fn permission_handler_failure<H: Harness>(fake: PathBuf) {
     }
 }
 
+/// The test kit's scripted CLI, through the adapter's own spawn: a
+/// permission prompt denied by the handler and a `calc` tool call answered
+/// by the in-process server, each answer checked by the script (the kit's
+/// binary, built as this package's `testkit-cli`), whose verdict must be a
+/// pass. Every adapter runs the kit on every CI run.
+pub fn kit_scripted_session<H: Harness>(fake: PathBuf) {
+    use claude_proto_testkit::{Script, ask, cli, expect};
+    let binary = fake.with_file_name(format!("testkit-cli{}", std::env::consts::EXE_SUFFIX));
+    let rm = json!({"command": "rm -rf /"});
+    let add = json!({"a": 2, "b": 3});
+    let child = must(
+        "the script is saved",
+        Script::new()
+            .mcp_handshake("calc")
+            .expect(expect::user_text("Clean up, then add"))
+            .send(cli::system_init_with(
+                &["Bash", "mcp__calc__add"],
+                &["calc"],
+            ))
+            .send(cli::assistant_tool_use("Bash", rm.clone()))
+            .ask(
+                ask::can_use_tool("Bash", rm),
+                expect::deny_with("not today"),
+            )
+            .ask(
+                ask::mcp_tool_call("calc", "add", add),
+                expect::mcp_tool_text("5"),
+            )
+            .send(cli::result_success("Denied, and the sum is 5."))
+            .expect_end()
+            .child_with(binary),
+    );
+    let mut spec = Spec::new(child.binary().to_path_buf(), "unused");
+    for (name, value) in child.env() {
+        spec.env
+            .push((name.to_owned(), value.to_string_lossy().into_owned()));
+    }
+    spec.permission = Some(Permission::Deny("not today".into()));
+    spec.mcp_calc = true;
+    let mut s = must("start", H::start(spec));
+    must("send", s.send_text("Clean up, then add"));
+    let t = must("turn", turn(&mut *s));
+    assert_eq!(t.text, "Denied, and the sum is 5.");
+    must("close", s.close());
+    let verdict = must("the verdict", child.outcome());
+    if let Err(failure) = verdict.outcome {
+        panic!("{failure}");
+    }
+}
+
 /// Hooks are registered in initialize, routed by callback id, and their
 /// outputs reach the CLI.
 pub fn hook_routing<H: Harness>(fake: PathBuf) {
@@ -2005,7 +2055,7 @@ macro_rules! conformance_suite {
             single_turn, multi_turn, prompt_before_initialize, permission_allow,
             permission_updated_input, permission_deny, permission_deny_interrupt,
             permission_handler_failure, hook_routing, hook_failure, mcp_round_trip,
-            typed_hook_denies_bash, typed_tool_round_trip, tools_change_while_running, blocking_hooks_refused, dialogs_answered,
+            typed_hook_denies_bash, typed_tool_round_trip, kit_scripted_session, tools_change_while_running, blocking_hooks_refused, dialogs_answered,
             session_store_mirrors_and_resumes, mirror_loses_nothing_to_a_flaky_or_stalled_store,
             interrupt_mid_turn, cancel_stops_handler, control_request_timeout,
             exit_mid_turn, exit_before_initialize, garbage_lines,
