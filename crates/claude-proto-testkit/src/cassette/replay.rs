@@ -55,6 +55,12 @@ pub struct ReplayOptions {
     /// placeholders stay as recorded. The `claude-proto-testkit-cli`
     /// binary puts back its own process's directories, which are the
     /// session's when an adapter spawns it.
+    ///
+    /// Limits: a line that held the placeholder's text itself when it was
+    /// recorded (a shell command `echo $HOME` in a permission answer) is
+    /// restored too, and then no longer matches what the program sends;
+    /// record such sessions without the path rules. Object keys are not
+    /// restored, only string values.
     pub restore: Option<ProcessFacts>,
 }
 
