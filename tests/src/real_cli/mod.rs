@@ -2129,6 +2129,16 @@ macro_rules! real_cli_replay_suite {
                     });
                 }
             )+
+
+            /// One recording replayed 100 times in a row, each replay
+            /// passing the scenario's assertions: the same outcome every
+            /// time.
+            #[test]
+            fn a_hundred_replays_of_a_permission_scenario() {
+                $crate::real_cli::replay::record_and_replay_times($binary, 100, || {
+                    $crate::real_cli::permission_deny_bash::<$harness>()
+                });
+            }
         }
     };
 }

@@ -86,6 +86,13 @@ impl Drop for Reset {
 /// recordings. Nothing is replayed when the first run started no peer (the
 /// CLI is not installed, and the scenario said it was skipped).
 pub fn record_and_replay(binary: &str, scenario: impl Fn()) {
+    record_and_replay_times(binary, 1, scenario);
+}
+
+/// [`record_and_replay`], replaying the one recording `times` times in a
+/// row: each replay must pass the scenario's assertions, so they all give
+/// the same outcome.
+pub fn record_and_replay_times(binary: &str, times: usize, scenario: impl Fn()) {
     let _reset = Reset;
     STATE.with(|state| {
         *state.borrow_mut() = State {
@@ -95,33 +102,39 @@ pub fn record_and_replay(binary: &str, scenario: impl Fn()) {
         };
     });
     scenario();
-    let recorded = STATE.with(|state| {
-        let mut state = state.borrow_mut();
-        state.mode = Mode::Replay;
-        state.current = None;
-        state.takes.len()
-    });
+    let recorded = STATE.with(|state| state.borrow().takes.len());
     if recorded == 0 {
         return;
     }
-    scenario();
-    STATE.with(|state| {
-        let state = state.borrow();
-        let replayed = state.current.map_or(0, |n| n + 1);
-        assert_eq!(
-            replayed, recorded,
-            "the replay started {replayed} peers where the recording started {recorded}"
-        );
-        for (n, take) in state.takes.iter().enumerate() {
+    for _ in 0..times {
+        STATE.with(|state| {
+            let mut state = state.borrow_mut();
+            state.mode = Mode::Replay;
+            state.current = None;
+            for take in &mut state.takes {
+                take.next = 0;
+                take.started.store(0, Ordering::SeqCst);
+            }
+        });
+        scenario();
+        STATE.with(|state| {
+            let state = state.borrow();
+            let replayed = state.current.map_or(0, |n| n + 1);
             assert_eq!(
-                take.next,
-                take.cassettes.len(),
-                "peer {n}: the replay started {} sessions where the recording started {}",
-                take.next,
-                take.cassettes.len()
+                replayed, recorded,
+                "the replay started {replayed} peers where the recording started {recorded}"
             );
-        }
-    });
+            for (n, take) in state.takes.iter().enumerate() {
+                assert_eq!(
+                    take.next,
+                    take.cassettes.len(),
+                    "peer {n}: the replay started {} sessions where the recording started {}",
+                    take.next,
+                    take.cassettes.len()
+                );
+            }
+        });
+    }
 }
 
 /// The model stand-in as a peer's scenario sees it: live, or (in a
