@@ -503,8 +503,12 @@ fn redact_bearer(hay: &[u8]) -> Option<Vec<u8>> {
             let token = &hay[start..start + len];
             if len >= 8 && token.iter().any(u8::is_ascii_digit) {
                 spans.push((start, start + len));
+                from = start + len;
+            } else {
+                // Not a token (prose, or the prefix again: `Bearer Bearer
+                // <token>`): the real one may start inside what was read.
+                from = at + 1;
             }
-            from = start + len;
         }
     }
     spans.sort_unstable();
