@@ -33,9 +33,23 @@ fi
 /usr/bin/rustc --version
 
 packages=(-p claude-proto -p claude-proto-host -p claude-proto-process -p claude-proto-async
-  -p claude-proto-tokio -p claude-proto-blocking -p claude-proto-async-std -p claude-proto-store)
+  -p claude-proto-tokio -p claude-proto-blocking -p claude-proto-async-std -p claude-proto-store
+  -p claude-proto-testkit)
 export RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
 # A target directory of its own: artifacts of two compilers do not mix.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/msrv"
+case "$CARGO_TARGET_DIR" in
+  /*) ;;
+  *) CARGO_TARGET_DIR="$PWD/$CARGO_TARGET_DIR" ;;
+esac
+# The test kit's tests run the real CLI offline where CLAUDE_BIN names it
+# (.ci/run installs it in tests/peer and sets it; with CI set, a missing
+# CLI fails them), and its doctests find its binary through
+# CLAUDE_PROTO_TESTKIT_CLI: the one this compiler builds for its tests, not
+# the one .ci/run's earlier build left (and may have removed).
+if [ -z "${CLAUDE_BIN:-}" ] && [ -x tests/peer/node_modules/.bin/claude ]; then
+  export CLAUDE_BIN="$PWD/tests/peer/node_modules/.bin/claude"
+fi
+export CLAUDE_PROTO_TESTKIT_CLI="$CARGO_TARGET_DIR/debug/claude-proto-testkit-cli"
 /usr/bin/cargo build --locked "${packages[@]}" --all-features
 /usr/bin/cargo test --locked "${packages[@]}"

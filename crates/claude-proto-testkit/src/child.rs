@@ -320,85 +320,99 @@ impl std::error::Error for ChildError {
 /// on the wall clock, until the outcome is known; prints the verdict on
 /// stderr (and to the file named by `CLAUDE_PROTO_TESTKIT_OUTCOME`) and
 /// returns the exit code. What the binary's modes call.
+///
+/// A write to stdout that the program has not taken within the settings'
+/// step deadline ends the run with a [`FailureKind::Timeout`], as every
+/// step ends at a deadline; and stdin is read only a few chunks ahead of
+/// the steps, so [`Settings::max_queued_bytes`] bounds what waits in
+/// memory.
 pub fn serve_stdio(steps: impl Steps + Send + 'static, settings: Settings) -> i32 {
-    let (chunks, input) = mpsc::channel::<Option<Vec<u8>>>();
+    let write_deadline = settings.step_deadline;
+    // One queue for all that wakes the loop (input, writes done), bounded
+    // so that a reader running ahead of the steps blocks instead of
+    // growing memory past the engine's own queue limit.
+    let (events, wake) = mpsc::sync_channel::<Event>(QUEUED_EVENTS);
     // Reading stdin blocks with no timeout: a thread of its own does it.
-    let _reader = std::thread::Builder::new()
+    let reader_events = events.clone();
+    let reader = std::thread::Builder::new()
         .name(String::from("stdin"))
-        .spawn(move || {
-            let mut stdin = io::stdin().lock();
-            let mut buf = vec![0; 64 * 1024];
-            loop {
-                match stdin.read(&mut buf) {
-                    Ok(0) => {
-                        let _ = chunks.send(None);
-                        return;
-                    }
-                    Ok(n) => {
-                        if chunks.send(Some(buf[..n].to_vec())).is_err() {
-                            return;
-                        }
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(_) => {
-                        let _ = chunks.send(None);
-                        return;
-                    }
+        .spawn(move || read_stdin(&reader_events));
+    if reader.is_err() {
+        // No thread to read it: the input is as good as closed.
+        let _ = events.try_send(Event::InputEnd);
+    }
+    // Writing stdout blocks with no timeout too: a thread of its own does
+    // it, and the loop gives up on a write that does not end in time.
+    let (batches, to_write) = mpsc::sync_channel::<Vec<u8>>(1);
+    let writer_events = events.clone();
+    let writer = std::thread::Builder::new()
+        .name(String::from("stdout"))
+        .spawn(move || write_stdout(&to_write, &writer_events));
+    // Held here so that the queue never disconnects: the loop's waits
+    // stay waits once both threads are done.
+    let _events = events;
+    let mut cli = ScriptedCli::new(steps, settings, Instant::now());
+    let mut stderr = io::stderr();
+    let mut output_open = writer.is_ok();
+    // When the batch the writer holds was handed over; one at a time, so
+    // the engine's own output limit bounds what waits to be written.
+    let mut writing: Option<Instant> = None;
+    let mut engine_ended = false;
+    let outcome = loop {
+        if writing.is_none() {
+            let mut batch = Vec::new();
+            while let Some(line) = cli.poll_stdout() {
+                batch.extend_from_slice(&line);
+            }
+            if output_open && !batch.is_empty() {
+                if batches.send(batch).is_ok() {
+                    writing = Some(Instant::now());
+                } else {
+                    output_open = false;
                 }
             }
-        });
-    let mut cli = ScriptedCli::new(steps, settings, Instant::now());
-    // Buffered: one write per batch of lines, not one per line.
-    let mut stdout = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
-    let mut stderr = io::stderr();
-    let mut output_open = true;
-    let mut input_open = true;
-    let outcome = loop {
-        let mut wrote = false;
-        while let Some(line) = cli.poll_stdout() {
-            if output_open && stdout.write_all(&line).is_err() {
-                output_open = false;
-            }
-            wrote = true;
-        }
-        if wrote && output_open && stdout.flush().is_err() {
-            output_open = false;
         }
         while let Some(text) = cli.poll_stderr() {
             let _ = stderr.write_all(&text);
         }
-        if let Some(outcome) = cli.take_outcome() {
-            break outcome;
-        }
-        let timeout = cli
-            .poll_timeout()
-            .map(|at| at.saturating_duration_since(Instant::now()));
-        if !input_open {
-            // The channel is gone: waiting on it would return at once, and
-            // the engine would never see its timers fire. Nothing but time
-            // can move it on now (with no timer, check once a second).
-            std::thread::sleep(timeout.unwrap_or(Duration::from_secs(1)));
-            cli.handle_timeout(Instant::now());
-            continue;
-        }
-        let chunk = match timeout {
-            Some(wait) => input.recv_timeout(wait),
-            None => input
-                .recv()
-                .map_err(|_| mpsc::RecvTimeoutError::Disconnected),
-        };
-        match chunk {
-            Ok(Some(bytes)) => cli.handle_stdin(&bytes, Instant::now()),
-            Ok(None) | Err(mpsc::RecvTimeoutError::Disconnected) => {
-                input_open = false;
-                cli.handle_stdin_end(Instant::now());
+        // The outcome stands once the program has what was written before
+        // it (a result line, say).
+        if writing.is_none() {
+            if let Some(outcome) = cli.take_outcome() {
+                engine_ended = true;
+                break outcome;
             }
-            Err(mpsc::RecvTimeoutError::Timeout) => cli.handle_timeout(Instant::now()),
+        }
+        let now = Instant::now();
+        let write_due = writing.map(|since| since + write_deadline);
+        if write_due.is_some_and(|due| due <= now) {
+            break write_timeout(write_deadline);
+        }
+        let due = match (cli.poll_timeout(), write_due) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        // With no timer, look again once a second: nothing but time may
+        // move the engine on once the input has ended.
+        let wait = due.map_or(Duration::from_secs(1), |at| {
+            at.saturating_duration_since(now)
+        });
+        match wake.recv_timeout(wait) {
+            Ok(Event::Input(bytes)) => cli.handle_stdin(&bytes, Instant::now()),
+            Ok(Event::InputEnd) => cli.handle_stdin_end(Instant::now()),
+            Ok(Event::Wrote) => writing = None,
+            // The program closed its reading end: what it does next
+            // (closing its writing end, say) decides.
+            Ok(Event::WriteFailed) => {
+                writing = None;
+                output_open = false;
+            }
+            Err(_) => cli.handle_timeout(Instant::now()),
         }
     };
     let code = cli.exit_code();
     verdict(&outcome, &mut stderr);
-    if !cli.stdout_closed() {
+    if engine_ended && !cli.stdout_closed() {
         // A hang: neither read nor write, and let the program's deadlines
         // end it (with a signal); give up after ten minutes at most.
         let start = Instant::now();
@@ -406,11 +420,83 @@ pub fn serve_stdio(steps: impl Steps + Send + 'static, settings: Settings) -> i3
             std::thread::sleep(Duration::from_secs(1));
         }
     }
-    drop(stdout);
+    // The writer is idle here, or stuck in a write the program will never
+    // take: it is not waited for (the process exits with it).
+    drop(batches);
     code.unwrap_or(match outcome {
         Ok(_) => 0,
         Err(_) => FAILURE_EXIT_CODE,
     })
+}
+
+/// How many events (input chunks of up to 64 KiB, mostly) may wait for
+/// the loop: the input read ahead of the steps.
+const QUEUED_EVENTS: usize = 4;
+
+/// What wakes [`serve_stdio`]'s loop.
+enum Event {
+    /// Bytes from stdin.
+    Input(Vec<u8>),
+    /// Stdin ended (or failed).
+    InputEnd,
+    /// The writer wrote and flushed its batch.
+    Wrote,
+    /// Stdout is closed (or failed): nothing more is written.
+    WriteFailed,
+}
+
+/// Reads stdin into `events` until it ends or the loop is gone.
+fn read_stdin(events: &mpsc::SyncSender<Event>) {
+    let mut stdin = io::stdin().lock();
+    let mut buf = vec![0; 64 * 1024];
+    loop {
+        match stdin.read(&mut buf) {
+            Ok(0) => {
+                let _ = events.send(Event::InputEnd);
+                return;
+            }
+            Ok(n) => {
+                if events.send(Event::Input(buf[..n].to_vec())).is_err() {
+                    return;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => {
+                let _ = events.send(Event::InputEnd);
+                return;
+            }
+        }
+    }
+}
+
+/// Writes each batch to stdout, saying in `events` when it is done, until
+/// the batches end, a write fails or the loop is gone.
+fn write_stdout(batches: &mpsc::Receiver<Vec<u8>>, events: &mpsc::SyncSender<Event>) {
+    let mut stdout = io::stdout().lock();
+    for batch in batches {
+        let written = stdout.write_all(&batch).and_then(|()| stdout.flush());
+        let event = match written {
+            Ok(()) => Event::Wrote,
+            Err(_) => Event::WriteFailed,
+        };
+        let failed = matches!(event, Event::WriteFailed);
+        if events.send(event).is_err() || failed {
+            return;
+        }
+    }
+}
+
+/// The failure of a write the program did not take within `waited`: the
+/// in-process runner's, word for word.
+fn write_timeout(waited: Duration) -> Result<Report, Failure> {
+    Err(Failure::new(
+        0,
+        "writing to the program",
+        FailureKind::Timeout {
+            expected: String::from("the program to read the CLI's output"),
+            waited,
+        },
+    ))
 }
 
 /// Prints the verdict on stderr and to the verdict file, if one is named.

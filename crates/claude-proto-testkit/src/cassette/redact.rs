@@ -6,13 +6,17 @@
 //! from the process only by [`ProcessFacts::of_this_process`].
 
 use std::borrow::Cow;
+use std::fmt;
 
 use super::format::{LineForm, line_form};
 
 /// The facts about a process that the default rules redact: its home,
 /// working and temporary directories, and its environment (of which only
 /// the values of variables named like secrets are redacted).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// Its `Debug` shows the directories and the environment's names, never
+/// its values (credentials among them).
+#[derive(Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ProcessFacts {
     /// The home directory (`$HOME`).
@@ -23,6 +27,18 @@ pub struct ProcessFacts {
     pub temp_dir: Option<String>,
     /// Environment variables, name and value.
     pub env: Vec<(String, String)>,
+}
+
+impl fmt::Debug for ProcessFacts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.env.iter().map(|(name, _)| name.as_str()).collect();
+        f.debug_struct("ProcessFacts")
+            .field("home", &self.home)
+            .field("cwd", &self.cwd)
+            .field("temp_dir", &self.temp_dir)
+            .field("env_names", &names)
+            .finish()
+    }
 }
 
 impl ProcessFacts {
@@ -91,10 +107,10 @@ impl ProcessFacts {
 /// that is itself inside a string.
 ///
 /// The header of a cassette lists the rules' names ([`rule_names`]),
-/// never their values.
+/// never their values; so does `Debug`.
 ///
 /// [`rule_names`]: Self::rule_names
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Redactions {
     /// Longest `find` first.
     replacements: Vec<Replacement>,
@@ -105,7 +121,16 @@ pub struct Redactions {
     names: Vec<String>,
 }
 
-#[derive(Clone, Debug)]
+impl fmt::Debug for Redactions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The values replaced are the secrets themselves: names only.
+        f.debug_struct("Redactions")
+            .field("rules", &self.names)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Clone)]
 struct Replacement {
     find: String,
     /// `find` as it appears inside a JSON string.
@@ -114,6 +139,16 @@ struct Replacement {
     placeholder_json: String,
     /// Only where the path ends (no name character follows).
     path: bool,
+}
+
+impl fmt::Debug for Replacement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // What it finds may be a secret; what it puts there is not.
+        f.debug_struct("Replacement")
+            .field("placeholder", &self.placeholder)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The field names redacted by default.
@@ -468,8 +503,12 @@ fn redact_bearer(hay: &[u8]) -> Option<Vec<u8>> {
             let token = &hay[start..start + len];
             if len >= 8 && token.iter().any(u8::is_ascii_digit) {
                 spans.push((start, start + len));
+                from = start + len;
+            } else {
+                // Not a token (prose, or the prefix again: `Bearer Bearer
+                // <token>`): the real one may start inside what was read.
+                from = at + 1;
             }
-            from = start + len;
         }
     }
     spans.sort_unstable();

@@ -24,13 +24,23 @@ const FLUSH_EVERY: Duration = Duration::from_millis(100);
 ///
 /// Frame times are given by the caller (time since the recording started),
 /// so the writer itself reads no clock.
-#[derive(Debug)]
+///
+/// Its `Debug` names its redaction rules, never the values they replace.
 #[must_use = "a cassette without its trailer reads as truncated: call finish()"]
 pub struct CassetteWriter<W: Write> {
     out: BufWriter<W>,
     redactions: Redactions,
     frames: u64,
     last_flush: Duration,
+}
+
+impl<W: Write> std::fmt::Debug for CassetteWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CassetteWriter")
+            .field("redactions", &self.redactions)
+            .field("frames", &self.frames)
+            .finish_non_exhaustive()
+    }
 }
 
 impl CassetteWriter<File> {

@@ -1,6 +1,7 @@
 //! The server: hand-written HTTP/1.1 over std's TCP, one thread per
 //! connection, one request per connection.
 
+use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Read as _, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::panic::AssertUnwindSafe;
@@ -11,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::reply::{Body, Message};
-use super::{ApiRequest, MAX_REQUEST_BYTES, Reply};
+use super::{ApiRequest, MAX_RECORDED_OTHER_REQUESTS, MAX_REQUEST_BYTES, Reply};
 
 /// How long a connection may sit idle before the server gives up on it.
 const READ_TIMEOUT: Duration = Duration::from_secs(30);
@@ -21,8 +22,19 @@ pub(super) type Script = dyn Fn(&ApiRequest) -> Reply + Send + Sync;
 #[derive(Default)]
 pub(super) struct State {
     pub(super) requests: Vec<ApiRequest>,
-    pub(super) connections: Vec<TcpStream>,
-    pub(super) threads: Vec<JoinHandle<()>>,
+    /// Requests received, recorded or not (past the cap).
+    pub(super) received: usize,
+    /// Recorded requests that are not model calls answered by the script.
+    others: usize,
+    /// A clone of each open connection, by id, for the owner's drop to
+    /// cut: removed by the connection's thread when it is done, so a
+    /// finished connection holds no descriptor.
+    pub(super) connections: HashMap<u64, TcpStream>,
+    /// The connections' threads, by id; finished ones are joined at the
+    /// next accept.
+    pub(super) threads: Vec<(u64, JoinHandle<()>)>,
+    /// Connections accepted so far (their ids).
+    accepted: u64,
     /// Responses numbered so far (for `req_mock_NNNN` and the like).
     ids: u64,
     /// Model calls seen so far, refused ones included.
@@ -69,8 +81,21 @@ impl Shared {
         }
     }
 
-    fn record(&self, request: ApiRequest) {
-        self.lock().requests.push(request);
+    /// Records `request`; one that is not a model call answered by the
+    /// script (`scripted`) only while fewer than
+    /// [`MAX_RECORDED_OTHER_REQUESTS`] such are recorded, so a client
+    /// that keeps knocking cannot grow memory without bound.
+    fn record(&self, request: ApiRequest, scripted: bool) {
+        {
+            let mut state = self.lock();
+            state.received += 1;
+            if scripted {
+                state.requests.push(request);
+            } else if state.others < MAX_RECORDED_OTHER_REQUESTS {
+                state.others += 1;
+                state.requests.push(request);
+            }
+        }
         self.changed.notify_all();
     }
 }
@@ -84,19 +109,35 @@ pub(super) fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
         let Ok(clone) = stream.try_clone() else {
             continue;
         };
+        let (id, finished) = {
+            let mut state = shared.lock();
+            state.accepted += 1;
+            let id = state.accepted;
+            // In before the thread starts, so that its removal at the end
+            // cannot come first and leave the clone behind.
+            state.connections.insert(id, clone);
+            let (finished, running) = std::mem::take(&mut state.threads)
+                .into_iter()
+                .partition::<Vec<_>, _>(|(_, thread)| thread.is_finished());
+            state.threads = running;
+            (id, finished)
+        };
+        for (_, thread) in finished {
+            let _ = thread.join();
+        }
         let handler = {
             let shared = shared.clone();
             std::thread::Builder::new()
                 .name("model-api-conn".into())
                 .spawn(move || {
                     // A connection that breaks is the client's business.
-                    let _ = serve(stream, &shared);
+                    let _ = serve(stream, &shared, id);
                 })
         };
         let mut state = shared.lock();
-        state.connections.push(clone);
-        if let Ok(handle) = handler {
-            state.threads.push(handle);
+        match handler {
+            Ok(handle) => state.threads.push((id, handle)),
+            Err(_) => drop(state.connections.remove(&id)),
         }
     }
 }
@@ -246,8 +287,15 @@ fn read_body(
     Ok(body)
 }
 
-/// Serves one connection: one request, one answer, then close.
-fn serve(stream: TcpStream, shared: &Shared) -> io::Result<()> {
+/// Serves connection `id`: one request, one answer, then close (its
+/// clone kept for the owner's drop included).
+fn serve(stream: TcpStream, shared: &Shared, id: u64) -> io::Result<()> {
+    let result = serve_stream(stream, shared);
+    drop(shared.lock().connections.remove(&id));
+    result
+}
+
+fn serve_stream(stream: TcpStream, shared: &Shared) -> io::Result<()> {
     stream.set_read_timeout(Some(READ_TIMEOUT))?;
     stream.set_nodelay(true)?;
     let mut writer = stream.try_clone()?;
@@ -295,6 +343,7 @@ fn answer(
         body: serde_json::from_slice(&body).unwrap_or(Value::Null),
         status: 0,
     };
+    let mut scripted = false;
     let reply = if request.is_messages() {
         let earlier = {
             let mut state = shared.lock();
@@ -307,6 +356,7 @@ fn answer(
                 shared.max_requests
             ))
         } else {
+            scripted = true;
             ask_script(shared, &request)
         })
     } else {
@@ -315,7 +365,7 @@ fn answer(
     request.status = reply.as_ref().map_or(404, Reply::status);
     let streaming = request.is_streaming();
     let model = request.model().unwrap_or("claude-stand-in").to_owned();
-    shared.record(request);
+    shared.record(request, scripted);
 
     let id = next_id(shared);
     let Some(reply) = reply else {
@@ -398,13 +448,16 @@ fn refuse(
     message: String,
 ) -> io::Result<()> {
     if let Some(head) = head {
-        shared.record(ApiRequest {
-            method: head.method,
-            path: head.path,
-            headers: head.headers,
-            body: Value::Null,
-            status,
-        });
+        shared.record(
+            ApiRequest {
+                method: head.method,
+                path: head.path,
+                headers: head.headers,
+                body: Value::Null,
+                status,
+            },
+            false,
+        );
     }
     let id = next_id(shared);
     write_json(writer, status, id, &[], &error_body(kind, &message))

@@ -49,7 +49,14 @@
 //!
 //! Every request whose head could be read is recorded, with the status it
 //! got: the model calls, the 404s, and the refused ones (a 413, or a 400 for
-//! a body it cannot read).
+//! a body it cannot read). Of the requests that are not model calls
+//! answered by the script (the 404s, the refused ones, and model calls
+//! past the limit), only the first [`MAX_RECORDED_OTHER_REQUESTS`] are
+//! recorded: later ones are answered the same but not kept, so a client
+//! that keeps knocking cannot grow the test's memory.
+//!
+//! A connection holds its descriptors only while it is served: a
+//! stand-in that answers thousands of requests does not run out of them.
 //!
 //! # Errors, and the CLI's retries
 //!
@@ -118,6 +125,13 @@ pub const MAX_MESSAGES_REQUESTS: usize = 40;
 /// The largest request head, or body, the stand-in reads; a larger one is
 /// answered 413 without being read.
 pub const MAX_REQUEST_BYTES: usize = 64 * 1024 * 1024;
+
+/// How many requests that are not model calls answered by the script (the
+/// 404s, the refused ones, model calls past the limit) a [`ModelApi`]
+/// records; later ones are answered as usual but not recorded in
+/// [`ModelApi::requests`]. The model calls the script answers are all
+/// recorded (there are at most the limit of them).
+pub const MAX_RECORDED_OTHER_REQUESTS: usize = 256;
 
 /// The version of the Claude Code CLI (`@anthropic-ai/claude-code` on npm)
 /// this kit is tested against; what `OFFLINE.md` installs.
@@ -326,7 +340,9 @@ impl ModelApi {
             })
     }
 
-    /// Every request received so far, in arrival order.
+    /// Every request received so far, in arrival order; of those that are
+    /// not model calls answered by the script, only the first
+    /// [`MAX_RECORDED_OTHER_REQUESTS`].
     pub fn requests(&self) -> Vec<ApiRequest> {
         self.shared.lock().requests.clone()
     }
@@ -341,13 +357,13 @@ impl ModelApi {
     }
 
     /// Waits (at most `limit`) until `n` requests of any kind have been
-    /// answered or are being answered; `false` on timeout. For a test
-    /// that acts while the CLI waits on the model (interrupting a slow
-    /// stream, say).
+    /// answered or are being answered (recorded or not); `false` on
+    /// timeout. For a test that acts while the CLI waits on the model
+    /// (interrupting a slow stream, say).
     pub fn wait_for_requests(&self, n: usize, limit: Duration) -> bool {
         let deadline = Instant::now() + limit;
         let mut state = self.shared.lock();
-        while state.requests.len() < n {
+        while state.received < n {
             let now = Instant::now();
             if now >= deadline {
                 return false;
@@ -383,10 +399,10 @@ impl Drop for ModelApi {
                 std::mem::take(&mut state.threads),
             )
         };
-        for connection in connections {
+        for connection in connections.into_values() {
             let _ = connection.shutdown(std::net::Shutdown::Both);
         }
-        for thread in threads {
+        for (_, thread) in threads {
             let _ = thread.join();
         }
         let _ = std::fs::remove_dir_all(&self.home);
