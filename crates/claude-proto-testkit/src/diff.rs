@@ -536,10 +536,7 @@ mod tests {
         .expect("matches");
         assert_eq!(bindings.live("cli-uuid-1"), Some("cli-uuid-1"));
         // Rewriting a line with it changes nothing, and allocates nothing.
-        assert_eq!(
-            bindings.rewrite(r#"{"request_id":"cli-uuid-1"}"#),
-            None
-        );
+        assert_eq!(bindings.rewrite(r#"{"request_id":"cli-uuid-1"}"#), None);
     }
 
     #[test]
