@@ -20,13 +20,13 @@
 //!   in the background outlives every ending
 //!   ([`what_a_hook_command_leaves_running_is_out_of_reach`]).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{
-    ENDING, HookRule, Peer, RealHarness, RealSpec, TempDir, Tree, WAIT, describe, must, query,
+    ENDING, HookRule, Peer, RealHarness, RealSpec, StdioServer, Tree, WAIT, describe, must, query,
     sees_the_process_table, start,
 };
 use crate::conformance::{Driver, HookBehaviour};
@@ -68,76 +68,9 @@ pub const BASH_CROWD: &str = "echo $$ > bash.pid; sh -c 'trap \"\" TERM; exec sl
 /// How many processes a running [`BASH_CROWD`] has in its session.
 const BASH_CROWD_SIZE: usize = 5;
 
-/// A [`DEEP_MCP_SERVER`] in a scratch directory of its own, with the file
-/// its processes write their pids to.
-struct DeepServer {
-    dir: TempDir,
-}
-
-impl DeepServer {
-    fn new() -> Self {
-        let dir = must("a scratch directory", TempDir::new());
-        must(
-            "the server script is written",
-            std::fs::write(dir.path().join("server.sh"), DEEP_MCP_SERVER),
-        );
-        Self { dir }
-    }
-
-    fn pid_file(&self) -> PathBuf {
-        self.dir.path().join("pids")
-    }
-
-    /// The `--mcp-config` that runs it under the CLI.
-    fn config(&self) -> Value {
-        json!({"mcpServers": {"deep": {
-            "type": "stdio",
-            "command": "/bin/sh",
-            "args": [self.dir.path().join("server.sh"), self.pid_file()],
-        }}})
-    }
-
-    /// Every pid written so far (complete lines only).
-    fn pids(&self) -> Vec<u32> {
-        let text = std::fs::read_to_string(self.pid_file()).unwrap_or_default();
-        let complete = text.rsplit_once('\n').map_or("", |(lines, _)| lines);
-        complete
-            .lines()
-            .filter_map(|l| l.trim().parse().ok())
-            .collect()
-    }
-
-    /// Waits (at most [`WAIT`]) until the server, its child and its
-    /// grandchild run, and checks that they run in the CLI's process group.
-    /// With `may_end`, the session may already be ending them: started is
-    /// enough, and those still running are checked.
-    fn wait_until_running(&self, cli: u32, may_end: bool) -> Vec<u32> {
-        let start = Instant::now();
-        let pids = loop {
-            let pids = self.pids();
-            if pids.len() >= 3 && (may_end || pids.iter().all(|&p| crate::process::is_running(p))) {
-                break pids;
-            }
-            assert!(
-                start.elapsed() < WAIT,
-                "the MCP server and its descendants did not start within {WAIT:?} (pids so far: {pids:?})"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        };
-        for &pid in &pids {
-            let group = crate::process::group_of(pid);
-            if may_end && !crate::process::is_running(pid) {
-                continue;
-            }
-            assert_eq!(
-                group,
-                Some(cli),
-                "{} runs outside the CLI's process group",
-                describe(pid)
-            );
-        }
-        pids
-    }
+/// A [`DEEP_MCP_SERVER`]: the server, its child and its grandchild.
+fn deep_server() -> StdioServer {
+    StdioServer::new("deep", DEEP_MCP_SERVER, 3)
 }
 
 /// The running (not zombie) processes of session `sid`, read from
@@ -481,10 +414,26 @@ fn run_the_crowd(request: &ApiRequest) -> Reply {
     }
 }
 
-/// The spec of a session that runs a [`DeepServer`] and may run Bash, to
+/// The spec of a session that runs a [`StdioServer`] and may run Bash, to
 /// be spawned by the adapter itself (its own process plumbing is what
 /// these scenarios test).
-fn spec_with(peer: &Peer, server: &DeepServer) -> RealSpec {
+/// An ending scenario's world, or `None` (the scenario skipped) when this
+/// harness cannot see the process table or the CLI is missing: the fds
+/// open before (counted before the model stand-in and the scratch files,
+/// which go before the count after), the peer answering with `script`, and
+/// a deep MCP server.
+fn world<H: RealHarness>(
+    script: impl Fn(&ApiRequest) -> Reply + Send + Sync + 'static,
+) -> Option<(Option<crate::process::Resources>, Peer, StdioServer)> {
+    if !sees_the_process_table::<H>() {
+        return None;
+    }
+    let before = fds_before::<H>();
+    let peer = Peer::new(script)?;
+    Some((before, peer, deep_server()))
+}
+
+fn spec_with(peer: &Peer, server: &StdioServer) -> RealSpec {
     let mut spec = peer.spec();
     spec.transcript = None;
     spec.options = spec
@@ -499,7 +448,7 @@ fn spec_with(peer: &Peer, server: &DeepServer) -> RealSpec {
 /// session may be ending already).
 fn found(
     s: &dyn Driver,
-    server: &DeepServer,
+    server: &StdioServer,
     may_end: bool,
     fds_before: Option<crate::process::Resources>,
 ) -> Started {
@@ -522,7 +471,7 @@ fn found(
 /// Bash command all run.
 fn start_the_crowd(
     peer: &Peer,
-    server: &DeepServer,
+    server: &StdioServer,
     fds_before: Option<crate::process::Resources>,
     s: Box<dyn Driver>,
 ) -> (Box<dyn Driver>, Started) {
@@ -538,16 +487,9 @@ fn start_the_crowd(
 /// MCP server's descendants ignore SIGTERM and get SIGKILL after the grace;
 /// `close` reports the exit once the group is empty.
 pub fn nothing_outlives_a_close_mid_turn<H: RealHarness>() {
-    if !sees_the_process_table::<H>() {
-        return;
-    }
-    // Counted before the scenario's model stand-in and scratch files:
-    // they go before the count after.
-    let before = fds_before::<H>();
-    let Some(peer) = Peer::new(run_the_crowd) else {
+    let Some((before, peer, server)) = world::<H>(run_the_crowd) else {
         return;
     };
-    let server = DeepServer::new();
     let s = start::<H>(spec_with(&peer, &server));
     let (s, started) = start_the_crowd(&peer, &server, before, s);
     must("close", s.close()).expect("an exit report");
@@ -557,16 +499,9 @@ pub fn nothing_outlives_a_close_mid_turn<H: RealHarness>() {
 
 /// Dropped without closing while the Bash command runs.
 pub fn nothing_outlives_a_drop_mid_turn<H: RealHarness>() {
-    if !sees_the_process_table::<H>() {
-        return;
-    }
-    // Counted before the scenario's model stand-in and scratch files:
-    // they go before the count after.
-    let before = fds_before::<H>();
-    let Some(peer) = Peer::new(run_the_crowd) else {
+    let Some((before, peer, server)) = world::<H>(run_the_crowd) else {
         return;
     };
-    let server = DeepServer::new();
     let s = start::<H>(spec_with(&peer, &server));
     let (s, started) = start_the_crowd(&peer, &server, before, s);
     s.abandon();
@@ -577,16 +512,9 @@ pub fn nothing_outlives_a_drop_mid_turn<H: RealHarness>() {
 /// session's tasks go with it), then the session's handle. Skipped, loudly,
 /// on an adapter without a runtime (blocking).
 pub fn nothing_outlives_a_dropped_runtime<H: RealHarness>() {
-    if !sees_the_process_table::<H>() {
-        return;
-    }
-    // Counted before the scenario's model stand-in and scratch files:
-    // they go before the count after.
-    let before = fds_before::<H>();
-    let Some(peer) = Peer::new(run_the_crowd) else {
+    let Some((before, peer, server)) = world::<H>(run_the_crowd) else {
         return;
     };
-    let server = DeepServer::new();
     let Some(s) = H::start_on_own_runtime(spec_with(&peer, &server)) else {
         eprintln!("{}: no runtime to drop; scenario skipped", H::NAME);
         return;
@@ -607,16 +535,9 @@ pub fn nothing_outlives_a_dropped_runtime<H: RealHarness>() {
 /// group (the server's descendants ignore SIGTERM) is empty; the session
 /// is then dropped, as a `?` drops it.
 pub fn nothing_outlives_an_error<H: RealHarness>() {
-    if !sees_the_process_table::<H>() {
-        return;
-    }
-    // Counted before the scenario's model stand-in and scratch files:
-    // they go before the count after.
-    let before = fds_before::<H>();
-    let Some(peer) = Peer::new(|_| Reply::text("unreachable")) else {
+    let Some((before, peer, server)) = world::<H>(|_| Reply::text("unreachable")) else {
         return;
     };
-    let server = DeepServer::new();
     let mut spec = spec_with(&peer, &server);
     spec.options = spec.options.resume("3f8c7a52-1d4e-4b6a-9f0e-2a7d5c1b8e90");
     let mut s = start::<H>(spec);
@@ -642,16 +563,9 @@ pub fn nothing_outlives_an_error<H: RealHarness>() {
 /// query's future dropped, or the blocking call abandoned), then the
 /// session dropped, as a `?` on the timeout drops it.
 pub fn nothing_outlives_a_deadline<H: RealHarness>() {
-    if !sees_the_process_table::<H>() {
-        return;
-    }
-    // Counted before the scenario's model stand-in and scratch files:
-    // they go before the count after.
-    let before = fds_before::<H>();
-    let Some(peer) = Peer::new(run_the_crowd) else {
+    let Some((before, peer, server)) = world::<H>(run_the_crowd) else {
         return;
     };
-    let server = DeepServer::new();
     let mut s = start::<H>(spec_with(&peer, &server));
     let mut started = found(&*s, &server, false, before);
     let Some(given_up) = s.query("Start the crowd", Some(Duration::from_secs(5))) else {
@@ -677,16 +591,9 @@ pub fn nothing_outlives_a_deadline<H: RealHarness>() {
 /// in a session of its own that only the CLI could have ended, is out of
 /// reach and keeps running, as the README says; the test then ends it.
 pub fn nothing_outlives_a_crash_but_what_left_the_group<H: RealHarness>() {
-    if !sees_the_process_table::<H>() {
-        return;
-    }
-    // Counted before the scenario's model stand-in and scratch files:
-    // they go before the count after.
-    let before = fds_before::<H>();
-    let Some(peer) = Peer::new(run_the_crowd) else {
+    let Some((before, peer, server)) = world::<H>(run_the_crowd) else {
         return;
     };
-    let server = DeepServer::new();
     let s = start::<H>(spec_with(&peer, &server));
     let (s, started) = start_the_crowd(&peer, &server, before, s);
     crate::process::kill(started.tree.cli);
@@ -712,16 +619,9 @@ pub fn nothing_outlives_a_crash_but_what_left_the_group<H: RealHarness>() {
 /// then the caller's own code panics while it holds the session, which the
 /// unwinding drops.
 pub fn nothing_outlives_a_panic<H: RealHarness>() {
-    if !sees_the_process_table::<H>() {
-        return;
-    }
-    // Counted before the scenario's model stand-in and scratch files:
-    // they go before the count after.
-    let before = fds_before::<H>();
-    let Some(peer) = Peer::new(run_the_crowd) else {
+    let Some((before, peer, server)) = world::<H>(run_the_crowd) else {
         return;
     };
-    let server = DeepServer::new();
     let mut spec = spec_with(&peer, &server);
     spec.hooks = vec![HookRule {
         event: "PreToolUse",

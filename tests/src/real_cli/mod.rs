@@ -1695,20 +1695,35 @@ wait
 /// and the file system. Generous: reaching it means something survived.
 const ENDING: Duration = Duration::from_secs(20);
 
-/// A [`LINGERING_MCP_SERVER`] in a scratch directory of its own, with the
-/// file its processes write their pids to.
-struct LingeringServer {
+/// An MCP stdio server written as a shell script (a
+/// [`LINGERING_MCP_SERVER`], a deep one), in a scratch directory of its
+/// own with the file its processes write their pids to.
+pub(crate) struct StdioServer {
     dir: TempDir,
+    name: &'static str,
+    /// How many processes write their pid once it runs.
+    processes: usize,
 }
 
-impl LingeringServer {
-    fn new() -> Self {
+impl StdioServer {
+    /// A [`LINGERING_MCP_SERVER`]: the server and its child.
+    fn lingering() -> Self {
+        Self::new("lingering", LINGERING_MCP_SERVER, 2)
+    }
+
+    /// `script` run as the MCP server `name`, whose `processes` write
+    /// their pids.
+    pub(crate) fn new(name: &'static str, script: &str, processes: usize) -> Self {
         let dir = must("a scratch directory", TempDir::new());
         must(
             "the server script is written",
-            std::fs::write(dir.path().join("server.sh"), LINGERING_MCP_SERVER),
+            std::fs::write(dir.path().join("server.sh"), script),
         );
-        Self { dir }
+        Self {
+            dir,
+            name,
+            processes,
+        }
     }
 
     fn pid_file(&self) -> PathBuf {
@@ -1716,8 +1731,8 @@ impl LingeringServer {
     }
 
     /// The `--mcp-config` that runs it under the CLI.
-    fn config(&self) -> Value {
-        json!({"mcpServers": {"lingering": {
+    pub(crate) fn config(&self) -> Value {
+        json!({"mcpServers": {self.name: {
             "type": "stdio",
             "command": "/bin/sh",
             "args": [self.dir.path().join("server.sh"), self.pid_file()],
@@ -1725,8 +1740,8 @@ impl LingeringServer {
     }
 
     /// Every pid written so far (complete lines only: a pid being written
-    /// is not read half-way). Each server the CLI starts writes two.
-    fn pids(&self) -> Vec<u32> {
+    /// is not read half-way).
+    pub(crate) fn pids(&self) -> Vec<u32> {
         let text = std::fs::read_to_string(self.pid_file()).unwrap_or_default();
         let complete = text.rsplit_once('\n').map_or("", |(lines, _)| lines);
         complete
@@ -1735,27 +1750,36 @@ impl LingeringServer {
             .collect()
     }
 
-    /// Waits (at most [`WAIT`]) until the server and its child have
-    /// written their pids, and returns them, checking that they run in the
-    /// CLI's process group (the one the session must end).
-    fn wait_until_running(&self, cli: u32) -> Vec<u32> {
+    /// Waits (at most [`WAIT`]) until its processes have written their
+    /// pids, and returns them, checking that they run in the CLI's process
+    /// group (the one the session must end). With `may_end`, the session
+    /// may already be ending them: started is enough, and those still
+    /// running are checked.
+    pub(crate) fn wait_until_running(&self, cli: u32, may_end: bool) -> Vec<u32> {
         let start = Instant::now();
         let pids = loop {
             let pids = self.pids();
-            if pids.len() >= 2 && pids.iter().all(|&p| crate::process::is_running(p)) {
+            if pids.len() >= self.processes
+                && (may_end || pids.iter().all(|&p| crate::process::is_running(p)))
+            {
                 break pids;
             }
             assert!(
                 start.elapsed() < WAIT,
-                "the MCP server and its child did not start within {WAIT:?} (pids so far: {pids:?})"
+                "the MCP server {} and its descendants did not start within {WAIT:?} (pids so far: {pids:?})",
+                self.name
             );
             std::thread::sleep(Duration::from_millis(5));
         };
         for &pid in &pids {
+            if may_end && !crate::process::is_running(pid) {
+                continue;
+            }
             assert_eq!(
                 crate::process::group_of(pid),
                 Some(cli),
-                "pid {pid} runs outside the CLI's process group"
+                "{} runs outside the CLI's process group",
+                describe(pid)
             );
         }
         pids
@@ -1773,7 +1797,7 @@ struct Tree {
 
 /// A description of `pid` for a failure message: its state, parent,
 /// group and command line.
-fn describe(pid: u32) -> String {
+pub(crate) fn describe(pid: u32) -> String {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
     let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
@@ -1835,7 +1859,7 @@ impl Tree {
     /// Asserts, within [`ENDING`], that the CLI, every process its MCP
     /// server wrote down and every other member of its process group are
     /// no longer running, and that its private files are removed.
-    fn assert_gone(&self, how: &str, server: &LingeringServer) {
+    fn assert_gone(&self, how: &str, server: &StdioServer) {
         let mut pids = vec![self.cli];
         pids.extend(server.pids());
         for pid in pids {
@@ -1867,10 +1891,10 @@ impl Tree {
 
 /// Starts a session (spawned by the adapter itself: its own process
 /// plumbing is what these scenarios test) whose CLI runs a
-/// [`LingeringServer`]; returns once the server and its child run.
+/// [`StdioServer::lingering`]; returns once the server and its child run.
 fn start_with_a_lingering_server<H: RealHarness>(
     peer: &Peer,
-    server: &LingeringServer,
+    server: &StdioServer,
 ) -> (Box<dyn Driver>, Tree) {
     let mut spec = peer.spec();
     spec.transcript = None;
@@ -1878,7 +1902,7 @@ fn start_with_a_lingering_server<H: RealHarness>(
     let s = start::<H>(spec);
     let cli = s.pid().expect("a child process");
     let tree = Tree::of(cli);
-    server.wait_until_running(cli);
+    server.wait_until_running(cli, false);
     (s, tree)
 }
 
@@ -1959,7 +1983,7 @@ pub fn nothing_outlives_the_session_closed<H: RealHarness>() {
     let Some(peer) = Peer::new(|_| Reply::text("Done.")) else {
         return;
     };
-    let server = LingeringServer::new();
+    let server = StdioServer::lingering();
     let (mut s, tree) = start_with_a_lingering_server::<H>(&peer, &server);
     assert_eq!(query(&mut *s, "Hi").text, "Done.");
     must("close", s.close()).expect("an exit report");
@@ -1977,7 +2001,7 @@ pub fn nothing_outlives_the_session_abandoned<H: RealHarness>() {
     let Some(peer) = Peer::new(|_| Reply::text("Done.")) else {
         return;
     };
-    let server = LingeringServer::new();
+    let server = StdioServer::lingering();
     let (mut s, tree) = start_with_a_lingering_server::<H>(&peer, &server);
     assert_eq!(query(&mut *s, "Hi").text, "Done.");
     s.abandon();
@@ -1995,7 +2019,7 @@ pub fn nothing_outlives_the_session_cli_killed<H: RealHarness>() {
     let Some(peer) = Peer::new(slow_answer) else {
         return;
     };
-    let server = LingeringServer::new();
+    let server = StdioServer::lingering();
     let (mut s, tree) = start_with_a_lingering_server::<H>(&peer, &server);
     must("send", s.send_text("Take your time"));
     assert!(
@@ -2018,7 +2042,7 @@ pub fn nothing_outlives_the_session_query_given_up_then_closed<H: RealHarness>()
     let Some(peer) = Peer::new(slow_answer) else {
         return;
     };
-    let server = LingeringServer::new();
+    let server = StdioServer::lingering();
     let (mut s, tree) = start_with_a_lingering_server::<H>(&peer, &server);
     if !give_up_a_query::<H>(&mut *s, &peer) {
         return;
@@ -2037,7 +2061,7 @@ pub fn nothing_outlives_the_session_query_given_up_then_abandoned<H: RealHarness
     let Some(peer) = Peer::new(slow_answer) else {
         return;
     };
-    let server = LingeringServer::new();
+    let server = StdioServer::lingering();
     let (mut s, tree) = start_with_a_lingering_server::<H>(&peer, &server);
     if !give_up_a_query::<H>(&mut *s, &peer) {
         return;
