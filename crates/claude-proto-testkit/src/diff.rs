@@ -58,10 +58,13 @@ impl Bindings {
     /// replaced by the live id; `None` when nothing changes (the common
     /// case: no allocation).
     pub(crate) fn rewrite(&self, line: &str) -> Option<String> {
-        if self.ids.is_empty() {
+        const KEY: &str = "\"request_id\"";
+        // Most lines have no request id: `contains` rules them out with a
+        // vectorized scan, where `find` below walks the line byte by byte
+        // (it was 7% of a replay's time, on every line it sends).
+        if self.ids.is_empty() || !line.contains(KEY) {
             return None;
         }
-        const KEY: &str = "\"request_id\"";
         let mut out: Option<String> = None;
         let mut copied = 0;
         let mut from = 0;
