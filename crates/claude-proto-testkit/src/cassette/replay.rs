@@ -194,7 +194,12 @@ impl<R: BufRead> Steps for Replay<R> {
                         }
                     }
                     let line = match line {
-                        Line::Json(raw) => Outgoing::Recorded(raw.get().to_owned()),
+                        Line::Json(raw) => {
+                            // Room for the newline the engine adds.
+                            let mut text = String::with_capacity(raw.get().len() + 1);
+                            text.push_str(raw.get());
+                            Outgoing::Recorded(text)
+                        }
                         Line::Text(text) => Outgoing::Raw(text.into_owned()),
                         Line::Bytes(bytes) => {
                             Outgoing::Raw(String::from_utf8_lossy(&bytes).into_owned())
