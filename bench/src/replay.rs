@@ -10,10 +10,11 @@
 //! sets aside request ids, uuids, session ids and timestamps; everything
 //! else in these lines must be what the library writes today.
 
+use std::fs::File;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use claude_proto::model::permission::PermissionResult;
-use claude_proto_testkit::cassette::{CassetteError, CassetteReader, FrameKind, Line};
 use claude_proto_testkit::{Script, ask, cli, expect};
 use serde_json::{Value, json};
 
@@ -133,19 +134,26 @@ pub fn probe() -> Result<ProgramLines, String> {
 
 /// How many user messages the program wrote in the recording at `path`:
 /// the turns a replay of it must send.
-pub fn count_prompts(path: &Path) -> Result<u64, CassetteError> {
-    let mut reader = CassetteReader::open(path)?;
+///
+/// A quick pass that parses only the program's frames (the few lines with
+/// `"from":"program"` near their start), so that it stays out of the
+/// figures and the profiles of the replay itself.
+pub fn count_prompts(path: &Path) -> std::io::Result<u64> {
+    let mut input = BufReader::with_capacity(1 << 20, File::open(path)?);
+    let mut line = Vec::new();
     let mut prompts = 0;
-    while let Some(frame) = reader.next_frame() {
-        if let FrameKind::ProgramLine(Line::Json(raw)) = frame?.kind {
-            // Parse only the lines that may be a user message.
-            if raw.get().contains("\"user\"") {
-                let value: Value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
-                if value["type"] == "user" {
-                    prompts += 1;
-                }
-            }
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            return Ok(prompts);
+        }
+        let head = &line[..line.len().min(48)];
+        if !head.windows(16).any(|w| w == b"\"from\":\"program\"") {
+            continue;
+        }
+        let frame: Value = serde_json::from_slice(&line)?;
+        if frame["line"]["type"] == "user" {
+            prompts += 1;
         }
     }
-    Ok(prompts)
 }
