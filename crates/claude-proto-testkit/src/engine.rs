@@ -948,7 +948,9 @@ impl ScriptedCli {
 
     /// An expecting step with no line to read: wait, or fail.
     fn nothing_yet(&self, now: Instant, deadline: Instant) -> Progress {
-        let expected = match &self.active {
+        // Named only when the step fails: a replay waits thousands of
+        // times, and the text shows the whole expected line.
+        let expected = || match &self.active {
             Some(Active::Expect { matcher, .. }) => expected_text(matcher),
             Some(Active::Ask {
                 sent: Some(id),
@@ -958,10 +960,12 @@ impl ScriptedCli {
             _ => self.label.clone(),
         };
         if self.stdin_ended {
-            Progress::Failed(FailureKind::ProgramClosed { expected })
+            Progress::Failed(FailureKind::ProgramClosed {
+                expected: expected(),
+            })
         } else if now >= deadline {
             Progress::Failed(FailureKind::Timeout {
-                expected,
+                expected: expected(),
                 waited: self.settings.step_deadline,
             })
         } else {
