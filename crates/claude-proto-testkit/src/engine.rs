@@ -1181,12 +1181,32 @@ fn prepare(line: Outgoing) -> Prepared {
 /// The `request_id` of a line that is a control request of the CLI's (an
 /// ask's, or one in a sent line): its answer will be taken by id.
 fn asked_id(text: &str) -> Option<String> {
+    /// The two keys wanted, the rest skipped unbuilt (a `Value` of a
+    /// whole permission request cost more than every other check of a
+    /// replayed line).
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow)]
+        request_id: Option<std::borrow::Cow<'a, str>>,
+    }
     if !text.contains("\"control_request\"") {
         return None;
     }
-    let value = serde_json::from_str::<Value>(text).ok()?;
-    match (value["type"].as_str(), value["request_id"].as_str()) {
-        (Some("control_request"), Some(id)) => Some(id.to_owned()),
+    let (kind, id) = match serde_json::from_str::<Head<'_>>(text) {
+        Ok(head) => (head.kind, head.request_id),
+        // A duplicate key or a non-string value: read as a `Value` reads
+        // it (the last duplicate wins; a non-string is no id).
+        Err(_) => {
+            let value = serde_json::from_str::<Value>(text).ok()?;
+            let kind = value["type"].as_str().map(|k| k.to_owned().into());
+            let id = value["request_id"].as_str().map(|i| i.to_owned().into());
+            (kind, id)
+        }
+    };
+    match (kind.as_deref(), id) {
+        (Some("control_request"), Some(id)) => Some(id.into_owned()),
         _ => None,
     }
 }

@@ -1097,3 +1097,29 @@ fn reading_ahead_is_bounded() {
     h.line(user("go"));
     assert!(h.cli.read_ahead(), "room again once lines were sent");
 }
+
+/// The CLI's own requests in sent lines are found as a `Value` reads them:
+/// escaped ids, the last of duplicate keys, no id that is not a string.
+#[test]
+fn requests_in_sent_lines_are_found_as_a_value_reads_them() {
+    let id = |line: &str| asked_id(line);
+    assert_eq!(
+        id(r#"{"type":"control_request","request_id":"a","request":{"subtype":"x"}}"#),
+        Some("a".into())
+    );
+    assert_eq!(
+        id(r#"{"request_id":"a\"b","type":"control_request"}"#),
+        Some("a\"b".into())
+    );
+    assert_eq!(
+        id(r#"{"type":"control_request","request_id":"a","request_id":"b"}"#),
+        Some("b".into())
+    );
+    assert_eq!(id(r#"{"type":"control_request","request_id":7}"#), None);
+    assert_eq!(
+        id(r#"{"type":"control_response","response":{"note":"control_request"}}"#),
+        None
+    );
+    assert_eq!(id(r#"{"type":"user","text":"\"control_request\""}"#), None);
+    assert_eq!(id(r#"not json "control_request""#), None);
+}
