@@ -21,6 +21,10 @@
 //! only if the replay's verdict is a pass (in process: the run's outcome;
 //! the child: its exit code 0).
 //!
+//! `BENCH_REPLAY_KEEP=BYTES` sets how many bytes of the program's lines
+//! the in-process replay keeps for its report (`Settings::keep_received_bytes`;
+//! default the testkit's 16 MiB): 0 shows the memory of the streaming alone.
+//!
 //! Prints one line of `key=value` pairs for `replay.sh`: `adapter messages
 //! turns bytes secs msgs_per_s mb_per_s peak_rss` (this process's `VmHWM`;
 //! the child's replay runs in its own process, not counted), with `bytes`
@@ -84,6 +88,18 @@ fn open(cassette: &Path) -> Result<Replay, Error> {
     Ok(Replay::open(cassette, ReplayOptions::default())?)
 }
 
+/// The replay's settings: `Settings::replay()`, with the report's budget
+/// from `BENCH_REPLAY_KEEP` if set.
+fn settings() -> Settings {
+    let keep = std::env::var("BENCH_REPLAY_KEEP")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    match keep {
+        Some(bytes) => Settings::replay().keep_received_bytes(bytes),
+        None => Settings::replay(),
+    }
+}
+
 fn tokio_in_process(cassette: &Path, turns: u64) -> Result<Outcome, Error> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -93,7 +109,7 @@ fn tokio_in_process(cassette: &Path, turns: u64) -> Result<Outcome, Error> {
         let (claude, run) = claude_proto_testkit::tokio::connect_steps(
             builder,
             open(cassette)?,
-            Settings::replay(),
+            settings(),
         )?;
         let messages = drive_tokio(claude, turns).await?;
         run.finish().await?;
@@ -159,7 +175,7 @@ fn blocking_in_process(cassette: &Path, turns: u64) -> Result<Outcome, Error> {
     let (mut claude, run) = claude_proto_testkit::blocking::connect_steps(
         builder,
         open(cassette)?,
-        Settings::replay(),
+        settings(),
     )?;
     let controller = claude.controller();
     let mut sent = 0;
