@@ -106,11 +106,8 @@ fn tokio_in_process(cassette: &Path, turns: u64) -> Result<Outcome, Error> {
         .build()?;
     runtime.block_on(async {
         let builder = replay::tokio_builder(claude_proto_tokio::Options::default());
-        let (claude, run) = claude_proto_testkit::tokio::connect_steps(
-            builder,
-            open(cassette)?,
-            settings(),
-        )?;
+        let (claude, run) =
+            claude_proto_testkit::tokio::connect_steps(builder, open(cassette)?, settings())?;
         let messages = drive_tokio(claude, turns).await?;
         run.finish().await?;
         Ok(Outcome { messages })
@@ -172,11 +169,8 @@ async fn drive_tokio(mut claude: claude_proto_tokio::Claude, turns: u64) -> Resu
 fn blocking_in_process(cassette: &Path, turns: u64) -> Result<Outcome, Error> {
     use claude_proto_blocking::Event;
     let builder = replay::blocking_builder(claude_proto_blocking::Options::default());
-    let (mut claude, run) = claude_proto_testkit::blocking::connect_steps(
-        builder,
-        open(cassette)?,
-        settings(),
-    )?;
+    let (mut claude, run) =
+        claude_proto_testkit::blocking::connect_steps(builder, open(cassette)?, settings())?;
     let controller = claude.controller();
     let mut sent = 0;
     if sent < turns {
