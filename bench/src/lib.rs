@@ -5,5 +5,6 @@
 //! reproduce them.
 
 pub mod decode;
+pub mod replay;
 pub mod rss;
 pub mod transcript;

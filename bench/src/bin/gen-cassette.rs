@@ -8,13 +8,18 @@
 //! program's answer before every tool result, and stdin's end, stdout's
 //! end and the exit last. Frames are 20–400 µs apart. Prints a census of
 //! the frames to stderr.
+//!
+//! The program's lines are what the library writes: they come from a probe
+//! session of the benchmark's program against a scripted CLI
+//! (`claude_proto_bench::replay::probe`), so that `bench-replay-e2e` can
+//! replay the cassette through the tokio and blocking adapters.
 
 use std::io::BufWriter;
 use std::time::Duration;
 
+use claude_proto_bench::replay;
 use claude_proto_bench::transcript::{self, Rng};
 use claude_proto_testkit::cassette::{CassetteWriter, Redactions};
-use serde_json::{Value, json};
 
 fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);
@@ -30,6 +35,10 @@ fn main() -> std::io::Result<()> {
         .next()
         .and_then(|s| s.parse().ok())
         .unwrap_or(transcript::SEED);
+    let program = replay::probe().unwrap_or_else(|e| {
+        eprintln!("gen-cassette: the probe session failed: {e}");
+        std::process::exit(1);
+    });
     // The program's frames and the frame envelopes add about 8%.
     let cli = transcript::cli_order(&transcript::generate(bytes / 100 * 92, seed).bytes);
     let file = BufWriter::new(std::fs::File::create(&out)?);
@@ -41,11 +50,12 @@ fn main() -> std::io::Result<()> {
         at
     };
     let (mut cli_lines, mut program_lines) = (0u64, 0u64);
-    let init = r#"{"type":"control_request","request_id":"req_1_00c0ffee","request":{"subtype":"initialize","hooks":null}}"#;
-    w.program_line(tick(&mut rng), init.as_bytes())?;
+    w.program_line(tick(&mut rng), program.initialize.as_bytes())?;
+    let init: serde_json::Value = serde_json::from_str(&program.initialize)?;
+    let init_id = init["request_id"].as_str().unwrap_or_default();
     w.cli_line(
         tick(&mut rng),
-        transcript::initialize_response_line("req_1_00c0ffee").as_bytes(),
+        transcript::initialize_response_line(init_id).as_bytes(),
     )?;
     program_lines += 1;
     cli_lines += 1;
@@ -53,32 +63,15 @@ fn main() -> std::io::Result<()> {
     for line in cli.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
         // The tag keys come first in the CLI's order: a prefix tells the kind.
         if line.starts_with(br#"{"type":"system","subtype":"init""#) {
-            let v: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
-            let prompt = json!({
-                "type": "user",
-                "message": {"role": "user", "content": "Look at the build and fix what fails."},
-                "parent_tool_use_id": null,
-                "session_id": v["session_id"],
-            });
-            w.program_line(tick(&mut rng), prompt.to_string().as_bytes())?;
+            w.program_line(tick(&mut rng), program.prompt.as_bytes())?;
             program_lines += 1;
         } else if line.starts_with(br#"{"type":"user""#) {
             requests += 1;
-            let id = format!("{:08x}-perm", requests);
-            let ask = json!({
-                "type": "control_request",
-                "request_id": id,
-                "request": {"subtype": "can_use_tool", "tool_name": "Bash",
-                    "input": {"command": "cargo build"}, "permission_suggestions": [],
-                    "tool_use_id": format!("toolu_{requests:08}")},
-            });
-            let answer = json!({
-                "type": "control_response",
-                "response": {"subtype": "success", "request_id": id,
-                    "response": {"behavior": "allow", "updatedInput": {"command": "cargo build"}}},
-            });
-            w.cli_line(tick(&mut rng), ask.to_string().as_bytes())?;
-            w.program_line(tick(&mut rng), answer.to_string().as_bytes())?;
+            let id = format!("{requests:08x}-perm");
+            let tool_use_id = format!("toolu_{requests:08}");
+            let ask = program.can_use_tool(&id, &tool_use_id);
+            w.cli_line(tick(&mut rng), ask.as_bytes())?;
+            w.program_line(tick(&mut rng), program.allow(&id, &tool_use_id).as_bytes())?;
             cli_lines += 1;
             program_lines += 1;
         }

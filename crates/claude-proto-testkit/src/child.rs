@@ -397,6 +397,12 @@ pub fn serve_stdio(steps: impl Steps + Send + 'static, settings: Settings) -> i3
         let wait = due.map_or(Duration::from_secs(1), |at| {
             at.saturating_duration_since(now)
         });
+        // Nothing to do until the program writes or a timer fires: prepare
+        // the next steps meanwhile (a replay reads its recording while the
+        // program reads what was sent), then look again.
+        if !wait.is_zero() && cli.read_ahead() {
+            continue;
+        }
         match wake.recv_timeout(wait) {
             Ok(Event::Input(bytes)) => cli.handle_stdin(&bytes, Instant::now()),
             Ok(Event::InputEnd) => cli.handle_stdin_end(Instant::now()),

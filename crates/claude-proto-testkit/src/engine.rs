@@ -28,6 +28,9 @@ pub const DEFAULT_KEEP_RECEIVED_BYTES: usize = 16 << 20;
 /// pause: a replay as fast as possible runs ahead of its reader by this
 /// much at most, however long the recording.
 const MAX_PENDING_OUTPUT: usize = 1 << 20;
+/// How many bytes of lines [`ScriptedCli::read_ahead`] prepares at most
+/// before their steps run.
+const MAX_READ_AHEAD: usize = 1 << 20;
 /// The exit code of a scripted CLI whose script failed (`EX_SOFTWARE`):
 /// distinct from the codes a script's own [`Step::Exit`] usually gives.
 pub const FAILURE_EXIT_CODE: i32 = 70;
@@ -182,11 +185,36 @@ struct Line {
     value: Option<Value>,
 }
 
+/// A line to send, prepared when its step is taken from the source
+/// (perhaps ahead of its turn, while the run waits for the program): the
+/// scans of the whole line are done then, so that writing it is a move.
+#[derive(Debug)]
+enum Prepared {
+    Line {
+        /// The line, without its newline.
+        text: String,
+        /// The `request_id` when it is a control request of the CLI's.
+        asks: Option<String>,
+        /// A recorded line with a `request_id` key: the ids bound by then
+        /// are put in when it is written.
+        rewrite: bool,
+    },
+    /// A line that holds a newline: the step fails when its turn comes.
+    Invalid(String),
+}
+
+/// A step taken from the source, its line prepared if it sends one.
+#[derive(Debug)]
+enum Taken {
+    Send { line: Prepared, delay: Duration },
+    Other(Step),
+}
+
 /// The step being run.
 #[derive(Debug)]
 enum Active {
     Send {
-        line: Outgoing,
+        line: Prepared,
         due: Instant,
     },
     Pause {
@@ -264,6 +292,10 @@ enum Phase {
 /// - A [`Step::Hang`] passes the run at once but stops reading and writing
 ///   without ending the output: the program's own deadlines must end the
 ///   session.
+/// - [`read_ahead`](Self::read_ahead), called while the run waits, takes
+///   the next steps from the source early (up to the next step that is not
+///   a send, and about 1 MiB of lines) and prepares their lines; they still
+///   run in order and at their time, so nothing the program sees changes.
 /// - No input makes it panic; a line longer than
 ///   [`Settings::max_line_bytes`] fails the run instead of growing memory,
 ///   and sending pauses while more than 1 MiB of output waits to be
@@ -297,6 +329,12 @@ pub struct ScriptedCli {
     /// Ids of the control requests the CLI wrote and the program has not
     /// answered yet: their answers are taken by id, not in order.
     asked: HashSet<String>,
+    /// Steps taken from the source before their turn ([`Self::read_ahead`]).
+    ahead: VecDeque<Result<Taken, String>>,
+    /// Bytes of lines in `ahead`.
+    ahead_bytes: usize,
+    /// The source has no more steps.
+    source_done: bool,
 }
 
 /// Which queued line a step takes.
@@ -350,6 +388,9 @@ impl ScriptedCli {
             bindings: Bindings::default(),
             next_id: 0,
             asked: HashSet::new(),
+            ahead: VecDeque::new(),
+            ahead_bytes: 0,
+            source_done: false,
         };
         cli.advance(now);
         cli
@@ -591,7 +632,7 @@ impl ScriptedCli {
                 Phase::Running => {}
             }
             if self.active.is_none() {
-                match self.source.next_step() {
+                match self.next_taken() {
                     None => {
                         self.step_over("after the last step");
                         self.phase = Phase::Finished {
@@ -635,17 +676,104 @@ impl ScriptedCli {
         self.label = label.to_owned();
     }
 
+    /// The next step: read ahead, or from the source.
+    fn next_taken(&mut self) -> Option<Result<Taken, String>> {
+        if let Some(taken) = self.ahead.pop_front() {
+            if let Ok(Taken::Send {
+                line: Prepared::Line { text, .. },
+                ..
+            }) = &taken
+            {
+                self.ahead_bytes -= text.len();
+            }
+            return Some(taken);
+        }
+        self.take_from_source()
+    }
+
+    /// One step from the source, its line prepared.
+    fn take_from_source(&mut self) -> Option<Result<Taken, String>> {
+        if self.source_done {
+            return None;
+        }
+        let Some(step) = self.source.next_step() else {
+            self.source_done = true;
+            return None;
+        };
+        Some(step.map(|step| match step {
+            Step::Send { line, delay } => Taken::Send {
+                line: prepare(line),
+                delay,
+            },
+            other => Taken::Other(other),
+        }))
+    }
+
+    /// Works ahead while the run waits: takes the next steps from the
+    /// source and prepares the lines they send, up to and including the
+    /// next step that is not a send (or about 1 MiB of lines), so that
+    /// they are written at once when their turn comes. Call it when the
+    /// run would otherwise wait for the program or a timer (after draining
+    /// the outputs, before blocking on input); it returns `true` when it
+    /// took steps (ask [`poll_timeout`](Self::poll_timeout) again before
+    /// blocking) and `false` when there is nothing to read ahead.
+    ///
+    /// It changes nothing the program sees: steps still run in order and
+    /// at their time, a recorded line gets the ids bound when it is
+    /// written, and a source that fails fails the run at the failing
+    /// step's turn. Reading a recording during the program's turn takes
+    /// that work off the round trip of every answer the replay waits for.
+    pub fn read_ahead(&mut self) -> bool {
+        if self.phase != Phase::Running {
+            return false;
+        }
+        let mut took = false;
+        while self.ahead_bytes < MAX_READ_AHEAD {
+            // Up to the next step that waits for the program or ends the
+            // run: what the next round of sending needs.
+            if let Some(last) = self.ahead.back() {
+                if !matches!(last, Ok(Taken::Send { .. })) {
+                    break;
+                }
+            }
+            let Some(taken) = self.take_from_source() else {
+                break;
+            };
+            if let Ok(Taken::Send {
+                line: Prepared::Line { text, .. },
+                ..
+            }) = &taken
+            {
+                self.ahead_bytes += text.len();
+            }
+            self.ahead.push_back(taken);
+            took = true;
+        }
+        took
+    }
+
     /// Starts `step`; false when that ended the run (an exit, a hang, a
     /// failure).
-    fn begin(&mut self, step: Step, now: Instant) -> bool {
+    fn begin(&mut self, taken: Taken, now: Instant) -> bool {
         let start = self.since;
         let wait = deadline(now, self.settings.step_deadline);
-        self.active = match step {
-            Step::Send { line, delay } => {
+        let step = match taken {
+            Taken::Send { line, delay } => {
                 // Named only if it fails: a replay sends millions.
                 self.label.clear();
-                Some(Active::Send {
+                self.active = Some(Active::Send {
                     line,
+                    due: deadline(start, delay),
+                });
+                return true;
+            }
+            Taken::Other(step) => step,
+        };
+        self.active = match step {
+            Step::Send { line, delay } => {
+                self.label.clear();
+                Some(Active::Send {
+                    line: prepare(line),
                     due: deadline(start, delay),
                 })
             }
@@ -726,8 +854,8 @@ impl ScriptedCli {
                     return Progress::Wait;
                 }
                 let due = *due;
-                let line = std::mem::replace(line, Outgoing::Raw(String::new()));
-                match self.write_outgoing(line) {
+                let line = std::mem::replace(line, Prepared::Invalid(String::new()));
+                match self.write_prepared(line) {
                     Ok(()) => Progress::Done(due),
                     Err(kind) => Progress::Failed(kind),
                 }
@@ -822,7 +950,9 @@ impl ScriptedCli {
 
     /// An expecting step with no line to read: wait, or fail.
     fn nothing_yet(&self, now: Instant, deadline: Instant) -> Progress {
-        let expected = match &self.active {
+        // Named only when the step fails: a replay waits thousands of
+        // times, and the text shows the whole expected line.
+        let expected = || match &self.active {
             Some(Active::Expect { matcher, .. }) => expected_text(matcher),
             Some(Active::Ask {
                 sent: Some(id),
@@ -832,10 +962,12 @@ impl ScriptedCli {
             _ => self.label.clone(),
         };
         if self.stdin_ended {
-            Progress::Failed(FailureKind::ProgramClosed { expected })
+            Progress::Failed(FailureKind::ProgramClosed {
+                expected: expected(),
+            })
         } else if now >= deadline {
             Progress::Failed(FailureKind::Timeout {
-                expected,
+                expected: expected(),
                 waited: self.settings.step_deadline,
             })
         } else {
@@ -915,41 +1047,51 @@ impl ScriptedCli {
         }
     }
 
-    fn write_outgoing(&mut self, line: Outgoing) -> Result<(), FailureKind> {
-        let (text, checked) = match line {
-            // Compact JSON escapes its newlines.
-            Outgoing::Json(value) => (value.to_string(), true),
-            Outgoing::Raw(text) => (text, false),
-            Outgoing::Recorded(text) => match self.bindings.rewrite(&text) {
-                Some(rewritten) => (rewritten, false),
-                None => (text, false),
-            },
+    fn write_prepared(&mut self, line: Prepared) -> Result<(), FailureKind> {
+        let (mut text, mut asks, rewrite) = match line {
+            Prepared::Line {
+                text,
+                asks,
+                rewrite,
+            } => (text, asks, rewrite),
+            Prepared::Invalid(text) => return Err(self.holds_newline(text)),
         };
-        if !checked && text.contains('\n') {
-            self.label = describe_outgoing(&text);
-            return Err(FailureKind::InvalidStep(format!(
-                "a line to send holds a newline: {}",
-                diff::truncate(text, diff::SHOWN_LINE)
-            )));
+        if rewrite {
+            if let Some(rewritten) = self.bindings.rewrite(&text) {
+                // A live id may hold anything: check the line again.
+                if rewritten.contains('\n') {
+                    return Err(self.holds_newline(rewritten));
+                }
+                asks = asked_id(&rewritten);
+                text = rewritten;
+            }
         }
-        self.write_line(text);
+        if let Some(id) = asks {
+            self.asked.insert(id);
+        }
+        self.push_line(text);
         Ok(())
     }
 
+    fn holds_newline(&mut self, text: String) -> FailureKind {
+        self.label = describe_outgoing(&text);
+        FailureKind::InvalidStep(format!(
+            "a line to send holds a newline: {}",
+            diff::truncate(text, diff::SHOWN_LINE)
+        ))
+    }
+
     fn write_line(&mut self, text: String) {
-        // A request of the CLI's (an ask's, or one in a sent line): its
-        // answer will be taken by id.
-        if text.contains("\"control_request\"") {
-            if let Ok(value) = serde_json::from_str::<Value>(&text) {
-                if let (Some("control_request"), Some(id)) =
-                    (value["type"].as_str(), value["request_id"].as_str())
-                {
-                    self.asked.insert(id.to_owned());
-                }
-            }
+        if let Some(id) = asked_id(&text) {
+            self.asked.insert(id);
         }
-        let mut bytes = Vec::with_capacity(text.len() + 1);
-        bytes.extend_from_slice(text.as_bytes());
+        self.push_line(text);
+    }
+
+    fn push_line(&mut self, text: String) {
+        // No copy when the text has room for the newline (a replay's
+        // lines do).
+        let mut bytes = text.into_bytes();
         bytes.push(b'\n');
         self.report.lines_sent += 1;
         self.stdout_bytes += bytes.len();
@@ -1007,6 +1149,67 @@ impl ScriptedCli {
         }
         let failure = Failure::new(self.step, self.label.clone(), kind);
         self.exit(Err(failure), FAILURE_EXIT_CODE);
+    }
+}
+
+/// Prepares a line to send: the scans of the whole line, done once.
+fn prepare(line: Outgoing) -> Prepared {
+    let (text, recorded) = match line {
+        // Compact JSON escapes its newlines.
+        Outgoing::Json(value) => {
+            let text = value.to_string();
+            let asks = asked_id(&text);
+            return Prepared::Line {
+                text,
+                asks,
+                rewrite: false,
+            };
+        }
+        Outgoing::Raw(text) => (text, false),
+        Outgoing::Recorded(text) => (text, true),
+    };
+    if text.contains('\n') {
+        return Prepared::Invalid(text);
+    }
+    let asks = asked_id(&text);
+    let rewrite = recorded && diff::Bindings::may_rewrite(&text);
+    Prepared::Line {
+        text,
+        asks,
+        rewrite,
+    }
+}
+
+/// The `request_id` of a line that is a control request of the CLI's (an
+/// ask's, or one in a sent line): its answer will be taken by id.
+fn asked_id(text: &str) -> Option<String> {
+    /// The two keys wanted, the rest skipped unbuilt (a `Value` of a
+    /// whole permission request cost more than every other check of a
+    /// replayed line).
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow)]
+        request_id: Option<std::borrow::Cow<'a, str>>,
+    }
+    if !text.contains("\"control_request\"") {
+        return None;
+    }
+    let (kind, id) = match serde_json::from_str::<Head<'_>>(text) {
+        Ok(head) => (head.kind, head.request_id),
+        // A duplicate key or a non-string value: read as a `Value` reads
+        // it (the last duplicate wins; a non-string is no id).
+        Err(_) => {
+            let value = serde_json::from_str::<Value>(text).ok()?;
+            let kind = value["type"].as_str().map(|k| k.to_owned().into());
+            let id = value["request_id"].as_str().map(|i| i.to_owned().into());
+            (kind, id)
+        }
+    };
+    match (kind.as_deref(), id) {
+        (Some("control_request"), Some(id)) => Some(id.into_owned()),
+        _ => None,
     }
 }
 

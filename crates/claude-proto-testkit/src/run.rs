@@ -348,6 +348,12 @@ fn serve(mut cli: ScriptedCli, mut io: Io, shared: &Shared, parked: &mpsc::Recei
             cli.handle_timeout(now);
             continue;
         }
+        // Nothing to do until the program writes or a timer fires: prepare
+        // the next steps meanwhile (a replay reads its recording while the
+        // program reads what was sent), then look again.
+        if cli.read_ahead() {
+            continue;
+        }
         if io.input.set_read_timeout(wait).is_err() {
             cli.handle_stdin_end(Instant::now());
             continue;

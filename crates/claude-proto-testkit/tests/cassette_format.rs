@@ -458,6 +458,76 @@ fn every_single_byte_removed_or_changed_reads_without_panic() {
     }
 }
 
+/// Every frame of a cassette read through a one-byte buffer, where no line
+/// lies whole in the reader's buffer: the general path for every line.
+fn read_all_slowly(bytes: &[u8]) -> Result<Vec<(usize, Duration, Owned)>, CassetteError> {
+    let mut reader = CassetteReader::new(io::BufReader::with_capacity(1, Cursor::new(bytes)))?;
+    let mut frames = Vec::new();
+    while let Some(frame) = reader.next_frame() {
+        let frame = frame?;
+        frames.push((frame.line_number, frame.at, owned(&frame.kind)));
+    }
+    Ok(frames)
+}
+
+/// The same frames, or the same error at the same line, by either path.
+fn same_by_both_paths(bytes: &[u8]) {
+    let shown = |r: Result<Vec<(usize, Duration, Owned)>, CassetteError>| match r {
+        Ok(frames) => Ok(frames),
+        Err(e) => Err((e.line, e.to_string())),
+    };
+    assert_eq!(
+        shown(read_all(bytes)),
+        shown(read_all_slowly(bytes)),
+        "{}",
+        String::from_utf8_lossy(bytes)
+    );
+}
+
+/// Lines that lie whole in the reader's buffer are read in place, the rest
+/// on the general path: both give the same frames and the same errors, for
+/// every odd form of the usual frame shape and every one-byte change.
+#[test]
+fn lines_read_in_place_read_as_on_the_general_path() {
+    let frame = "{\"t\":1,\"from\":\"cli\",\"eof\":true}\n";
+    let lines = [
+        "{\"t\":7,\"from\":\"cli\",\"line\":{\"a\":1}}\n",
+        "{\"t\":7,\"from\":\"program\",\"line\":[1,\"x\"]}\r\n",
+        "{\"t\":7,\"from\":\"cli\",\"line\": {\"a\":1} }\n",
+        "{\"t\":7,\"from\":\"cli\",\"line\":\"text\"}\n",
+        "{\"t\":0,\"from\":\"cli\",\"line\":3}\n",
+        "{\"t\":7,\"from\":\"cli\",\"line\":null}\n",
+        "{\"t\":7,\"from\":\"cli\",\"line\": null}\n",
+        "{\"t\":07,\"from\":\"cli\",\"line\":{}}\n",
+        "{\"t\":99999999999999999999,\"from\":\"cli\",\"line\":{}}\n",
+        "{\"t\":7,\"from\":\"cli\",\"line\":{},\"eof\":true}\n",
+        "{\"t\":7,\"from\":\"cli\",\"line\":{},\"end\":{\"frames\":1}}\n",
+        "{\"t\":7,\"from\":\"cli\",\"line\":{\"a\":}}\n",
+        "{\"t\":7,\"from\":\"cli\",\"line\":}\n",
+        "{\"t\":7,\"from\":\"cli\",\"line\":{}}} \n",
+        "{\"t\":7,\"from\":\"cli\",\"line\":\"\\ud800\"}\n",
+        "{\"t\":7,\"from\":\"cli\",\"line\":{\"a\":\"\u{e9}\"}}\n",
+    ];
+    for line in lines {
+        for frames in [1, 2] {
+            let text = format!("{HEADER}{frame}{line}{{\"end\":{{\"frames\":{frames}}}}}\n");
+            same_by_both_paths(text.as_bytes());
+        }
+    }
+    let (bytes, _) = sample();
+    same_by_both_paths(&bytes);
+    for at in 0..bytes.len() {
+        let mut removed = bytes.clone();
+        removed.remove(at);
+        same_by_both_paths(&removed);
+        for replacement in [b'"', b'}', b'\n', b' ', 0xff, b'0', b'n'] {
+            let mut changed = bytes.clone();
+            changed[at] = replacement;
+            same_by_both_paths(&changed);
+        }
+    }
+}
+
 proptest! {
     #[test]
     fn mutated_cassettes_never_panic(

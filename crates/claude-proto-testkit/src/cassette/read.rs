@@ -4,8 +4,13 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
+use std::time::Duration;
 
-use super::format::{FORMAT_VERSION, Frame, Header, HeaderV1, HeaderVersion, Parsed, RawFrame};
+use serde_json::value::RawValue;
+
+use super::format::{
+    FORMAT_VERSION, Frame, FrameKind, Header, HeaderV1, HeaderVersion, Line, Parsed, RawFrame,
+};
 
 /// The longest cassette line a reader accepts unless told otherwise:
 /// 256 MiB, room for a line at the core's 64 MiB limit even when it is
@@ -163,6 +168,9 @@ pub struct CassetteReader<R> {
     frames: u64,
     max_line: usize,
     done: bool,
+    /// Bytes of the input's buffer that the last frame was read from in
+    /// place, consumed when the next one is read (the frame borrowed them).
+    consumed: usize,
 }
 
 impl CassetteReader<BufReader<File>> {
@@ -170,7 +178,9 @@ impl CassetteReader<BufReader<File>> {
     /// the file is reported as an I/O error at line 1.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, CassetteError> {
         let file = File::open(path).map_err(|e| CassetteError::new(1, CassetteErrorKind::Io(e)))?;
-        Self::new(BufReader::with_capacity(64 * 1024, file))
+        // Large enough that most lines lie whole in the buffer and are
+        // read in place.
+        Self::new(BufReader::with_capacity(256 * 1024, file))
     }
 }
 
@@ -203,6 +213,7 @@ impl<R: BufRead> CassetteReader<R> {
             frames: 0,
             max_line,
             done: false,
+            consumed: 0,
         };
         match read_line(
             &mut reader.input,
@@ -237,6 +248,10 @@ impl<R: BufRead> CassetteReader<R> {
     pub fn next_frame(&mut self) -> Option<Result<Frame<'_>, CassetteError>> {
         if self.done {
             return None;
+        }
+        self.input.consume(std::mem::take(&mut self.consumed));
+        if let Some(fast) = self.fast_line() {
+            return self.fast_frame(fast);
         }
         loop {
             match read_line(
@@ -300,6 +315,135 @@ impl<R: BufRead> CassetteReader<R> {
             Err(what) => {
                 self.done = true;
                 Some(Err(CassetteError::corrupt(line, what)))
+            }
+        }
+    }
+}
+
+/// A line of the usual shape, `{"t":N,"from":"cli"|"program","line":V}`,
+/// lying whole in the input's buffer: read in place, without copying it
+/// or walking the frame's keys through serde (a replay reads millions).
+struct FastLine {
+    /// The line's bytes with its newline.
+    len: usize,
+    /// Where `V` starts and ends in the line.
+    value: (usize, usize),
+    at: Duration,
+    cli: bool,
+}
+
+impl<R: BufRead> CassetteReader<R> {
+    /// The next line, if it has the usual shape and lies whole in the
+    /// input's buffer; `None` sends the reading down the general path,
+    /// which sees the same line.
+    fn fast_line(&mut self) -> Option<FastLine> {
+        let available = self.input.fill_buf().ok()?;
+        let newline = claude_proto::find_newline(available)?;
+        let mut end = newline;
+        if end > 0 && available[end - 1] == b'\r' {
+            end -= 1;
+        }
+        if end > self.max_line {
+            return None;
+        }
+        let line = &available[..end];
+        let rest = line.strip_prefix(br#"{"t":"#)?;
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        // JSON has no leading zeros; the general path names the error.
+        if digits == 0 || (digits > 1 && rest[0] == b'0') {
+            return None;
+        }
+        let micros = rest[..digits].iter().try_fold(0u64, |n, d| {
+            n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+        })?;
+        let rest = rest[digits..].strip_prefix(br#","from":""#)?;
+        let (cli, rest) = match rest.strip_prefix(br#"cli""#) {
+            Some(rest) => (true, rest),
+            None => (false, rest.strip_prefix(br#"program""#)?),
+        };
+        let rest = rest.strip_prefix(br#","line":"#)?;
+        // `null` reads as no `line` at all on the general path.
+        let first = rest
+            .iter()
+            .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+        if first == Some(&b'n') || line.last() != Some(&b'}') {
+            return None;
+        }
+        Some(FastLine {
+            len: newline + 1,
+            value: (end - rest.len(), end - 1),
+            at: Duration::from_micros(micros),
+            cli,
+        })
+    }
+
+    /// The frame of a line found by [`fast_line`](Self::fast_line): its
+    /// value is checked to be JSON here. A line that is not (or has more
+    /// after its value) is parsed again on the general path, for the same
+    /// error or frame as ever.
+    fn fast_frame(&mut self, fast: FastLine) -> Option<Result<Frame<'_>, CassetteError>> {
+        self.consumed = fast.len;
+        self.line += 1;
+        let line_number = self.line;
+        // The buffer found by `fast_line`, unconsumed: no read happens.
+        let available = match self.input.fill_buf() {
+            Ok(available) if available.len() >= fast.len => available,
+            Ok(_) => {
+                self.done = true;
+                let error = io::Error::other("the input's buffer shrank without being consumed");
+                return Some(Err(CassetteError::new(
+                    line_number,
+                    CassetteErrorKind::Io(error),
+                )));
+            }
+            Err(error) => {
+                self.done = true;
+                return Some(Err(CassetteError::new(
+                    line_number,
+                    CassetteErrorKind::Io(error),
+                )));
+            }
+        };
+        let value = &available[fast.value.0..fast.value.1];
+        if let Ok(raw) = serde_json::from_slice::<&RawValue>(value) {
+            let line = Line::Json(raw);
+            self.frames += 1;
+            return Some(Ok(Frame {
+                line_number,
+                at: fast.at,
+                kind: if fast.cli {
+                    FrameKind::CliLine(line)
+                } else {
+                    FrameKind::ProgramLine(line)
+                },
+            }));
+        }
+        self.buf.clear();
+        self.buf.extend_from_slice(&available[..fast.value.1 + 1]);
+        let parsed = match serde_json::from_slice::<RawFrame<'_>>(&self.buf) {
+            Ok(raw) => raw.check(),
+            Err(error) => Err(describe_json_error(&error)),
+        };
+        match parsed {
+            Ok(Parsed::Frame(at, kind)) => {
+                self.frames += 1;
+                Some(Ok(Frame {
+                    line_number,
+                    at,
+                    kind,
+                }))
+            }
+            // A line with a time `t` is never a trailer.
+            Ok(Parsed::Trailer(_)) => {
+                self.done = true;
+                Some(Err(CassetteError::corrupt(
+                    line_number,
+                    "a trailer (`end`) with frame fields beside it",
+                )))
+            }
+            Err(what) => {
+                self.done = true;
+                Some(Err(CassetteError::corrupt(line_number, what)))
             }
         }
     }

@@ -217,7 +217,10 @@ impl<R: BufRead> Steps for Replay<R> {
                     }
                     let line = match line {
                         Line::Json(raw) => {
-                            Outgoing::Recorded(self.restore.json_text(raw.get().to_owned()))
+                            // Room for the newline the engine adds.
+                            let mut text = String::with_capacity(raw.get().len() + 1);
+                            text.push_str(raw.get());
+                            Outgoing::Recorded(self.restore.json_text(text))
                         }
                         Line::Text(text) => Outgoing::Raw(self.restore.text(text.into_owned())),
                         Line::Bytes(bytes) => Outgoing::Raw(

@@ -977,3 +977,149 @@ fn sending_pauses_while_output_waits_to_be_drained() {
     assert_eq!(cli.poll_timeout(), None);
     assert!(cli.poll_stdout().is_some());
 }
+
+/// A source that counts the steps taken from it.
+struct Counted<S>(S, std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl<S: Steps> Steps for Counted<S> {
+    fn next_step(&mut self) -> Option<Result<Step, String>> {
+        let step = self.0.next_step()?;
+        self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Some(step)
+    }
+}
+
+fn counted<S: Steps>(steps: S) -> (Counted<S>, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    let taken = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    (Counted(steps, taken.clone()), taken)
+}
+
+/// Reading ahead takes the steps up to the next one that waits for the
+/// program and sends nothing before its turn; a recorded answer read
+/// ahead of the program's request still gets the id the program chose.
+#[test]
+fn reading_ahead_stops_at_the_next_wait_and_changes_nothing_the_program_sees() {
+    use std::sync::atomic::Ordering;
+    let recorded_request = json!({"type": "control_request", "request_id": "rec_7",
+        "request": {"subtype": "set_model", "model": "sonnet"}});
+    let (steps, _) = Script::new()
+        .step(Step::Expect {
+            matcher: Matcher::Recorded(recorded_request),
+            reply: None,
+            label: Some("cassette line 2".into()),
+        })
+        .step(Step::Send {
+            line: Outgoing::Recorded(
+                r#"{"type":"control_response","response":{"subtype":"success","request_id":"rec_7","response":{}}}"#.into(),
+            ),
+            delay: Duration::ZERO,
+        })
+        .send(cli::system_init())
+        .expect(expect::user_text("hi"))
+        .send(cli::result_success("hello"))
+        .into_parts();
+    let (steps, taken) = counted(steps);
+    let mut h = Harness::with(steps, Settings::replay());
+    assert_eq!(taken.load(Ordering::SeqCst), 1, "the first expect runs");
+    assert!(h.cli.read_ahead());
+    assert_eq!(taken.load(Ordering::SeqCst), 4, "two sends and the expect");
+    assert!(!h.cli.read_ahead(), "nothing past the next wait");
+    h.drain();
+    assert!(h.written.is_empty(), "nothing is sent before its turn");
+    h.line(json!({"type": "control_request", "request_id": "live_1",
+        "request": {"subtype": "set_model", "model": "sonnet"}}));
+    assert_eq!(h.written.len(), 2);
+    assert_eq!(h.written[0]["response"]["request_id"], "live_1");
+    assert_eq!(h.written[1]["subtype"], "init");
+    h.line(user("hi"));
+    assert_eq!(h.written[2]["type"], "result");
+    h.close();
+    assert_eq!(h.outcome().expect("passes").steps, 5);
+}
+
+/// A source that fails ahead of its turn fails the run at that step, after
+/// the steps before it ran.
+#[test]
+fn a_source_error_read_ahead_fails_the_run_at_its_turn() {
+    struct Broken(u8);
+    impl Steps for Broken {
+        fn next_step(&mut self) -> Option<Result<Step, String>> {
+            self.0 += 1;
+            match self.0 {
+                1 => Some(Ok(Step::Expect {
+                    matcher: expect::any_user(),
+                    reply: None,
+                    label: None,
+                })),
+                2 => Some(Ok(Step::Send {
+                    line: Outgoing::Raw("{}".into()),
+                    delay: Duration::ZERO,
+                })),
+                _ => Some(Err("cassette line 9: truncated".into())),
+            }
+        }
+    }
+    let mut h = Harness::with(Broken(0), Settings::default());
+    assert!(h.cli.read_ahead());
+    assert!(h.cli.outcome().is_none(), "the error is not reached yet");
+    h.line(user("hi"));
+    assert_eq!(h.written, vec![json!({})]);
+    let failure = h.failure();
+    assert_eq!(failure.step, 3);
+    assert_eq!(
+        failure.kind,
+        FailureKind::Source("cassette line 9: truncated".into())
+    );
+}
+
+/// However many sends follow, reading ahead holds about 1 MiB of lines.
+#[test]
+fn reading_ahead_is_bounded() {
+    use std::sync::atomic::Ordering;
+    let line = format!("{{\"pad\":\"{}\"}}", "x".repeat(1000));
+    let script = (0..10_000).fold(Script::new().expect(expect::any_user()), |s, _| {
+        s.step(Step::Send {
+            line: Outgoing::Recorded(line.clone()),
+            delay: Duration::ZERO,
+        })
+    });
+    let (steps, settings) = script.into_parts();
+    let (steps, taken) = counted(steps);
+    let mut h = Harness::with(steps, settings);
+    assert!(h.cli.read_ahead());
+    let ahead = taken.load(Ordering::SeqCst) - 1;
+    assert!(ahead * line.len() >= MAX_READ_AHEAD, "{ahead} lines");
+    assert!(
+        ahead * line.len() < MAX_READ_AHEAD + line.len(),
+        "{ahead} lines"
+    );
+    assert!(!h.cli.read_ahead(), "full");
+    h.line(user("go"));
+    assert!(h.cli.read_ahead(), "room again once lines were sent");
+}
+
+/// The CLI's own requests in sent lines are found as a `Value` reads them:
+/// escaped ids, the last of duplicate keys, no id that is not a string.
+#[test]
+fn requests_in_sent_lines_are_found_as_a_value_reads_them() {
+    let id = |line: &str| asked_id(line);
+    assert_eq!(
+        id(r#"{"type":"control_request","request_id":"a","request":{"subtype":"x"}}"#),
+        Some("a".into())
+    );
+    assert_eq!(
+        id(r#"{"request_id":"a\"b","type":"control_request"}"#),
+        Some("a\"b".into())
+    );
+    assert_eq!(
+        id(r#"{"type":"control_request","request_id":"a","request_id":"b"}"#),
+        Some("b".into())
+    );
+    assert_eq!(id(r#"{"type":"control_request","request_id":7}"#), None);
+    assert_eq!(
+        id(r#"{"type":"control_response","response":{"note":"control_request"}}"#),
+        None
+    );
+    assert_eq!(id(r#"{"type":"user","text":"\"control_request\""}"#), None);
+    assert_eq!(id(r#"not json "control_request""#), None);
+}
