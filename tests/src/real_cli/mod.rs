@@ -1,7 +1,7 @@
 //! End-to-end scenarios against the real Claude Code CLI.
 //!
 //! The CLI (`@anthropic-ai/claude-code`, pinned in `tests/peer`) runs
-//! offline: its Messages API is a [`ModelApi`](claude_proto_testkit::ModelApi) on loopback, its `HOME`
+//! offline: its Messages API is a [`ModelApi`] on loopback, its `HOME`
 //! and working directory are fresh temp dirs, and it inherits nothing from
 //! the caller's environment but `PATH`. Each scenario is written once
 //! against [`RealHarness`] and the [`Driver`] of the conformance suite, and
