@@ -98,6 +98,19 @@ pub fn kill(pid: u32) {
 /// The running (not zombie) members of process group `pgid`, read from
 /// every `/proc/<pid>/stat` (Linux).
 pub fn group_members(pgid: u32) -> Vec<u32> {
+    // After the command name: state, ppid, pgrp, session, ...
+    running_with(1, pgid)
+}
+
+/// The running (not zombie) members of session `sid`, read as
+/// [`group_members`] reads groups.
+pub fn session_members(sid: u32) -> Vec<u32> {
+    running_with(2, sid)
+}
+
+/// The running processes whose `/proc/<pid>/stat` field `nth` after the
+/// state (0: ppid, 1: pgrp, 2: session) is `id`.
+fn running_with(nth: usize, id: u32) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -107,14 +120,13 @@ pub fn group_members(pgid: u32) -> Vec<u32> {
             let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
                 return false;
             };
-            // After the command name: state, ppid, pgrp, ...
             let Some((_, after)) = stat.rsplit_once(')') else {
                 return false;
             };
             let mut fields = after.split_whitespace();
             let state = fields.next();
-            let group = fields.nth(1).and_then(|g| g.parse::<u32>().ok());
-            group == Some(pgid) && !matches!(state, Some("Z" | "X"))
+            let value = fields.nth(nth).and_then(|g| g.parse::<u32>().ok());
+            value == Some(id) && !matches!(state, Some("Z" | "X"))
         })
         .collect()
 }

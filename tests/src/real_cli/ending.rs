@@ -73,30 +73,6 @@ fn deep_server() -> StdioServer {
     StdioServer::new("deep", DEEP_MCP_SERVER, 3)
 }
 
-/// The running (not zombie) processes of session `sid`, read from
-/// `/proc/<pid>/stat` (Linux).
-fn session_members(sid: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| {
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                return false;
-            };
-            let Some((_, after)) = stat.rsplit_once(')') else {
-                return false;
-            };
-            // After the command name: state, ppid, pgrp, session, ...
-            let mut fields = after.split_whitespace();
-            let state = fields.next();
-            let session = fields.nth(2).and_then(|s| s.parse::<u32>().ok());
-            session == Some(sid) && !matches!(state, Some("Z" | "X"))
-        })
-        .collect()
-}
-
 /// The Bash command's session, once [`BASH_CROWD`] runs in full.
 struct BashCrowd {
     sid: u32,
@@ -114,9 +90,9 @@ impl BashCrowd {
                 .ok()
                 .and_then(|text| text.trim().parse::<u32>().ok());
             if let Some(sid) = sid {
-                if session_members(sid).len() >= BASH_CROWD_SIZE {
+                if crate::process::session_members(sid).len() >= BASH_CROWD_SIZE {
                     let crowd = Self { sid };
-                    for pid in session_members(sid) {
+                    for pid in crate::process::session_members(sid) {
                         assert_ne!(
                             crate::process::group_of(pid),
                             Some(cli),
@@ -138,10 +114,10 @@ impl BashCrowd {
     /// Asserts, within [`ENDING`], that nothing of it is left.
     fn assert_gone(&self, how: &str) {
         let start = Instant::now();
-        let mut left = session_members(self.sid);
+        let mut left = crate::process::session_members(self.sid);
         while !left.is_empty() && start.elapsed() < ENDING {
             std::thread::sleep(Duration::from_millis(5));
-            left = session_members(self.sid);
+            left = crate::process::session_members(self.sid);
         }
         assert!(
             left.is_empty(),
@@ -153,7 +129,7 @@ impl BashCrowd {
     /// Ends it (SIGKILL to each member), for a scenario that shows it
     /// outliving the session.
     fn kill(&self) {
-        for pid in session_members(self.sid) {
+        for pid in crate::process::session_members(self.sid) {
             crate::process::kill(pid);
         }
     }
@@ -602,7 +578,7 @@ pub fn nothing_outlives_a_crash_but_what_left_the_group<H: RealHarness>() {
     started.assert_group_empty_now(H::NAME);
     started.assert_gone(&format!("{}: the CLI crashed", H::NAME), false, peer);
     let bash = started.bash.as_ref().expect("the Bash command ran");
-    let left = session_members(bash.sid);
+    let left = crate::process::session_members(bash.sid);
     bash.kill();
     assert_eq!(
         left.len(),
