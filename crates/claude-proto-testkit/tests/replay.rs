@@ -25,11 +25,14 @@ const HELLO: (&str, &str) = ("Say hello", "Hello!");
 
 /// With `UPDATE_CASSETTES=1` and the pinned CLI (`CLAUDE_BIN`): records the
 /// cassettes these tests and the guide replay, through the binary's record
-/// mode, against the real CLI running offline. Without, it does nothing:
-/// the committed recordings are what the other tests check. Re-record
-/// when the library changes what it sends (the replays then fail, naming
-/// the line that changed).
+/// mode, against the real CLI running offline. A tool, not a check, so it
+/// is ignored by default (it could not fail without the variable): the
+/// committed recordings are what the other tests check. Re-record when the
+/// library changes what it sends (the replays then fail, naming the line
+/// that changed): `UPDATE_CASSETTES=1 cargo test -p claude-proto-testkit
+/// --test replay -- --ignored record_the_cassettes`.
 #[tokio::test]
+#[ignore = "records the cassettes; run with UPDATE_CASSETTES=1 and --ignored"]
 async fn record_the_cassettes() -> Result {
     if std::env::var_os("UPDATE_CASSETTES").is_none() {
         return Ok(());
