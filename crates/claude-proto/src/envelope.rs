@@ -1,6 +1,7 @@
-//! The first and only pass over each line: read the few fields that route it
-//! (`type`, `subtype`, `request_id`) and borrow the control bodies as raw
-//! JSON, skipping everything else without building any value.
+//! The routing pass over a line that [`route`](crate::route) leaves to
+//! serde_json (control messages, and anything unusual): read the few fields
+//! that route it (`type`, `subtype`, `request_id`) and borrow the control
+//! bodies as raw JSON, skipping everything else without building any value.
 
 use std::borrow::Cow;
 use std::fmt;

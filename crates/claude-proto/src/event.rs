@@ -148,6 +148,9 @@ impl Message {
     /// read that way (a duplicate key, an escaped lone surrogate) is
     /// parsed whole instead.
     pub fn session_id(&self) -> Option<String> {
+        if let Some(id) = crate::route::top_level_string(&self.line, b"session_id") {
+            return id.map(str::to_owned);
+        }
         #[derive(serde::Deserialize)]
         struct Only {
             session_id: Option<serde_json::Value>,

@@ -127,6 +127,7 @@ mod json_text;
 pub mod model;
 pub mod options;
 mod reply;
+mod route;
 mod session;
 pub mod transcript;
 pub mod version;
