@@ -179,30 +179,21 @@ impl<'a> Scanner<'a> {
     /// Moves past bytes that need no look inside a string: not `"`, `\`,
     /// a control character or non-ASCII. Eight at a time.
     fn skip_plain_bytes(&mut self) {
-        const ONES: u64 = u64::MAX / 255;
-        const HIGH: u64 = ONES << 7;
         let rest = self.bytes.get(self.at..).unwrap_or_default();
+        let mut skipped = 0;
         for chunk in rest.chunks_exact(8) {
             let Ok(word) = <[u8; 8]>::try_from(chunk) else {
                 break;
             };
-            let word = u64::from_le_bytes(word);
-            let quote = word ^ (ONES * u64::from(b'"'));
-            let backslash = word ^ (ONES * u64::from(b'\\'));
-            // Each term marks the high bit of a byte that matches; only
-            // bytes above a true match can be marked falsely, so the
-            // lowest mark is exact.
-            let marks = (word.wrapping_sub(ONES * 0x20) & !word
-                | quote.wrapping_sub(ONES) & !quote
-                | backslash.wrapping_sub(ONES) & !backslash
-                | word)
-                & HIGH;
+            let marks = special_bytes(u64::from_le_bytes(word));
             if marks != 0 {
-                self.at += (marks.trailing_zeros() / 8) as usize;
+                skipped += (marks.trailing_zeros() / 8) as usize;
+                self.at += skipped;
                 return;
             }
-            self.at += 8;
+            skipped += 8;
         }
+        self.at += skipped;
         while let Some(byte) = self.peek() {
             if byte == b'"' || byte == b'\\' || !(0x20..0x80).contains(&byte) {
                 return;
@@ -337,6 +328,21 @@ impl<'a> Scanner<'a> {
         }
         self.at - start
     }
+}
+
+/// Marks the high bit of each byte of `word` (little-endian) that is `"`,
+/// `\`, below 0x20 or above 0x7F. A subtraction's borrow can mark a byte
+/// falsely only above a byte that truly matches, so the lowest mark is
+/// exact, which is all the caller reads.
+fn special_bytes(word: u64) -> u64 {
+    const ONES: u64 = u64::MAX / 255;
+    // A byte of `x - ONES` has its high bit set when that byte of `x` was
+    // 0 (it wrapped) or was above 0x80; the second case is a byte above
+    // 0x7F in `word`, marked anyway by the last term.
+    let quote = (word ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES);
+    let backslash = (word ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES);
+    let control = word.wrapping_sub(ONES * 0x20);
+    (quote | backslash | control | word) & (ONES << 7)
 }
 
 /// How many continuation bytes the character that starts with `lead`

@@ -292,6 +292,16 @@ proptest! {
     }
 
     #[test]
+    fn marks_the_first_special_byte_exactly(bytes in any::<[u8; 8]>()) {
+        let first = bytes
+            .iter()
+            .position(|b| *b == b'"' || *b == b'\\' || *b < 0x20 || *b >= 0x80);
+        let marks = special_bytes(u64::from_le_bytes(bytes));
+        let marked = (marks != 0).then(|| (marks.trailing_zeros() / 8) as usize);
+        prop_assert_eq!(marked, first);
+    }
+
+    #[test]
     fn agrees_with_serde_on_any_bytes(line in prop::collection::vec(any::<u8>(), 0..64)) {
         check_route(&line);
     }
