@@ -92,6 +92,10 @@ pub(crate) struct Driver<R: Runtime> {
     /// read would block while untrimmed).
     quiet_timer: Option<BoxFuture<()>>,
     events_closed: bool,
+    /// The user's reader, waiting for events already handed over: woken
+    /// once half the handoff's room is used or when the driver waits or
+    /// yields. Waking it at every read cost a futex call per 40 KB.
+    reader_to_wake: Option<Waker>,
     /// The temporary config directory of a session resumed from the
     /// store, removed in `finish`.
     resume_dir: Option<ResumeDir>,
@@ -129,6 +133,7 @@ impl<R: Runtime> Driver<R> {
             burst: 0,
             quiet_timer: None,
             events_closed: false,
+            reader_to_wake: None,
             resume_dir: pipes.resume_dir,
         }
     }
@@ -342,7 +347,19 @@ impl<R: Runtime> Driver<R> {
             }
             // The user wakes us once there is room again.
             state.refill_wanted = self.host.has_events();
-            if moved { state.reader.take() } else { None }
+            if moved {
+                if let Some(reader) = state.reader.take() {
+                    self.reader_to_wake = Some(reader);
+                }
+            }
+            // A reader on another thread is woken once half the handoff's
+            // room is used, or when this wake-up's work is done (see
+            // `poll`): not at every read.
+            if state.event_bytes >= state.handoff_limit / 2 {
+                self.reader_to_wake.take()
+            } else {
+                None
+            }
         };
         wake(reader);
         moved
@@ -533,6 +550,7 @@ impl<R: Runtime> Driver<R> {
             let mut wakers = std::mem::take(&mut state.init_waiters);
             wakers.append(&mut state.finish_waiters);
             wakers.extend(state.reader.take());
+            wakers.extend(self.reader_to_wake.take());
             (std::mem::take(&mut state.commands), wakers)
         };
         drop(commands);
@@ -557,9 +575,11 @@ impl<R: Runtime> Future for Driver<R> {
             }
             if !progress {
                 // Every source polled registered its waker.
+                wake(this.reader_to_wake.take());
                 return Poll::Pending;
             }
         }
+        wake(this.reader_to_wake.take());
         cx.waker().wake_by_ref();
         Poll::Pending
     }
