@@ -558,3 +558,55 @@ fn handlers_share_state_with_with_state() {
     assert!(text.contains(r#"{\"sum\":5}"#), "{text}");
     assert_eq!(*calls.lock().unwrap(), [5]);
 }
+
+/// `next_event` is cancel-safe: a call dropped before it completes takes
+/// no event, though the reader takes events from the session in batches.
+/// Every other call here is dropped after one poll; every delta still
+/// arrives, once, in order.
+#[test]
+fn a_dropped_next_event_takes_no_event() {
+    use claude_proto_testkit::{Script, cli, expect};
+    const DELTAS: usize = 500;
+    let mut script = Script::new()
+        .expect(expect::any_user())
+        .send(cli::system_init());
+    for n in 0..DELTAS {
+        script = script.send(cli::text_delta(0, &format!("delta-{n}.")));
+    }
+    let script = script.send(cli::result_success("done")).expect_end();
+    runtime().block_on(async {
+        let builder = Claude::builder(claude_proto_tokio::Options::default());
+        let (mut claude, run) = claude_proto_testkit::tokio::connect(builder, script).unwrap();
+        claude.controller().send_text("go").await.unwrap();
+        let (mut deltas, mut dropped) = (Vec::new(), 0);
+        for call in 0.. {
+            let event = if call % 2 == 0 {
+                tokio::select! {
+                    biased;
+                    event = claude.next_event() => event,
+                    () = std::future::ready(()) => {
+                        dropped += 1;
+                        continue;
+                    }
+                }
+            } else {
+                claude.next_event().await
+            };
+            let Some(Event::Message(message)) = event else {
+                break;
+            };
+            let line = String::from_utf8(message.as_bytes().to_vec()).unwrap();
+            if let Some(at) = line.find("delta-") {
+                let rest = &line[at + "delta-".len()..];
+                deltas.push(rest[..rest.find('.').unwrap()].parse::<usize>().unwrap());
+            }
+            if message.is_result() {
+                break;
+            }
+        }
+        assert_eq!(deltas, (0..DELTAS).collect::<Vec<_>>());
+        assert!(dropped > 0, "no call was dropped");
+        claude.close().await.unwrap();
+        run.finish().await.unwrap();
+    });
+}

@@ -1,5 +1,6 @@
 //! The user's side of the event handoff.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::future::poll_fn;
 use std::pin::Pin;
@@ -23,7 +24,17 @@ use crate::shared::{Shared, wake};
 pub struct Events {
     shared: Arc<Shared>,
     cursor: TurnCursor,
+    /// Events taken from the handoff under one lock, not returned yet.
+    /// Their bytes stay counted in the handoff until the batch is
+    /// settled, so the read-ahead budget holds with them.
+    batch: VecDeque<Delivery>,
+    /// Bytes of the events returned from `batch` since it was settled.
+    returned: usize,
 }
+
+/// Most events taken from the handoff under one lock: a lock per event
+/// was the reader's largest cost and contended with the driver's.
+const BATCH: usize = 32;
 
 impl fmt::Debug for Events {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -38,6 +49,8 @@ impl Events {
         Self {
             shared,
             cursor: TurnCursor::default(),
+            batch: VecDeque::new(),
+            returned: 0,
         }
     }
 
@@ -62,36 +75,44 @@ impl Events {
     }
 
     pub(crate) fn poll_delivery(&mut self, cx: &mut Context<'_>) -> Poll<Option<Delivery>> {
-        let (delivery, waker) = {
-            let mut state = self.shared.lock();
-            match state.events.pop_front() {
-                Some(delivery) => {
-                    state.event_bytes = state.event_bytes.saturating_sub(delivery.event.cost());
-                    // Refill at half empty: the driver tops up a batch at a
-                    // time instead of once per event.
-                    let waker = (state.refill_wanted
-                        && state.event_bytes <= state.handoff_limit / 2)
-                        .then(|| {
-                            state.refill_wanted = false;
-                            state.driver.take()
-                        })
-                        .flatten();
-                    (delivery, waker)
-                }
-                None if state.finished => return Poll::Ready(None),
-                None => {
+        loop {
+            if let Some(delivery) = self.batch.pop_front() {
+                self.returned += delivery.event.cost();
+                self.cursor.observe(&delivery);
+                return Poll::Ready(Some(delivery));
+            }
+            let waker = {
+                let mut state = self.shared.lock();
+                state.event_bytes = state
+                    .event_bytes
+                    .saturating_sub(std::mem::take(&mut self.returned));
+                let taken = state.events.len().min(BATCH);
+                if taken == 0 {
+                    if state.finished {
+                        return Poll::Ready(None);
+                    }
                     state.reader = Some(cx.waker().clone());
                     let waker = state.refill_wanted.then(|| state.driver.take()).flatten();
                     state.refill_wanted = false;
                     drop(state);
                     wake(waker);
+                    // Nothing held while waiting: an idle session keeps no
+                    // batch room.
+                    self.batch = VecDeque::new();
                     return Poll::Pending;
                 }
-            }
-        };
-        wake(waker);
-        self.cursor.observe(&delivery);
-        Poll::Ready(Some(delivery))
+                self.batch.extend(state.events.drain(..taken));
+                // Refill at half empty: the driver tops up a batch at a
+                // time instead of once per event.
+                (state.refill_wanted && state.event_bytes <= state.handoff_limit / 2)
+                    .then(|| {
+                        state.refill_wanted = false;
+                        state.driver.take()
+                    })
+                    .flatten()
+            };
+            wake(waker);
+        }
     }
 }
 
