@@ -24,12 +24,12 @@ use crate::shared::{Shared, wake};
 pub struct Events {
     shared: Arc<Shared>,
     cursor: TurnCursor,
-    /// Events taken from the handoff under one lock, not returned yet.
-    /// Their bytes stay counted in the handoff until the batch is
-    /// settled, so the read-ahead budget holds with them.
+    /// Events taken from the handoff under one lock, not returned yet: at
+    /// most [`BATCH`] of them and the handoff's batch room in bytes (or
+    /// one event). They leave the handoff's count when taken, so the
+    /// driver refills it meanwhile, and the two together stay within the
+    /// handoff's budget.
     batch: VecDeque<Delivery>,
-    /// Bytes of the events returned from `batch` since it was settled.
-    returned: usize,
 }
 
 /// Most events taken from the handoff under one lock: a lock per event
@@ -50,7 +50,6 @@ impl Events {
             shared,
             cursor: TurnCursor::default(),
             batch: VecDeque::new(),
-            returned: 0,
         }
     }
 
@@ -77,17 +76,12 @@ impl Events {
     pub(crate) fn poll_delivery(&mut self, cx: &mut Context<'_>) -> Poll<Option<Delivery>> {
         loop {
             if let Some(delivery) = self.batch.pop_front() {
-                self.returned += delivery.event.cost();
                 self.cursor.observe(&delivery);
                 return Poll::Ready(Some(delivery));
             }
             let waker = {
                 let mut state = self.shared.lock();
-                state.event_bytes = state
-                    .event_bytes
-                    .saturating_sub(std::mem::take(&mut self.returned));
-                let taken = state.events.len().min(BATCH);
-                if taken == 0 {
+                if state.events.is_empty() {
                     if state.finished {
                         return Poll::Ready(None);
                     }
@@ -97,11 +91,25 @@ impl Events {
                     drop(state);
                     wake(waker);
                     // Nothing held while waiting: an idle session keeps no
-                    // batch room.
+                    // batch room (one allocation per wake-up of a reader
+                    // that keeps up).
                     self.batch = VecDeque::new();
                     return Poll::Pending;
                 }
-                self.batch.extend(state.events.drain(..taken));
+                let mut taken = 0;
+                while let Some(next) = state.events.front() {
+                    let cost = next.event.cost();
+                    let full = self.batch.len() == BATCH || taken + cost > state.batch_limit;
+                    if full && !self.batch.is_empty() {
+                        break;
+                    }
+                    let Some(delivery) = state.events.pop_front() else {
+                        break;
+                    };
+                    taken += cost;
+                    self.batch.push_back(delivery);
+                }
+                state.event_bytes = state.event_bytes.saturating_sub(taken);
                 // Refill at half empty: the driver tops up a batch at a
                 // time instead of once per event.
                 (state.refill_wanted && state.event_bytes <= state.handoff_limit / 2)

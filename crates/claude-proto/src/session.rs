@@ -719,9 +719,10 @@ impl Session {
         crate::route::check_route(line);
         // Nearly every line is a plain message: one scan checks it and
         // reads its type. The way below (serde_json after `from_utf8`)
-        // reads the benchmark transcript 24% slower (`bench-decode`'s
-        // session figure: 2.04M against 2.68M lines/s) and stays the
-        // authority for everything the scan leaves to it.
+        // read the benchmark transcript 24% slower (`bench-decode`'s
+        // session figure: 2.04M lines/s in the run before this scan, 2.68M
+        // after) and stays the authority for everything the scan leaves
+        // to it.
         if let Some(route) = crate::route::route(line) {
             let message_type = MessageType::from(route.ty.unwrap_or(""));
             if !matches!(
