@@ -27,8 +27,7 @@ pub struct Events {
     /// Events taken from the handoff under one lock, not returned yet: at
     /// most [`BATCH`] of them and the handoff's batch room in bytes (or
     /// one event). They leave the handoff's count when taken, so the
-    /// driver refills it meanwhile, and the two together stay within the
-    /// handoff's budget.
+    /// driver refills it meanwhile.
     batch: VecDeque<Delivery>,
 }
 

@@ -21,10 +21,10 @@ use crate::oneshot;
 /// Who gets a command's outcome.
 pub(crate) type Waiter = oneshot::Sender<Result<CallReply, Error>>;
 
-/// The most bytes of events handed over ahead of the user at once: beyond
-/// the host's read-ahead budget, at most this much is held, three quarters
-/// in the handoff and a quarter taken by the reader; each part may exceed
-/// its share by one event only when that event alone is larger.
+/// The most bytes of events in the handoff, ahead of the user, beyond the
+/// host's read-ahead budget; the reader's batch holds at most a quarter as
+/// much again. Each may exceed its bound by one event only when that event
+/// alone is larger.
 pub(crate) const HANDOFF_BYTES: usize = 256 * 1024;
 
 #[derive(Default)]
@@ -46,11 +46,10 @@ pub(crate) struct State {
     // ----- towards the user
     pub(crate) events: VecDeque<Delivery>,
     pub(crate) event_bytes: usize,
-    /// Most bytes the handoff may hold: three quarters of the budget (see
-    /// [`HANDOFF_BYTES`]).
+    /// Most bytes the handoff may hold (see [`HANDOFF_BYTES`]).
     pub(crate) handoff_limit: usize,
     /// Most bytes the reader takes out of the handoff at once (or one
-    /// event): the budget's last quarter.
+    /// event): a quarter of `handoff_limit`.
     pub(crate) batch_limit: usize,
     /// The driver stopped handing events over for lack of room: wake it
     /// once the user has made some.
@@ -74,12 +73,11 @@ pub(crate) struct State {
 
 impl Shared {
     pub(crate) fn new(handoff_limit: usize) -> Self {
-        let budget = handoff_limit.clamp(1, HANDOFF_BYTES);
-        let batch_limit = budget / 4;
+        let handoff_limit = handoff_limit.clamp(1, HANDOFF_BYTES);
         Self {
             state: Mutex::new(State {
-                handoff_limit: budget - batch_limit,
-                batch_limit,
+                handoff_limit,
+                batch_limit: handoff_limit / 4,
                 ..State::default()
             }),
         }
