@@ -129,6 +129,8 @@ pub mod options;
 mod reply;
 mod route;
 mod session;
+#[cfg(test)]
+mod test_fixtures;
 pub mod transcript;
 pub mod version;
 

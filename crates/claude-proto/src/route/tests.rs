@@ -2,42 +2,10 @@ use proptest::prelude::*;
 
 use super::*;
 
-/// The recorded transcripts (`tests/fixtures`), built in: the core's
-/// sources do no IO, tests included.
-const RECORDED: &[&str] = &[
-    include_str!("../../tests/fixtures/api_error.ndjson"),
-    include_str!("../../tests/fixtures/api_error_500.ndjson"),
-    include_str!("../../tests/fixtures/api_retry.ndjson"),
-    include_str!("../../tests/fixtures/control_requests.ndjson"),
-    include_str!("../../tests/fixtures/e2e_api_error.ndjson"),
-    include_str!("../../tests/fixtures/e2e_interrupt_pending_permission.ndjson"),
-    include_str!("../../tests/fixtures/e2e_interrupt_slow_stream.ndjson"),
-    include_str!("../../tests/fixtures/e2e_multi_turn_set_model.ndjson"),
-    include_str!("../../tests/fixtures/e2e_partial_messages.ndjson"),
-    include_str!("../../tests/fixtures/e2e_permission_allow_write.ndjson"),
-    include_str!("../../tests/fixtures/e2e_permission_deny_bash.ndjson"),
-    include_str!("../../tests/fixtures/e2e_post_tool_use_hook.ndjson"),
-    include_str!("../../tests/fixtures/e2e_pre_tool_use_hook_deny.ndjson"),
-    include_str!("../../tests/fixtures/e2e_resume.ndjson"),
-    include_str!("../../tests/fixtures/e2e_resume_first.ndjson"),
-    include_str!("../../tests/fixtures/e2e_sdk_mcp_tool.ndjson"),
-    include_str!("../../tests/fixtures/e2e_single_turn.ndjson"),
-    include_str!("../../tests/fixtures/hooks.ndjson"),
-    include_str!("../../tests/fixtures/interrupt_pending_permission.ndjson"),
-    include_str!("../../tests/fixtures/multi_turn.ndjson"),
-    include_str!("../../tests/fixtures/partial_messages.ndjson"),
-    include_str!("../../tests/fixtures/sdk_env_session_state.ndjson"),
-    include_str!("../../tests/fixtures/sdk_mcp.ndjson"),
-    include_str!("../../tests/fixtures/single_turn.ndjson"),
-    include_str!("../../tests/fixtures/stdin_close_mid_turn.ndjson"),
-    include_str!("../../tests/fixtures/tool_permission_allow.ndjson"),
-    include_str!("../../tests/fixtures/tool_permission_deny.ndjson"),
-];
-
 /// Every line of every recorded transcript, both directions.
 fn recorded_lines() -> Vec<String> {
     let mut lines = Vec::new();
-    for text in RECORDED {
+    for text in crate::test_fixtures::RECORDED {
         for record in text.lines() {
             let record: serde_json::Value = serde_json::from_str(record).expect("a record");
             if let Some(line) = record["line"].as_str() {
