@@ -411,6 +411,15 @@ mod tests {
     use super::*;
     use crate::{Matcher, Step, cli, expect};
 
+    /// Everything the scripted CLI still writes, once its output ends.
+    fn read_to_end(reader: impl Read) -> String {
+        let mut rest = String::new();
+        io::BufReader::new(reader)
+            .read_to_string(&mut rest)
+            .expect("the output ends");
+        rest
+    }
+
     fn read_line(reader: &mut impl io::BufRead) -> Value {
         let mut line = String::new();
         reader.read_line(&mut line).expect("reads");
@@ -435,9 +444,7 @@ mod tests {
         let report = run.assert_ok();
         assert_eq!(report.steps, 3);
         // The CLI exited: its output ends.
-        let mut rest = String::new();
-        reader.read_to_string(&mut rest).expect("reads to the end");
-        assert_eq!(rest, "");
+        assert_eq!(read_to_end(reader), "");
     }
 
     #[test]
@@ -448,10 +455,7 @@ mod tests {
             .expect("starts");
         let ProgramEnds { reader, mut writer } = ends;
         writer.write_all(b"{\"type\":\"user\"}\n").expect("writes");
-        let mut rest = String::new();
-        io::BufReader::new(reader)
-            .read_to_string(&mut rest)
-            .expect("the output ends");
+        read_to_end(reader);
         let failure = run.wait().expect_err("fails");
         assert_eq!(failure.step, 1);
         assert!(matches!(failure.kind, FailureKind::Mismatch { .. }));
@@ -468,10 +472,7 @@ mod tests {
             .expect("starts");
         let ProgramEnds { reader, mut writer } = ends;
         writer.write_all(b"{\"a\":2}\n").expect("writes");
-        let mut rest = String::new();
-        io::BufReader::new(reader)
-            .read_to_string(&mut rest)
-            .expect("the output ends");
+        read_to_end(reader);
         let failure = run.wait().expect_err("fails");
         assert_eq!(failure.step, 1);
         assert!(
@@ -491,10 +492,7 @@ mod tests {
             }
         }
         let (ends, run) = ScriptRun::start(Panics, Settings::default()).expect("starts");
-        let mut rest = String::new();
-        io::BufReader::new(ends.reader)
-            .read_to_string(&mut rest)
-            .expect("the output ends");
+        read_to_end(ends.reader);
         let failure = run.wait().expect_err("fails");
         assert!(matches!(failure.kind, FailureKind::Source(_)), "{failure}");
         assert!(failure.to_string().contains("the steps broke"), "{failure}");
@@ -511,10 +509,7 @@ mod tests {
             .start()
             .expect("starts");
         let ProgramEnds { reader, mut writer } = ends;
-        let mut rest = String::new();
-        io::BufReader::new(reader)
-            .read_to_string(&mut rest)
-            .expect("the output ends");
+        read_to_end(reader);
         run.assert_ok();
         let chunk = vec![b' '; 64 * 1024];
         let failed = (0..1024).any(|_| writer.write_all(&chunk).is_err());
@@ -532,8 +527,7 @@ mod tests {
         assert_eq!(read_line(&mut reader)["subtype"], "init");
         drop(run);
         // Stopped: the output ends.
-        let mut rest = String::new();
-        reader.read_to_string(&mut rest).expect("reads to the end");
+        read_to_end(reader);
     }
 
     #[test]
@@ -543,10 +537,7 @@ mod tests {
             .start()
             .expect("starts");
         drop(run);
-        let mut rest = String::new();
-        io::BufReader::new(ends.reader)
-            .read_to_string(&mut rest)
-            .expect("the output ends");
+        read_to_end(ends.reader);
     }
 
     #[test]
