@@ -1,18 +1,12 @@
 //! The scripted CLI for an async-std or smol session, in one call (feature
 //! `async-std`; the session's runtime is whichever its builder has).
 
-use std::io;
-
 use claude_proto_async_std::{Claude, ClaudeBuilder, SpawnError};
 
 use crate::engine::Settings;
-use crate::run::{ProgramEnds, ScriptRun, Stream};
+use crate::run::ScriptRun;
 use crate::script::Script;
 use crate::step::Steps;
-
-/// A stream between the program and the scripted CLI, on the async-io
-/// reactor (which async-std and smol share).
-pub type AsyncStream = async_io::Async<Stream>;
 
 /// Starts `script` in process and connects a session built by `builder`
 /// to it: the session as the program under test, and the run whose
@@ -31,16 +25,6 @@ pub fn connect_steps(
     settings: Settings,
 ) -> Result<(Claude, ScriptRun), SpawnError> {
     let (ends, run) = ScriptRun::start(steps, settings)?;
-    let (reader, writer) = streams(ends)?;
-    let claude = builder.connect(reader, writer)?;
+    let claude = builder.connect(ends.reader, ends.writer)?;
     Ok((claude, run))
-}
-
-/// The program's ends as async-io streams (reader, writer), for a
-/// `connect` of your own.
-pub fn streams(ends: ProgramEnds) -> io::Result<(AsyncStream, AsyncStream)> {
-    Ok((
-        async_io::Async::new(ends.reader)?,
-        async_io::Async::new(ends.writer)?,
-    ))
 }

@@ -5,7 +5,7 @@
 //!
 //! 1. **A scripted CLI** ([`Script`]): what the CLI sends, and what it
 //!    expects the program under test to send back, step by step. It runs in
-//!    process, on a thread of its own behind a socket pair that the
+//!    process, on a thread of its own behind two in-memory pipes that the
 //!    adapters' `connect` accepts, or as a child process (the
 //!    `claude-proto-testkit-cli` binary) for tests that go through `spawn`.
 //!    A program that does something the script did not expect fails the
@@ -95,8 +95,8 @@
 //!   `tokio`), `blocking::connect` (feature `blocking`),
 //!   `async_std::connect` (feature `async-std`, for async-std and smol);
 //! - in process, with the streams in hand: [`Script::start`] gives the
-//!   program's ends (Unix sockets; loopback TCP elsewhere) for any
-//!   `connect`;
+//!   program's ends (in-memory pipes: [`PipeReader`], [`PipeWriter`])
+//!   for any `connect`;
 //! - as a child process, through an adapter's real `spawn`:
 //!   [`Script::child`] and the `claude-proto-testkit-cli` binary (see
 //!   [`child`]);
@@ -121,6 +121,7 @@ pub mod expect;
 #[doc = include_str!("../GUIDE.md")]
 pub mod guide {}
 pub mod model_api;
+mod pipe;
 mod run;
 mod script;
 mod step;
@@ -132,6 +133,7 @@ pub use engine::{
     DEFAULT_STEP_DEADLINE, FAILURE_EXIT_CODE, Report, ScriptedCli, Settings,
 };
 pub use model_api::ModelApi;
-pub use run::{Finish, ProgramEnds, ScriptRun, Stream};
+pub use pipe::{PipeReader, PipeWriter};
+pub use run::{Finish, ProgramEnds, ScriptRun};
 pub use script::{SCRIPT_FORMAT, Script, ScriptError};
 pub use step::{CheckFn, Difference, Failure, FailureKind, Matcher, Outgoing, Reply, Step, Steps};

@@ -1,8 +1,8 @@
-//! The scripted CLI in process: a thread of its own behind two socket
-//! pairs, on the wall clock.
+//! The scripted CLI in process: a thread of its own behind two in-memory
+//! pipes, on the wall clock.
 
 use std::future::Future;
-use std::io::{self, Read, Write};
+use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -13,29 +13,22 @@ use std::time::{Duration, Instant};
 
 use crate::Report;
 use crate::engine::{ScriptedCli, Settings};
+use crate::pipe::{PIPE_CAPACITY, PipeHandle, PipeReader, PipeWriter, pipe};
 use crate::script::Script;
 use crate::step::{Failure, FailureKind, Steps};
 
-/// One end of a byte stream between the program and the scripted CLI: a
-/// Unix socket (elsewhere a loopback TCP connection).
-#[cfg(unix)]
-pub type Stream = std::os::unix::net::UnixStream;
-/// One end of a byte stream between the program and the scripted CLI: a
-/// Unix socket (elsewhere a loopback TCP connection).
-#[cfg(not(unix))]
-pub type Stream = std::net::TcpStream;
-
 /// The program's ends of a scripted CLI started in process: give them to
-/// an adapter's `connect` (they are blocking std streams; the adapters'
-/// helpers in this crate convert them).
+/// an adapter's `connect`. They are in-memory pipes, blocking std streams
+/// and, with the crate's features, tokio's and futures-io's async
+/// streams.
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct ProgramEnds {
     /// What the CLI writes (its stdout): the program reads it.
-    pub reader: Stream,
+    pub reader: PipeReader,
     /// What the CLI reads (its stdin): the program writes it. Dropping it
     /// (or shutting it down) is the program closing its end.
-    pub writer: Stream,
+    pub writer: PipeWriter,
 }
 
 impl Script {
@@ -58,14 +51,15 @@ impl Script {
 /// the program to close its end, and fails if it does not within the step
 /// deadline.
 ///
-/// Dropping it stops the thread (its sockets are shut down, so a blocked
-/// read or write returns) and waits for it: nothing is left running.
+/// Dropping it stops the thread (its ends of the pipes are closed, so a
+/// blocked read or write returns) and waits for it: nothing is left
+/// running.
 #[must_use = "the outcome of a run is its verdict: wait for it"]
 pub struct ScriptRun {
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
-    /// The CLI's own ends, kept to shut them down on drop.
-    cli_ends: Vec<Stream>,
+    /// The CLI's own ends, kept to close them on drop.
+    cli_ends: CliEnds,
     /// Dropped to wake a thread parked after a hang.
     park: Option<mpsc::Sender<()>>,
 }
@@ -105,15 +99,18 @@ impl Shared {
 impl ScriptRun {
     /// Starts a scripted CLI running `steps` with `settings` (a
     /// [`Script`]'s, a cassette replay's) on a thread of its own, behind
-    /// two socket pairs (one per direction, so that the program closing its
-    /// writing end is seen as the CLI's stdin ending).
+    /// two pipes of 256 KiB (one per direction, so that the program
+    /// closing its writing end is seen as the CLI's stdin ending).
     pub fn start(
         steps: impl Steps + Send + 'static,
         settings: Settings,
     ) -> io::Result<(ProgramEnds, ScriptRun)> {
-        let (program_writer, cli_input) = pair()?;
-        let (cli_output, program_reader) = pair()?;
-        let cli_ends = vec![cli_input.try_clone()?, cli_output.try_clone()?];
+        let (program_writer, cli_input) = pipe(PIPE_CAPACITY);
+        let (cli_output, program_reader) = pipe(PIPE_CAPACITY);
+        let cli_ends = CliEnds {
+            input: cli_input.handle(),
+            output: cli_output.handle(),
+        };
         let shared = Arc::new(Shared::default());
         let (park, parked) = mpsc::channel();
         let write_deadline = settings.step_deadline;
@@ -121,9 +118,9 @@ impl ScriptRun {
         let thread = std::thread::Builder::new()
             .name(String::from("scripted-cli"))
             .spawn(move || {
-                // Kept to end the streams however `serve` ends: the copies
-                // in `ScriptRun` would otherwise hold them open.
-                let ends = (cli_input.try_clone(), cli_output.try_clone());
+                // The ends close when dropped, however `serve` ends: a
+                // program writing then fails as it would to a CLI that
+                // exited, instead of filling a pipe nobody reads.
                 let served = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     let cli = ScriptedCli::new(steps, settings, Instant::now());
                     let io = Io {
@@ -144,15 +141,6 @@ impl ScriptRun {
                             crate::engine::panic_text(&*panic)
                         )),
                     )));
-                    if let Ok(output) = &ends.1 {
-                        let _ = output.shutdown(std::net::Shutdown::Both);
-                    }
-                }
-                // Once the CLI is done, the program's writes fail as they
-                // would to a CLI that exited, instead of filling a buffer
-                // nobody reads until they block.
-                if let Ok(input) = &ends.0 {
-                    let _ = input.shutdown(std::net::Shutdown::Read);
                 }
             })?;
         let run = ScriptRun {
@@ -223,12 +211,11 @@ impl ScriptRun {
     fn stop(&mut self) {
         self.shared.stop.store(true, Ordering::SeqCst);
         self.park = None;
-        for end in &self.cli_ends {
-            let _ = end.shutdown(std::net::Shutdown::Both);
-        }
+        self.cli_ends.input.close_read();
+        self.cli_ends.output.close_write();
         if let Some(thread) = self.thread.take() {
             // The thread only waits in reads, writes and the park, which
-            // the shutdowns and the dropped sender end: it returns.
+            // the closed ends and the dropped sender end: it returns.
             let _ = thread.join();
         }
     }
@@ -275,11 +262,17 @@ impl Future for Finish {
     }
 }
 
-/// The CLI's side of the streams.
+/// The CLI's side of the pipes.
 struct Io {
-    input: Stream,
-    output: Stream,
+    input: PipeReader,
+    output: PipeWriter,
     write_deadline: Duration,
+}
+
+/// Handles on the CLI's ends, to close them from the program's side.
+struct CliEnds {
+    input: PipeHandle,
+    output: PipeHandle,
 }
 
 /// Drives `cli` on the wall clock until its outcome is known (and, after a
@@ -287,9 +280,7 @@ struct Io {
 fn serve(mut cli: ScriptedCli, mut io: Io, shared: &Shared, parked: &mpsc::Receiver<()>) {
     let mut buf = vec![0; 64 * 1024];
     let mut output_open = true;
-    let _ = io
-        .output
-        .set_write_timeout(Some(io.write_deadline.max(Duration::from_millis(1))));
+    let write_deadline = io.write_deadline.max(Duration::from_millis(1));
     let mut batch = Vec::new();
     loop {
         // One write for all that is pending: a replay sends many lines.
@@ -298,7 +289,7 @@ fn serve(mut cli: ScriptedCli, mut io: Io, shared: &Shared, parked: &mpsc::Recei
             batch.extend_from_slice(&line);
         }
         if output_open && !batch.is_empty() {
-            match io.output.write_all(&batch) {
+            match io.output.write_all_timeout(&batch, write_deadline) {
                 Ok(()) => {}
                 Err(e) if is_timeout(&e) => {
                     shared.publish(Err(Failure::new(
@@ -306,7 +297,7 @@ fn serve(mut cli: ScriptedCli, mut io: Io, shared: &Shared, parked: &mpsc::Recei
                         "writing to the program",
                         FailureKind::Timeout {
                             expected: String::from("the program to read the CLI's output"),
-                            waited: io.write_deadline,
+                            waited: write_deadline,
                         },
                     )));
                     return;
@@ -320,7 +311,7 @@ fn serve(mut cli: ScriptedCli, mut io: Io, shared: &Shared, parked: &mpsc::Recei
         // stderr stream of its own.
         while cli.poll_stderr().is_some() {}
         if cli.stdout_closed() && output_open {
-            let _ = io.output.shutdown(std::net::Shutdown::Write);
+            io.output.close();
             output_open = false;
         }
         if let Some(outcome) = cli.take_outcome() {
@@ -354,11 +345,7 @@ fn serve(mut cli: ScriptedCli, mut io: Io, shared: &Shared, parked: &mpsc::Recei
         if cli.read_ahead() {
             continue;
         }
-        if io.input.set_read_timeout(wait).is_err() {
-            cli.handle_stdin_end(Instant::now());
-            continue;
-        }
-        match io.input.read(&mut buf) {
+        match io.input.read_timeout(&mut buf, wait) {
             Ok(0) => {
                 if shared.stop.load(Ordering::SeqCst) {
                     return;
@@ -380,33 +367,11 @@ fn is_timeout(e: &io::Error) -> bool {
     )
 }
 
-/// A connected pair of streams.
-#[cfg(unix)]
-fn pair() -> io::Result<(Stream, Stream)> {
-    Stream::pair()
-}
-
-/// A connected pair of streams over loopback TCP.
-#[cfg(not(unix))]
-fn pair() -> io::Result<(Stream, Stream)> {
-    let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
-    let address = listener.local_addr()?;
-    let client = Stream::connect(address)?;
-    loop {
-        let (server, peer) = listener.accept()?;
-        // Another local process could race us to the port: take only our
-        // own connection.
-        if peer == client.local_addr()? {
-            client.set_nodelay(true)?;
-            server.set_nodelay(true)?;
-            return Ok((client, server));
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::{Value, json};
+
+    use std::io::{Read, Write};
 
     use super::*;
     use crate::{Matcher, Step, cli, expect};
@@ -552,7 +517,7 @@ mod tests {
             .expect("writes");
         let answer = read_line(&mut reader);
         assert_eq!(answer["response"]["request_id"], "a1");
-        writer.shutdown(std::net::Shutdown::Write).expect("closes");
+        drop(writer);
         run.assert_ok();
     }
 
