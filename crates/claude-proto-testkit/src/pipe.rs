@@ -9,7 +9,6 @@
 //! without a system call (BENCHMARKS.md, the replay section, has the
 //! figures).
 
-use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 #[cfg(any(feature = "tokio", feature = "async-std"))]
 use std::pin::Pin;
@@ -23,18 +22,16 @@ use std::time::{Duration, Instant};
 /// Unix socket's default buffer.
 pub(crate) const PIPE_CAPACITY: usize = 256 * 1024;
 
-/// How long the scripted CLI's read spins before it sleeps. A replay's
-/// round trips are short: the program usually answers within this, and a
-/// thread put to sleep takes tens of microseconds more to wake (a futex
-/// wake and, in a virtual machine, an interrupt between CPUs). Measured:
-/// the tokio replay of a 100 MB cassette went from about 575k to 780k
-/// messages/s with it, the blocking one from 420k to 585k (BENCHMARKS.md).
-/// The program's side never spins: a blocking session's own threads need
-/// the CPUs (spinning there took its replay down to 210-290k).
+/// How long the scripted CLI's read keeps looking (yielding its CPU
+/// between looks) before it sleeps. A replay's round trips are short: the
+/// program usually answers within this, and a thread put to sleep takes
+/// tens of microseconds more to wake (a futex wake and, in a virtual
+/// machine, an interrupt between CPUs). Measured: the tokio replay of a
+/// 100 MB cassette went from about 575k to 780k messages/s with it, the
+/// blocking one from 420k to 585k (BENCHMARKS.md). The program's side
+/// never spins: a blocking session's own threads need the CPUs (spinning
+/// there took its replay down to 210-290k).
 const SPIN: Duration = Duration::from_micros(100);
-
-/// Spin-loop hints between two looks at the pipe while spinning.
-const SPIN_STEP: u32 = 64;
 
 /// Whether spinning can help: only with another CPU for the other side to
 /// run on. Asked once (it reads the process's CPU set).
@@ -54,7 +51,8 @@ enum Side {
 pub(crate) fn pipe(capacity: usize) -> (PipeWriter, PipeReader) {
     let shared = Arc::new(Pipe {
         state: Mutex::new(State {
-            bytes: VecDeque::new(),
+            bytes: Vec::new(),
+            start: 0,
             capacity: capacity.max(1),
             write_closed: false,
             read_closed: false,
@@ -85,7 +83,11 @@ struct Pipe {
 }
 
 struct State {
-    bytes: VecDeque<u8>,
+    /// Held bytes are `bytes[start..]`: a read moves `start`, a write
+    /// appends (after moving the held bytes to the front if that makes
+    /// room), so both are one copy.
+    bytes: Vec<u8>,
+    start: usize,
     capacity: usize,
     /// Nothing more will be written: reads take what is held, then end.
     write_closed: bool,
@@ -114,11 +116,18 @@ impl State {
         if buf.is_empty() {
             return Some(0);
         }
-        if self.bytes.is_empty() {
+        let held = &self.bytes[self.start..];
+        if held.is_empty() {
             return (self.write_closed || self.read_closed).then_some(0);
         }
-        // `Read for VecDeque<u8>` copies from both halves and drains.
-        Some(self.bytes.read(buf).unwrap_or(0))
+        let n = held.len().min(buf.len());
+        buf[..n].copy_from_slice(&held[..n]);
+        self.start += n;
+        if self.start == self.bytes.len() {
+            self.bytes.clear();
+            self.start = 0;
+        }
+        Some(n)
     }
 
     /// Bytes from `data` (as many as there is room for), or `None` when
@@ -127,7 +136,7 @@ impl State {
         if self.read_closed || self.write_closed {
             return Some(Err(closed()));
         }
-        let room = self.capacity - self.bytes.len();
+        let room = self.capacity - self.held();
         if data.is_empty() {
             return Some(Ok(0));
         }
@@ -135,8 +144,22 @@ impl State {
             return None;
         }
         let n = room.min(data.len());
-        self.bytes.extend(&data[..n]);
+        if self.bytes.len() + n > self.capacity {
+            self.bytes.drain(..self.start);
+            self.start = 0;
+        }
+        let needed = self.bytes.len() + n;
+        if needed > self.bytes.capacity() {
+            // Doubling, as a `Vec` grows, but never past the capacity.
+            let grown = needed.max(self.bytes.capacity() * 2).min(self.capacity);
+            self.bytes.reserve_exact(grown - self.bytes.len());
+        }
+        self.bytes.extend_from_slice(&data[..n]);
         Some(Ok(n))
+    }
+
+    fn held(&self) -> usize {
+        self.bytes.len() - self.start
     }
 
     fn wake_reader(&mut self) -> Wake {
@@ -189,7 +212,8 @@ impl PipeHandle {
         let (readers, writers) = {
             let mut state = self.lock();
             state.read_closed = true;
-            state.bytes = VecDeque::new();
+            state.bytes = Vec::new();
+            state.start = 0;
             (state.wake_reader(), state.wake_writer())
         };
         self.wake(readers, writers);
@@ -260,9 +284,9 @@ impl PipeHandle {
             }
             if now < spin_until {
                 drop(state);
-                for _ in 0..SPIN_STEP {
-                    std::hint::spin_loop();
-                }
+                // Yielding, not a bare spin: a thread of the program that
+                // shares this CPU runs meanwhile.
+                std::thread::yield_now();
                 state = self.lock();
                 continue;
             }
@@ -407,6 +431,33 @@ impl PipeWriter {
     /// A handle that closes this end from elsewhere.
     pub(crate) fn handle(&self) -> PipeHandle {
         self.pipe.clone()
+    }
+
+    /// Writes all of `batch`, waiting at most `timeout` in all for room;
+    /// `TimedOut` when the wait runs out. `batch` is left empty, with room
+    /// to fill again. When the pipe is empty and `batch` fits, the two
+    /// buffers trade places instead of a copy (a replay writes each burst
+    /// to a pipe the program has drained).
+    pub(crate) fn write_batch(&mut self, batch: &mut Vec<u8>, timeout: Duration) -> io::Result<()> {
+        if !batch.is_empty() {
+            let mut state = self.pipe.lock();
+            if state.held() == 0
+                && batch.len() <= state.capacity
+                && !state.read_closed
+                && !state.write_closed
+            {
+                std::mem::swap(&mut state.bytes, batch);
+                state.start = 0;
+                let readers = state.wake_reader();
+                drop(state);
+                self.pipe.wake(readers, Wake::none());
+                batch.clear();
+                return Ok(());
+            }
+        }
+        let written = self.write_all_timeout(batch, timeout);
+        batch.clear();
+        written
     }
 
     /// Writes all of `data`, waiting at most `timeout` in all for room;

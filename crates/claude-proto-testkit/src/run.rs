@@ -289,7 +289,7 @@ fn serve(mut cli: ScriptedCli, mut io: Io, shared: &Shared, parked: &mpsc::Recei
             batch.extend_from_slice(&line);
         }
         if output_open && !batch.is_empty() {
-            match io.output.write_all_timeout(&batch, write_deadline) {
+            match io.output.write_batch(&mut batch, write_deadline) {
                 Ok(()) => {}
                 Err(e) if is_timeout(&e) => {
                     shared.publish(Err(Failure::new(

@@ -34,7 +34,11 @@ fn a_pipe_holds_at_most_its_capacity() {
     assert_eq!(reader.pipe.lock().take(&mut buf), Some(3));
     assert_eq!(&buf, b"abc");
     assert_eq!(state.lock().put(b"ghij").map(Result::ok), Some(Some(3)));
-    assert_eq!(state.lock().bytes.len(), 4);
+    assert_eq!(state.lock().held(), 4);
+    assert!(
+        state.lock().bytes.capacity() <= 4,
+        "never more room than that"
+    );
 }
 
 #[test]
@@ -44,7 +48,7 @@ fn dropping_the_reader_fails_writes_and_drops_what_is_held() {
     drop(reader);
     let error = writer.write(b"more").expect_err("nobody reads");
     assert_eq!(error.kind(), io::ErrorKind::BrokenPipe);
-    assert!(writer.pipe.lock().bytes.is_empty());
+    assert_eq!(writer.pipe.lock().held(), 0);
 }
 
 #[test]
@@ -172,4 +176,39 @@ async fn tokio_reads_and_writes_through_a_pipe() {
         .expect("reads end");
     assert_eq!(all, b"hello, pipe");
     writing.await.expect("joins").expect("writes");
+}
+
+#[test]
+fn a_batch_is_written_whole_by_trading_buffers_or_by_copies() {
+    let (mut writer, mut reader) = pipe(8);
+    let deadline = Duration::from_secs(60);
+    // An empty pipe takes the batch's buffer.
+    let mut batch = b"abc".to_vec();
+    writer.write_batch(&mut batch, deadline).expect("room");
+    assert!(batch.is_empty(), "left empty to be filled again");
+    // A pipe that holds bytes takes a copy after them.
+    batch.extend_from_slice(b"de");
+    writer.write_batch(&mut batch, deadline).expect("room");
+    assert!(batch.is_empty());
+    let mut buf = [0; 8];
+    assert_eq!(reader.read(&mut buf).expect("held"), 5);
+    assert_eq!(&buf[..5], b"abcde");
+    // A batch larger than the pipe goes in pieces as the reader reads.
+    let big: Vec<u8> = (0..100u8).collect();
+    let reading = std::thread::spawn(move || read_all(reader));
+    batch.extend_from_slice(&big);
+    writer
+        .write_batch(&mut batch, deadline)
+        .expect("read meanwhile");
+    drop(writer);
+    assert_eq!(reading.join().expect("returns"), big);
+    // Once the reader is gone, a batch fails and is dropped.
+    batch.extend_from_slice(b"late");
+    let (mut writer, reader) = pipe(8);
+    drop(reader);
+    let error = writer
+        .write_batch(&mut batch, deadline)
+        .expect_err("closed");
+    assert_eq!(error.kind(), io::ErrorKind::BrokenPipe);
+    assert!(batch.is_empty());
 }
