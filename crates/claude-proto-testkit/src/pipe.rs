@@ -31,11 +31,11 @@ pub(crate) const PIPE_CAPACITY: usize = 256 * 1024;
 /// blocking one from 420k to 585k (BENCHMARKS.md). The program's side
 /// never spins: a blocking session's own threads need the CPUs (spinning
 /// there took its replay down to 210-290k).
-const SPIN: Duration = Duration::from_micros(100);
+pub(crate) const SPIN: Duration = Duration::from_micros(100);
 
 /// Whether spinning can help: only with another CPU for the other side to
 /// run on. Asked once (it reads the process's CPU set).
-fn can_spin() -> bool {
+pub(crate) fn can_spin() -> bool {
     static CAN_SPIN: OnceLock<bool> = OnceLock::new();
     *CAN_SPIN.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1))
 }
