@@ -212,3 +212,31 @@ fn a_batch_is_written_whole_by_trading_buffers_or_by_copies() {
     assert_eq!(error.kind(), io::ErrorKind::BrokenPipe);
     assert!(batch.is_empty());
 }
+
+#[test]
+fn an_empty_async_read_asks_to_be_polled_again_while_it_may_spin() {
+    let (mut writer, mut reader) = pipe(8);
+    let count = Arc::new(Count::default());
+    let waker = Waker::from(count.clone());
+    let mut cx = Context::from_waker(&waker);
+    let mut buf = [0; 8];
+    assert!(reader.poll_read_soon(&mut cx, &mut buf).is_pending());
+    // At once (with another CPU to answer on), or only when bytes come.
+    let asked = usize::from(can_spin());
+    assert_eq!(count.0.load(Ordering::SeqCst), asked);
+    assert_eq!(reader.empty_since.is_some(), can_spin());
+    writer.write_all(b"x").expect("room");
+    assert_eq!(
+        count.0.load(Ordering::SeqCst),
+        asked + 1,
+        "the write woke it"
+    );
+    assert!(matches!(
+        reader.poll_read_soon(&mut cx, &mut buf),
+        Poll::Ready(Ok(1))
+    ));
+    assert!(
+        reader.empty_since.is_none(),
+        "a read that got bytes starts over"
+    );
+}
