@@ -411,7 +411,7 @@ pub fn serve_stdio(steps: impl Steps + Send + 'static, settings: Settings) -> i3
             }
         }
         let now = Instant::now();
-        let write_due = writing.map(|since| since + write_deadline);
+        let write_due = writing.map(|since| crate::engine::deadline(since, write_deadline));
         if write_due.is_some_and(|due| due <= now) {
             break write_timeout(write_deadline);
         }

@@ -1220,8 +1220,9 @@ enum Progress {
     Failed(FailureKind),
 }
 
-/// `start + wait`, or far in the future when that overflows.
-fn deadline(start: Instant, wait: Duration) -> Instant {
+/// `start + wait`, or far in the future when that overflows (a wait of
+/// `Duration::MAX` means no limit, never a panic).
+pub(crate) fn deadline(start: Instant, wait: Duration) -> Instant {
     start
         .checked_add(wait)
         .unwrap_or_else(|| start + Duration::from_secs(100 * 365 * 24 * 3600))

@@ -26,9 +26,10 @@ pub(crate) const PIPE_CAPACITY: usize = 256 * 1024;
 /// between looks) before it sleeps. A replay's round trips are short: the
 /// program usually answers within this, and a thread put to sleep takes
 /// tens of microseconds more to wake (a futex wake and, in a virtual
-/// machine, an interrupt between CPUs). Measured: the tokio replay of a
-/// 100 MB cassette went from about 575k to 780k messages/s with it, the
-/// blocking one from 420k to 585k (BENCHMARKS.md). The program's async
+/// machine, an interrupt between CPUs). Measured with the pipes that came
+/// with it (BENCHMARKS.md, the replay section): the tokio replay of a
+/// 100 MB cassette went from 496-577k messages/s on socket pairs to
+/// 768-800k, the blocking one from 309-370k to 580-594k. The program's async
 /// reads poll again for as long ([`PipeReader`]'s `poll_read_soon`); its
 /// blocking reads never spin: a blocking session's own threads need the
 /// CPUs (spinning there took its replay down to 210-290k).
@@ -279,7 +280,8 @@ impl PipeHandle {
             let now = Instant::now();
             let (spin_until, until) = *clock.get_or_insert_with(|| {
                 let spin_until = if spin && can_spin() { now + SPIN } else { now };
-                (spin_until, timeout.map(|t| now + t))
+                // A time-out past what an `Instant` can hold is none.
+                (spin_until, timeout.and_then(|t| now.checked_add(t)))
             });
             let left = until.map(|until| until.saturating_duration_since(now));
             if left.is_some_and(|left| left.is_zero()) {
@@ -391,9 +393,10 @@ fn register(slot: &mut Option<Waker>, cx: &Context<'_>) {
 /// meanwhile.
 pub struct PipeReader {
     pipe: PipeHandle,
-    /// Since when an async read has found the pipe empty.
+    /// Since when async reads have found the pipe empty, and when one last
+    /// did.
     #[cfg(any(feature = "tokio", feature = "async-std"))]
-    empty_since: Option<Instant>,
+    empty_since: Option<(Instant, Instant)>,
 }
 
 /// The writing end of an in-process pipe: the program writes the scripted
@@ -401,8 +404,9 @@ pub struct PipeReader {
 /// features an async writer for tokio and for async-std and smol.
 ///
 /// A write waits while the pipe holds 256 KiB the scripted CLI has not
-/// read, and fails with `BrokenPipe` once the scripted CLI has stopped
-/// reading (its run is over). Dropping it, or shutting it down, closes
+/// read, and fails with `BrokenPipe` once the scripted CLI's thread has
+/// ended or the run is stopped (after a hang step, the thread waits: only
+/// when its [`ScriptRun`](crate::ScriptRun) is waited for or dropped). Dropping it, or shutting it down, closes
 /// it: the scripted CLI sees its input end.
 pub struct PipeWriter {
     pipe: PipeHandle,
@@ -434,7 +438,13 @@ impl PipeReader {
             Poll::Pending => {
                 if can_spin() {
                     let now = Instant::now();
-                    let since = *self.empty_since.get_or_insert(now);
+                    // A read that comes back later than a look would (its
+                    // future was dropped, say) starts a new wait.
+                    let since = match self.empty_since {
+                        Some((since, last)) if now.duration_since(last) < SPIN => since,
+                        _ => now,
+                    };
+                    self.empty_since = Some((since, now));
                     if now.duration_since(since) < SPIN {
                         cx.waker().wake_by_ref();
                     }
@@ -474,14 +484,16 @@ impl PipeWriter {
 
     /// Writes all of `batch`, waiting at most `timeout` in all for room;
     /// `TimedOut` when the wait runs out. `batch` is left empty, with room
-    /// to fill again. When the pipe is empty and `batch` fits, the two
-    /// buffers trade places instead of a copy (a replay writes each burst
-    /// to a pipe the program has drained).
+    /// to fill again. When the pipe is empty and `batch`'s allocation is
+    /// within the pipe's capacity, the two buffers trade places instead of
+    /// a copy (a replay writes each burst to a pipe the program has
+    /// drained); so the pipe never holds more than its capacity, in bytes
+    /// or in allocation.
     pub(crate) fn write_batch(&mut self, batch: &mut Vec<u8>, timeout: Duration) -> io::Result<()> {
         if !batch.is_empty() {
             let mut state = self.pipe.lock();
             if state.held() == 0
-                && batch.len() <= state.capacity
+                && batch.capacity() <= state.capacity
                 && !state.read_closed
                 && !state.write_closed
             {
@@ -506,12 +518,15 @@ impl PipeWriter {
         mut data: &[u8],
         timeout: Duration,
     ) -> io::Result<()> {
-        let until = Instant::now() + timeout;
+        // A deadline past what an `Instant` can hold is no deadline.
+        let until = Instant::now().checked_add(timeout);
         while !data.is_empty() {
-            let left = until.saturating_duration_since(Instant::now());
-            let n = self
-                .pipe
-                .write(data, Some(left.max(Duration::from_nanos(1))))?;
+            let left = until.map(|until| {
+                until
+                    .saturating_duration_since(Instant::now())
+                    .max(Duration::from_nanos(1))
+            });
+            let n = self.pipe.write(data, left)?;
             data = &data[n..];
         }
         Ok(())

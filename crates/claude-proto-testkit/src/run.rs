@@ -412,6 +412,27 @@ mod tests {
         assert_eq!(read_to_end(reader), "");
     }
 
+    /// A deadline too far for an `Instant` (`Duration::MAX`) is no
+    /// deadline, also for a burst larger than the pipe, which is written
+    /// in pieces.
+    #[test]
+    fn an_endless_step_deadline_writes_a_burst_larger_than_the_pipe() {
+        let big = "x".repeat(PIPE_CAPACITY + 1024);
+        let (ends, run) = Script::new()
+            .step_deadline(Duration::MAX)
+            .send(cli::assistant_text(&big))
+            .send(cli::result_success("done"))
+            .start()
+            .expect("starts");
+        let ProgramEnds { reader, writer } = ends;
+        let mut reader = io::BufReader::new(reader);
+        let first = read_line(&mut reader);
+        assert_eq!(first["message"]["content"][0]["text"], big.as_str());
+        assert_eq!(read_line(&mut reader)["type"], "result");
+        drop(writer);
+        run.assert_ok();
+    }
+
     #[test]
     fn a_failure_ends_the_clis_output_and_is_the_outcome() {
         let (ends, run) = Script::new()

@@ -312,6 +312,14 @@ fn turns_answers_in_order_then_refuses_calls_beyond_the_script() {
     );
 }
 
+/// `Duration::MAX` is a wait without limit, not a panic.
+#[test]
+fn an_endless_wait_for_requests_returns_once_they_came() {
+    let api = ModelApi::turns([Reply::text("one")]).unwrap();
+    post(&api, "/v1/messages", &plain());
+    assert!(api.wait_for_requests(1, std::time::Duration::MAX));
+}
+
 #[test]
 fn the_script_sees_the_request_and_every_request_is_recorded() {
     let seen = Arc::new(Mutex::new(Vec::new()));

@@ -63,7 +63,7 @@ impl Shared {
 
     /// Sleeps for `delay` unless the server stops first (`Err`).
     fn pause(&self, delay: Duration) -> io::Result<()> {
-        let until = Instant::now() + delay;
+        let until = crate::engine::deadline(Instant::now(), delay);
         let mut state = self.lock();
         loop {
             if state.stopped {

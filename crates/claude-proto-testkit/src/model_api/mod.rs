@@ -361,7 +361,7 @@ impl ModelApi {
     /// timeout. For a test that acts while the CLI waits on the model
     /// (interrupting a slow stream, say).
     pub fn wait_for_requests(&self, n: usize, limit: Duration) -> bool {
-        let deadline = Instant::now() + limit;
+        let deadline = crate::engine::deadline(Instant::now(), limit);
         let mut state = self.shared.lock();
         while state.received < n {
             let now = Instant::now();

@@ -240,3 +240,47 @@ fn an_empty_async_read_asks_to_be_polled_again_while_it_may_spin() {
         "a read that got bytes starts over"
     );
 }
+
+#[test]
+fn waits_without_an_instant_to_end_them_have_no_limit() {
+    let (mut writer, mut reader) = pipe(4);
+    let data: Vec<u8> = (0..64u8).collect();
+    let sent = data.clone();
+    let reading = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let mut buf = [0; 3];
+        loop {
+            match reader.read_timeout(&mut buf, Some(Duration::MAX)) {
+                Ok(0) => return all,
+                Ok(n) => all.extend_from_slice(&buf[..n]),
+                Err(e) => panic!("{e}"),
+            }
+        }
+    });
+    writer
+        .write_all_timeout(&sent, Duration::MAX)
+        .expect("the reader reads");
+    drop(writer);
+    assert_eq!(reading.join().expect("returns"), data);
+}
+
+#[test]
+fn a_traded_buffer_never_gives_the_pipe_more_room_than_its_capacity() {
+    let (mut writer, reader) = pipe(16);
+    let deadline = Duration::from_secs(60);
+    // Allocated beyond the pipe's capacity: copied, not traded.
+    let mut batch = Vec::with_capacity(64);
+    batch.extend_from_slice(b"abc");
+    writer.write_batch(&mut batch, deadline).expect("room");
+    assert!(reader.pipe.lock().bytes.capacity() <= 16);
+    assert_eq!(batch.capacity(), 64, "the batch kept its own buffer");
+    let mut buf = [0; 16];
+    assert_eq!(reader.pipe.lock().take(&mut buf), Some(3));
+    // Within it: traded.
+    let mut batch = Vec::with_capacity(8);
+    batch.extend_from_slice(b"defg");
+    writer.write_batch(&mut batch, deadline).expect("room");
+    let state = reader.pipe.lock();
+    assert!(state.bytes.capacity() <= 16);
+    assert_eq!(state.held(), 4);
+}
