@@ -3,11 +3,11 @@
 //!
 //! Not a socket pair: a socket's write wakes its reader with the
 //! scheduler's "sync" hint, which puts the woken thread on the writer's
-//! CPU, so the program and the scripted CLI took turns on one core. A
-//! pipe here wakes a blocked thread with a futex and an async reader
-//! with its waker, neither of which carries that hint, and moves bytes
-//! without a system call (BENCHMARKS.md, the replay section, has the
-//! figures).
+//! CPU, so the program and the scripted CLI often took turns on one
+//! core. A pipe here wakes a blocked thread with a futex and an async
+//! reader with its waker, neither of which carries that hint, and moves
+//! bytes without a system call (BENCHMARKS.md, the replay section, has
+//! the figures).
 
 use std::io::{self, Read, Write};
 #[cfg(any(feature = "tokio", feature = "async-std"))]
@@ -404,10 +404,11 @@ pub struct PipeReader {
 /// features an async writer for tokio and for async-std and smol.
 ///
 /// A write waits while the pipe holds 256 KiB the scripted CLI has not
-/// read, and fails with `BrokenPipe` once the scripted CLI's thread has
-/// ended or the run is stopped (after a hang step, the thread waits: only
-/// when its [`ScriptRun`](crate::ScriptRun) is waited for or dropped). Dropping it, or shutting it down, closes
-/// it: the scripted CLI sees its input end.
+/// read. It fails with `BrokenPipe` once the scripted CLI's thread has
+/// ended or its run is stopped; after a hang step the thread stays, so
+/// that is when its [`ScriptRun`](crate::ScriptRun) is waited for or
+/// dropped. Dropping the writer, or shutting it down, closes it: the
+/// scripted CLI sees its input end.
 pub struct PipeWriter {
     pipe: PipeHandle,
 }
