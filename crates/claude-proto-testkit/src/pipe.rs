@@ -42,6 +42,31 @@ pub(crate) fn can_spin() -> bool {
     *CAN_SPIN.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1))
 }
 
+/// A look before sleeping: until [`SPIN`] has passed, a waiter yields its
+/// CPU and checks again instead of going to sleep. Empty (over at once) on
+/// a machine with one CPU, or when not wanted. The one place that decides
+/// it, for the pipes' blocking waits and the CLI binary's loop.
+#[derive(Clone, Copy)]
+pub(crate) struct Look {
+    until: Option<Instant>,
+}
+
+impl Look {
+    /// A look starting at `now`, if `wanted` and it can help.
+    pub(crate) fn start(wanted: bool, now: Instant) -> Look {
+        Look {
+            until: (wanted && can_spin()).then(|| now + SPIN),
+        }
+    }
+
+    /// Whether the look still lasts at `now`: then yield the CPU (not a
+    /// bare spin, so a thread of the other side sharing this CPU runs
+    /// meanwhile) and check again.
+    pub(crate) fn lasts(&self, now: Instant) -> bool {
+        self.until.is_some_and(|until| now < until)
+    }
+}
+
 /// Which side of a pipe waits.
 #[derive(Clone, Copy)]
 enum Side {
@@ -257,8 +282,8 @@ impl PipeHandle {
 
     /// Runs `attempt` until it makes progress (it returns the outcome and
     /// whom to wake on the other side), waiting at most `timeout`: first,
-    /// if `spin`, spinning for up to [`SPIN`] (on a machine with more than
-    /// one CPU), then asleep on `side`'s condition variable.
+    /// if `spin`, a [`Look`] (up to [`SPIN`], with more than one CPU), then
+    /// asleep on `side`'s condition variable.
     fn block<T>(
         &self,
         side: Side,
@@ -267,7 +292,7 @@ impl PipeHandle {
         mut attempt: impl FnMut(&mut State) -> Option<(io::Result<T>, Wake)>,
     ) -> io::Result<T> {
         let mut state = self.lock();
-        let mut clock: Option<(Instant, Option<Instant>)> = None;
+        let mut waits: Option<(Look, Option<Instant>)> = None;
         loop {
             if let Some((outcome, wake)) = attempt(&mut state) {
                 drop(state);
@@ -278,19 +303,19 @@ impl PipeHandle {
                 return outcome;
             }
             let now = Instant::now();
-            let (spin_until, until) = *clock.get_or_insert_with(|| {
-                let spin_until = if spin && can_spin() { now + SPIN } else { now };
+            let (look, until) = *waits.get_or_insert_with(|| {
                 // A time-out past what an `Instant` can hold is none.
-                (spin_until, timeout.and_then(|t| now.checked_add(t)))
+                (
+                    Look::start(spin, now),
+                    timeout.and_then(|t| now.checked_add(t)),
+                )
             });
             let left = until.map(|until| until.saturating_duration_since(now));
             if left.is_some_and(|left| left.is_zero()) {
                 return Err(timed_out());
             }
-            if now < spin_until {
+            if look.lasts(now) {
                 drop(state);
-                // Yielding, not a bare spin: a thread of the program that
-                // shares this CPU runs meanwhile.
                 std::thread::yield_now();
                 state = self.lock();
                 continue;

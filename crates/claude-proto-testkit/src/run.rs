@@ -280,7 +280,7 @@ struct CliEnds {
 fn serve(mut cli: ScriptedCli, mut io: Io, shared: &Shared, parked: &mpsc::Receiver<()>) {
     let mut buf = vec![0; 64 * 1024];
     let mut output_open = true;
-    let write_deadline = io.write_deadline.max(Duration::from_millis(1));
+    let write_deadline = io.write_deadline;
     let mut batch = Vec::new();
     loop {
         // One write for all that is pending: a replay sends many lines.
@@ -291,7 +291,7 @@ fn serve(mut cli: ScriptedCli, mut io: Io, shared: &Shared, parked: &mpsc::Recei
         if output_open && !batch.is_empty() {
             match io.output.write_batch(&mut batch, write_deadline) {
                 Ok(()) => {}
-                Err(e) if is_timeout(&e) => {
+                Err(e) if e.kind() == io::ErrorKind::TimedOut => {
                     shared.publish(Err(Failure::new(
                         0,
                         "writing to the program",
@@ -354,17 +354,10 @@ fn serve(mut cli: ScriptedCli, mut io: Io, shared: &Shared, parked: &mpsc::Recei
             }
             Ok(n) => cli.handle_stdin(&buf[..n], Instant::now()),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) if is_timeout(&e) => cli.handle_timeout(Instant::now()),
+            Err(e) if e.kind() == io::ErrorKind::TimedOut => cli.handle_timeout(Instant::now()),
             Err(_) => cli.handle_stdin_end(Instant::now()),
         }
     }
-}
-
-fn is_timeout(e: &io::Error) -> bool {
-    matches!(
-        e.kind(),
-        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-    )
 }
 
 #[cfg(test)]
