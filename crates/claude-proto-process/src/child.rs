@@ -70,17 +70,18 @@ impl SharedChild {
         if self.group && unreaped {
             // The child is a zombie, not yet reaped: its pid, which is the
             // group's id, cannot be given to another process meanwhile.
-            group::end(self.pid, grace);
+            let watchdog = self.lock().watchdog.as_ref().map(Child::id);
+            group::end(self.pid, grace, watchdog);
         }
         let mut state = self.lock();
+        // The watchdog first: while it lives, the group's id (the child's
+        // pid) stays taken, so its `kill 0` can reach no stranger.
+        if let Some(watchdog) = state.watchdog.take() {
+            // The rest of the group is gone: its work is done.
+            group::stop_watchdog(watchdog);
+        }
         let status = state.child.wait()?;
         state.status = Some(status);
-        if let Some(mut watchdog) = state.watchdog.take() {
-            // Ended with the group; if it was not (no group end on this
-            // platform), its work is done: the session is over.
-            let _ = watchdog.kill();
-            let _ = watchdog.wait();
-        }
         Ok(status)
     }
 
@@ -289,18 +290,23 @@ mod group {
 
     /// Ends the group `pgid` whose leader has exited (unreaped): SIGTERM,
     /// then, while a member is still alive and at most `grace`, waits;
-    /// then SIGKILL. Where the members cannot be counted (no `/proc`),
-    /// SIGKILL follows SIGTERM at once.
-    pub(super) fn end(pgid: u32, grace: Duration) {
-        if living_members(pgid) == Some(0) {
+    /// then SIGKILL. A group already empty ends at once, and so does one
+    /// whose members all go at SIGTERM: the grace is waited only for a
+    /// member that outstays it. The group's `watchdog` (and what it runs)
+    /// is not counted: it is this session's own, ended by the caller once
+    /// the rest is gone (see [`stop_watchdog`]). Where the members cannot
+    /// be counted (no `/proc`), SIGKILL follows SIGTERM at once.
+    pub(super) fn end(pgid: u32, grace: Duration, watchdog: Option<u32>) {
+        let living = || living_members(pgid, watchdog);
+        if living() == Some(0) {
             return;
         }
         let _ = signal(pgid, Signal::TERM);
         let deadline = Instant::now() + grace;
-        while Instant::now() < deadline && living_members(pgid).is_some_and(|n| n > 0) {
+        while Instant::now() < deadline && living().is_some_and(|n| n > 0) {
             std::thread::sleep(Duration::from_millis(5));
         }
-        if living_members(pgid) == Some(0) {
+        if living() == Some(0) {
             return;
         }
         let _ = signal(pgid, Signal::KILL);
@@ -308,9 +314,31 @@ mod group {
         // out; wait for that, so an exit reported is a group gone (a
         // process stuck in the kernel is left after a bound).
         let deadline = Instant::now() + KILLED_DEADLINE;
-        while Instant::now() < deadline && living_members(pgid).is_some_and(|n| n > 0) {
+        while Instant::now() < deadline && living().is_some_and(|n| n > 0) {
             std::thread::sleep(Duration::from_millis(1));
         }
+    }
+
+    /// Ends the group's watchdog once the rest of the group is gone, and
+    /// reaps it. Before the hand-over it waits in `read` with no child of
+    /// its own: SIGKILL. After it, it may be sleeping out the grace in a
+    /// child `sleep`: SIGUSR1, on which it ends that child, reaps it and
+    /// exits (a SIGUSR1 that comes before its trap is set ends it before
+    /// it has started the child). Either way nothing of it is left, not
+    /// even an orphan for init to reap.
+    pub(super) fn stop_watchdog(mut watchdog: std::process::Child) {
+        let handed_over = watchdog.stdin.is_none();
+        let pid = i32::try_from(watchdog.id()).ok().and_then(Pid::from_raw);
+        match pid {
+            // Unreaped (it is reaped below), so the pid is still its own.
+            Some(pid) if handed_over => {
+                let _ = rustix::process::kill_process(pid, Signal::USR1);
+            }
+            _ => {
+                let _ = watchdog.kill();
+            }
+        }
+        let _ = watchdog.wait();
     }
 
     /// Starts the group's watchdog: a shell in the group whose stdin is a
@@ -326,14 +354,23 @@ mod group {
     ///
     /// The same sequence ends a dropped session ([`SharedChild::hand_over`]):
     /// this process writes the grace in whole seconds and closes the pipe,
-    /// and the watchdog, which outlives this process, carries it out.
+    /// and the watchdog, which outlives this process, carries it out. While
+    /// this process lives, whoever waits for the CLI ends the watchdog as
+    /// soon as the rest of the group is gone ([`stop_watchdog`]), so the
+    /// grace is waited out only for a member that ignores SIGTERM.
     pub(super) fn watchdog(pgid: u32) -> Option<std::process::Child> {
         use std::os::unix::process::CommandExt as _;
         use std::process::{Command, Stdio};
         let pgid = i32::try_from(pgid).ok()?;
+        // SIGUSR1 (from `stop_watchdog`) ends the grace early: it kills
+        // the `sleep`, if one was started (`$!` is empty before), reaps it
+        // and exits. SIGKILL, as the `sleep` inherits the ignored SIGTERM.
+        // A trapped signal interrupts `wait` at once, which it would not a
+        // foreground `sleep`.
         let script = format!(
             "read -r grace || :; case $grace in ''|*[!0-9]*) grace={};; esac; \
-             trap '' TERM; kill -TERM 0; sleep \"$grace\"; kill -KILL 0",
+             trap '' TERM; trap 'kill -KILL $! 2>/dev/null; wait; exit 0' USR1; \
+             kill -TERM 0; sleep \"$grace\" & wait $!; kill -KILL 0",
             WATCHDOG_GRACE.as_secs()
         );
         let started = Command::new("/bin/sh")
@@ -362,20 +399,21 @@ mod group {
     const KILLED_DEADLINE: Duration = Duration::from_secs(2);
 
     /// How many processes of the group are alive (zombies do not count:
-    /// they are dead, waiting for a parent to reap them); `None` where this
-    /// cannot be known.
+    /// they are dead, waiting for a parent to reap them), leaving out
+    /// `except` and its children (the watchdog and its `sleep`); `None`
+    /// where this cannot be known.
     #[cfg(any(target_os = "linux", target_os = "android"))]
-    fn living_members(pgid: u32) -> Option<usize> {
+    fn living_members(pgid: u32, except: Option<u32>) -> Option<usize> {
         let entries = std::fs::read_dir("/proc").ok()?;
         let mut living = 0;
         for entry in entries.flatten() {
-            let name = entry.file_name();
-            if !name
+            let Some(pid) = entry
+                .file_name()
                 .to_str()
-                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
-            {
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
                 continue;
-            }
+            };
             // `pid (comm) state ppid pgrp ...`; comm may hold anything, so
             // read after its last `)`.
             let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
@@ -385,12 +423,15 @@ mod group {
                 continue;
             };
             let mut fields = after.split_whitespace();
-            let (Some(state), Some(_ppid), Some(group)) =
+            let (Some(state), Some(ppid), Some(group)) =
                 (fields.next(), fields.next(), fields.next())
             else {
                 continue;
             };
-            if group.parse::<u32>().ok() == Some(pgid) && state != "Z" && state != "X" {
+            let excepted = except
+                .is_some_and(|except| pid == except || ppid.parse::<u32>().ok() == Some(except));
+            if group.parse::<u32>().ok() == Some(pgid) && state != "Z" && state != "X" && !excepted
+            {
                 living += 1;
             }
         }
@@ -398,7 +439,7 @@ mod group {
     }
 
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    fn living_members(_pgid: u32) -> Option<usize> {
+    fn living_members(_pgid: u32, _except: Option<u32>) -> Option<usize> {
         None
     }
 }
@@ -406,7 +447,12 @@ mod group {
 /// No process groups here.
 #[cfg(not(unix))]
 mod group {
-    pub(super) fn end(_pgid: u32, _grace: std::time::Duration) {}
+    pub(super) fn end(_pgid: u32, _grace: std::time::Duration, _watchdog: Option<u32>) {}
+
+    pub(super) fn stop_watchdog(mut watchdog: std::process::Child) {
+        let _ = watchdog.kill();
+        let _ = watchdog.wait();
+    }
 }
 
 #[cfg(all(test, unix))]

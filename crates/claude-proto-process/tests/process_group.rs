@@ -154,6 +154,72 @@ fn dropping_the_handle_ends_the_whole_group() {
 /// Generous: the grace of the default limits is 5 s.
 const BOUND: Duration = Duration::from_secs(30);
 
+/// Every process of group `pgid`, zombies included.
+fn group_with_zombies(pgid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let (_, after) = stat.rsplit_once(')')?;
+                    // state, ppid, pgrp
+                    after.split_whitespace().nth(2)?.parse::<u32>().ok()
+                })
+                == Some(pgid)
+        })
+        .collect()
+}
+
+/// A handle dropped while the CLI runs, the CLI going at the first
+/// SIGTERM: once its group holds nothing but the watchdog, the CLI is
+/// reaped and the watchdog is gone with its `sleep`, not even a zombie
+/// left, however long the grace (ten minutes here, far beyond the bound
+/// waited): the grace is only for a member that ignores SIGTERM, and the
+/// watchdog does not count itself.
+#[test]
+fn a_dropped_handle_whose_group_empties_at_sigterm_ends_at_once() {
+    const LONG_GRACE: Duration = Duration::from_secs(600);
+    let scratch = Scratch::with_cli(
+        "group",
+        "empties",
+        "#!/bin/sh\necho ready\ncat > /dev/null\n",
+    );
+    let mut spawned = spawn(&Options::default().cli_path(scratch.cli())).unwrap();
+    let mut line = String::new();
+    BufReader::new(&mut spawned.stdout)
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim(), "ready");
+    let leader = spawned.process.id();
+    let (exited, exit) = mpsc::channel();
+    spawned
+        .process
+        .watch_exit(LONG_GRACE, move |status| {
+            let _ = exited.send(status);
+        })
+        .unwrap();
+    assert!(
+        group_with_zombies(leader).len() >= 2,
+        "the CLI and its watchdog"
+    );
+    drop(spawned);
+    let status = exit.recv_timeout(BOUND).expect("the exit is reported");
+    use std::os::unix::process::ExitStatusExt as _;
+    assert_eq!(status.unwrap().signal(), Some(15));
+    let deadline = std::time::Instant::now() + BOUND;
+    let mut left = group_with_zombies(leader);
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(2));
+        left = group_with_zombies(leader);
+    }
+    assert!(
+        left.is_empty(),
+        "the group outlived the drop, waiting out a grace of {LONG_GRACE:?}: {left:?}"
+    );
+}
+
 /// Dropping the handle asks the CLI to stop (SIGTERM) before it kills it:
 /// the real CLI starts its Bash commands in sessions of their own, out of
 /// reach of a group signal, and ends them itself only when asked to stop.
