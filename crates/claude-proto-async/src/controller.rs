@@ -125,8 +125,10 @@ impl<R: Runtime> Controller<R> {
     /// everything sent before; it does not wait for the turn (read it with
     /// [`Claude::receive_turn`](crate::Claude::receive_turn) or the
     /// events, or use [`Claude::query`](crate::Claude::query) instead).
-    /// Fails with [`Error::Backlog`] if the CLI is not reading its stdin
-    /// and the unwritten bytes are over their budget.
+    /// Fails with [`Error::Backlog`] when the bytes waiting for the CLI's
+    /// stdin are over their budget (`Limits::max_unwritten_bytes`): the
+    /// CLI is not reading it, or messages are sent faster than the pipe
+    /// drains.
     ///
     /// Not cancel-safe in effect: once polled, the message is queued, and a
     /// future dropped before it completes may still have been delivered.

@@ -94,8 +94,10 @@ impl Controller {
     /// Waits only for the driver thread to take the message (never for the
     /// CLI to read it). `Ok` means it is queued for stdin and will be
     /// written unless the session ends first; an error means it was not
-    /// queued: [`Error::Backlog`] when the CLI is not reading its stdin,
-    /// [`Error::Ended`] after the end.
+    /// queued: [`Error::Backlog`] when the bytes waiting for the CLI's
+    /// stdin are over their budget (`Limits::max_unwritten_bytes`), because
+    /// the CLI is not reading it or because messages are sent faster than
+    /// the pipe drains; [`Error::Ended`] after the end.
     pub fn send(&self, message: UserMessage) -> Result<(), Error> {
         self.send_turn(message).map(drop)
     }

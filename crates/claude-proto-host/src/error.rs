@@ -183,8 +183,10 @@ pub enum Stall {
         /// The budget (`Limits::read_ahead_bytes`).
         budget: usize,
     },
-    /// The CLI was not reading its stdin: `unwritten` bytes were waiting
-    /// to be written, at or above the budget.
+    /// `unwritten` bytes were waiting to be written to the CLI's stdin, at
+    /// or above the budget: either the CLI was not reading its stdin, or
+    /// messages were sent faster than the pipe drains. Which of the two
+    /// cannot be told from here; the text names both.
     StdinBacklog {
         /// Bytes still to be written.
         unwritten: usize,
@@ -204,9 +206,11 @@ impl fmt::Display for Stall {
             ),
             Stall::StdinBacklog { unwritten, budget } => write!(
                 f,
-                "the CLI is not reading its stdin: {unwritten} bytes are still unwritten \
-                 (budget {budget} bytes); retry once it has caught up, close the session if it \
-                 is stuck, or raise `max_unwritten_bytes` for a CLI that reads slowly"
+                "{unwritten} bytes wait to be written to the CLI's stdin, at or over the \
+                 budget of {budget} bytes (`Limits::max_unwritten_bytes`): either the CLI is \
+                 not reading its stdin, or messages are sent faster than the pipe drains; \
+                 retry once the CLI has caught up, close the session if it is stuck, or raise \
+                 `max_unwritten_bytes` with the builder's `limits` to send bigger bursts"
             ),
         }
     }

@@ -302,10 +302,15 @@ fn a_cli_that_stops_reading_stdin_bounds_what_is_queued_for_it() {
     );
     let refused = pair.send("anyone?");
     match pair.outcome(refused) {
-        Some(Err(Error::Backlog {
-            stall: Stall::StdinBacklog { budget, .. },
-            ..
-        })) => assert_eq!(*budget, 32 * 1024),
+        Some(Err(
+            error @ Error::Backlog {
+                stall: Stall::StdinBacklog { budget, .. },
+                ..
+            },
+        )) => {
+            assert_eq!(*budget, 32 * 1024);
+            backlog_error_says_what_happened(error);
+        }
         other => panic!("expected a backlog error, got {other:?}"),
     }
     // Closing still works: the CLI does not read, so it is signalled.
@@ -313,6 +318,23 @@ fn a_cli_that_stops_reading_stdin_bounds_what_is_queued_for_it() {
     pair.run_until(Pair::is_ended);
     assert_eq!(pair.signals, vec![Signal::Terminate]);
     assert_eq!(pair.ended[0].report().unwrap().signal, Some(15));
+}
+
+/// A backlog error names what was not sent, the unwritten bytes, the
+/// budget's figure and name, both causes (a CLI that does not read, a
+/// caller sending faster than the pipe drains) and how to raise it.
+fn backlog_error_says_what_happened(error: &Error) {
+    let text = error.to_string();
+    for part in [
+        "`user message` was not sent",
+        "budget of 32768 bytes",
+        "`Limits::max_unwritten_bytes`",
+        "the CLI is not reading its stdin",
+        "sent faster than the pipe drains",
+        "raise `max_unwritten_bytes` with the builder's `limits`",
+    ] {
+        assert!(text.contains(part), "{part:?} is missing from: {text}");
+    }
 }
 
 // ----- handlers -----------------------------------------------------------------
