@@ -52,6 +52,8 @@ struct Signals {
     slow_cancelled: Sender<()>,
     block_started: Sender<()>,
     release: Arc<Mutex<Receiver<()>>>,
+    /// One message for each progress notification the server handles.
+    progress_seen: Sender<()>,
     /// Dropped with the last clone of the server.
     _dropped: Arc<SendOnDrop>,
 }
@@ -152,7 +154,15 @@ impl WeatherServer {
 
 // `router = self.tool_router`: the default builds the router on every call.
 #[tool_handler(router = self.tool_router, name = "weather", version = "1.0.0")]
-impl ServerHandler for WeatherServer {}
+impl ServerHandler for WeatherServer {
+    async fn on_progress(
+        &self,
+        _: rmcp::model::ProgressNotificationParam,
+        _: rmcp::service::NotificationContext<RoleServer>,
+    ) {
+        let _ = self.signals.progress_seen.send(());
+    }
+}
 
 // ---------------------------------------------------------------- harness
 
@@ -163,6 +173,7 @@ struct Harness {
     slow_cancelled: Receiver<()>,
     block_started: Receiver<()>,
     release: Sender<()>,
+    progress_seen: Receiver<()>,
     /// The CLI acknowledges the server's requests empty and answers them
     /// with a message of its own (the test sends it).
     answer_later: Arc<std::sync::atomic::AtomicBool>,
@@ -178,12 +189,14 @@ impl Harness {
         let (dropped, server_dropped) = channel();
         let (block_started, block_started_rx) = channel();
         let (release, release_rx) = channel();
+        let (progress_seen, progress_seen_rx) = channel();
         let server = WeatherServer {
             signals: Signals {
                 slow_started,
                 slow_cancelled,
                 block_started,
                 release: Arc::new(Mutex::new(release_rx)),
+                progress_seen,
                 _dropped: Arc::new(SendOnDrop(Mutex::new(dropped))),
             },
             tool_router: WeatherServer::tool_router(),
@@ -226,6 +239,7 @@ impl Harness {
             slow_cancelled: slow_cancelled_rx,
             block_started: block_started_rx,
             release,
+            progress_seen: progress_seen_rx,
             answer_later,
             server_dropped,
         }
@@ -612,10 +626,14 @@ fn a_server_request_answered_by_a_later_message_reaches_the_tool() {
     assert!(text(&result).contains("file:///later"), "{result}");
 }
 
+/// How many messages wait for a blocked server's loop (the endpoint's
+/// docs say 256).
+const QUEUE: usize = 256;
+
 /// A server whose loop is blocked by a tool takes at most a bounded queue
 /// of messages: beyond it, a request is answered with an error at once
 /// (and a notification dropped) rather than queued without end; once the
-/// loop runs again, it answers as before.
+/// loop runs again, it handles what was queued and answers as before.
 #[test]
 fn a_blocked_server_takes_a_bounded_queue_and_refuses_beyond_it() {
     let h = Harness::new().initialized();
@@ -639,6 +657,14 @@ fn a_blocked_server_takes_a_bounded_queue_and_refuses_beyond_it() {
     h.release.send(()).unwrap();
     let released = response(&blocked);
     assert_eq!(text(&released), "released", "{released}");
+    // The loop runs again, but the queue is still full until it has taken
+    // what waited: the queued notifications, each seen by the server.
+    for seen in 0..QUEUE {
+        assert!(
+            h.progress_seen.recv_timeout(WAIT).is_ok(),
+            "the server handled {seen} of the {QUEUE} queued notifications"
+        );
+    }
     let later = response(&h.call(92, "get_weather", json!({"city": "Oslo"})));
     assert!(later.get("result").is_some(), "{later}");
 }
