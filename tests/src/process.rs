@@ -131,6 +131,42 @@ fn running_with(nth: usize, id: u32) -> Vec<u32> {
         .collect()
 }
 
+/// Every process of group `pgid`, zombies included, read from every
+/// `/proc/<pid>/stat` (Linux).
+pub fn group_members_and_zombies(pgid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            let Some((_, after)) = stat.rsplit_once(')') else {
+                return false;
+            };
+            // After the command name: state, ppid, pgrp, ...
+            after.split_whitespace().nth(2).and_then(|g| g.parse().ok()) == Some(pgid)
+        })
+        .collect()
+}
+
+/// Waits until no process at all, not even a zombie, is left in group
+/// `pgid` (every member exited and was reaped), checking every few
+/// milliseconds up to `limit`. Returns what is left at the limit (empty:
+/// the group is gone).
+pub fn wait_until_group_gone(pgid: u32, limit: Duration) -> Vec<u32> {
+    let start = Instant::now();
+    loop {
+        let members = group_members_and_zombies(pgid);
+        if members.is_empty() || start.elapsed() >= limit {
+            return members;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// Waits until no running process is left in group `pgid`, checking every
 /// few milliseconds up to `limit`. Returns the members still running at
 /// the limit (empty: the group is gone).

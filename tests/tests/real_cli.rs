@@ -237,6 +237,13 @@ impl Driver for TokioDriver {
         drop(self.teed.take());
         true
     }
+
+    fn drop_handle_then_runtime(mut self: Box<Self>) -> bool {
+        drop(self.claude.take());
+        drop(self.teed.take());
+        drop(self.runtime.take());
+        true
+    }
 }
 
 claude_proto_tests::real_cli_suite!(Tokio);

@@ -383,6 +383,14 @@ pub trait Driver: Send {
         self.abandon();
         false
     }
+    /// Drops the session's handle, then the runtime it runs on (the order
+    /// of a program that leaves a scope holding both). `false` if this
+    /// session has no runtime of its own to drop: it is then just dropped,
+    /// as [`abandon`](Self::abandon) does.
+    fn drop_handle_then_runtime(self: Box<Self>) -> bool {
+        self.abandon();
+        false
+    }
     /// The running session as its `Debug` shows it; `None` if this
     /// harness does not show it.
     fn debug_view(&self) -> Option<String> {

@@ -154,27 +154,7 @@ impl Pipes {
         };
         let mut pipes: Vec<String> = (0..3).filter_map(|fd| link(cli, fd)).collect();
         assert_eq!(pipes.len(), 3, "the CLI's standard streams are pipes");
-        // Read until it shows: a process may be seen mid-`execve`, with
-        // no command line yet.
-        let start = Instant::now();
-        let watchdog = loop {
-            let members = crate::process::group_members(cli);
-            let watchdog = members.iter().copied().find(|&pid| {
-                std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
-                    String::from_utf8_lossy(&cmdline).contains("read -r grace")
-                })
-            });
-            if let Some(watchdog) = watchdog {
-                break watchdog;
-            }
-            assert!(
-                start.elapsed() < WAIT,
-                "the group's watchdog does not run; the group: {:?}",
-                members.iter().map(|&p| describe(p)).collect::<Vec<_>>()
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        };
-        pipes.extend(link(watchdog, 0));
+        pipes.extend(link(watchdog_of(cli), 0));
         assert_eq!(pipes.len(), 4, "the watchdog's stdin is a pipe");
         let this = Self { pipes };
         assert!(
@@ -214,6 +194,29 @@ impl Pipes {
             held.is_empty(),
             "{how}: fds of this process outlived the session: {held:?}"
         );
+    }
+}
+
+/// The pid of the watchdog in `cli`'s process group, once it shows (at
+/// most [`WAIT`]: a process may be seen mid-`execve`, with no command line
+/// yet).
+fn watchdog_of(cli: u32) -> u32 {
+    let start = Instant::now();
+    loop {
+        let members = crate::process::group_members(cli);
+        let watchdog = members.iter().copied().find(|&pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains("read -r grace"))
+        });
+        if let Some(watchdog) = watchdog {
+            return watchdog;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "the group's watchdog does not run; the group: {:?}",
+            members.iter().map(|&p| describe(p)).collect::<Vec<_>>()
+        );
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
@@ -506,18 +509,28 @@ pub fn nothing_outlives_a_dropped_runtime<H: RealHarness>() {
 }
 
 /// An error ends the session: the CLI is asked to resume a conversation
-/// it does not have, starts its MCP server, then exits with code 1. The
-/// waiting call fails with that exit and the CLI's own words, once the
-/// group (the server's descendants ignore SIGTERM) is empty; the session
+/// it does not have, and exits with code 1. The waiting call fails with
+/// that exit and the CLI's own words, once the group is empty; the session
 /// is then dropped, as a `?` drops it.
+///
+/// The CLI may fail the resume before it starts its MCP servers, so the
+/// group's members that ignore SIGTERM are not left to the CLI: a [`Gate`]
+/// starts a [`DEEP_MCP_SERVER`] in the group first, and the CLI only once
+/// the test has seen all of it run. So the error surely comes after they
+/// run, whichever the CLI does first.
 pub fn nothing_outlives_an_error<H: RealHarness>() {
     let Some((before, peer, server)) = world::<H>(|_| Reply::text("unreachable")) else {
         return;
     };
+    let gate = Gate::new(&peer.cli);
     let mut spec = spec_with(&peer, &server);
-    spec.options = spec.options.resume("3f8c7a52-1d4e-4b6a-9f0e-2a7d5c1b8e90");
+    spec.options = spec
+        .options
+        .cli_path(&gate.wrapper)
+        .resume("3f8c7a52-1d4e-4b6a-9f0e-2a7d5c1b8e90");
     let mut s = start::<H>(spec);
-    let started = found(&*s, &server, true, before);
+    let started = found(&*s, &gate.deep, false, before);
+    gate.open();
     let error = s
         .initialization()
         .expect_err("the CLI has no such conversation");
@@ -533,6 +546,76 @@ pub fn nothing_outlives_an_error<H: RealHarness>() {
     started.assert_group_empty_now(H::NAME);
     s.abandon();
     started.assert_gone(&format!("{}: ended by an error", H::NAME), true, peer);
+}
+
+/// What the session starts in place of the CLI, for a scenario whose CLI
+/// may end before it would start anything: a shell script that starts a
+/// [`DEEP_MCP_SERVER`] (in the background, stdin closed) in its process
+/// group, waits for one line on a FIFO, and then becomes the real CLI
+/// (`exec`: the same pid, still the group's leader, with the arguments the
+/// session gave). Its command line carries those arguments too, so the
+/// scenario reads the CLI's private files and pipes from it before the CLI
+/// runs.
+struct Gate {
+    /// Holds the wrapper and the FIFO; `deep`'s pids go to its own
+    /// directory.
+    _dir: super::TempDir,
+    wrapper: std::path::PathBuf,
+    fifo: std::path::PathBuf,
+    /// The tree started before the CLI.
+    deep: StdioServer,
+}
+
+impl Gate {
+    fn new(cli: &Path) -> Self {
+        let dir = must("a scratch directory", super::TempDir::new());
+        let deep = deep_server();
+        let fifo = dir.path().join("go");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(
+            must("mkfifo runs", made).success(),
+            "mkfifo {}",
+            fifo.display()
+        );
+        let script = format!(
+            "#!/bin/sh\n\
+             /bin/sh '{server}' '{pids}' </dev/null >/dev/null 2>&1 &\n\
+             read -r go < '{fifo}'\n\
+             exec '{cli}' \"$@\"\n",
+            server = deep.dir.path().join("server.sh").display(),
+            pids = deep.pid_file().display(),
+            fifo = fifo.display(),
+            cli = cli.display(),
+        );
+        let wrapper = dir.path().join("claude");
+        must("the wrapper is written", std::fs::write(&wrapper, script));
+        use std::os::unix::fs::PermissionsExt as _;
+        must(
+            "the wrapper is made executable",
+            std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)),
+        );
+        Self {
+            _dir: dir,
+            wrapper,
+            fifo,
+            deep,
+        }
+    }
+
+    /// Lets the wrapper become the CLI. Opening the FIFO waits for the
+    /// wrapper to open its end (at most [`WAIT`]: a wrapper that died
+    /// never does).
+    fn open(&self) {
+        let fifo = self.fifo.clone();
+        let (done, opened) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = done.send(std::fs::write(&fifo, "go\n"));
+        });
+        match opened.recv_timeout(WAIT) {
+            Ok(written) => must("the gate opens", written),
+            Err(_) => panic!("the wrapper did not read its gate within {WAIT:?}"),
+        }
+    }
 }
 
 /// A query given up at its deadline while the Bash command runs (the
@@ -663,4 +746,111 @@ pub fn what_a_hook_command_leaves_running_is_out_of_reach<H: RealHarness>() {
         "what the hook left running was ended: the README's note on hook commands must change"
     );
     assert_ne!(group, Some(cli), "{description}");
+}
+
+/// A grace between SIGTERM and SIGKILL far longer than [`ENDING`]: an
+/// ending that waited it out would be seen, still there, at [`ENDING`].
+const LONG_GRACE: Duration = Duration::from_secs(600);
+
+/// The ways a session ends, for [`an_empty_group_ends_at_once`].
+#[derive(Debug, Clone, Copy)]
+enum Ending {
+    Closed,
+    Dropped,
+    HandleThenRuntimeDropped,
+    RuntimeThenHandleDropped,
+    Error,
+    CallerPanicked,
+}
+
+/// Whatever way a session ends (closed, dropped, its handle then its
+/// runtime dropped or the other way round, ended by an error, dropped by a
+/// caller's panic), once its CLI's group holds nothing but the session's
+/// watchdog, the CLI is reaped and the watchdog is gone, with what it
+/// started: no process of the group is left, not even a zombie. The CLI
+/// exits at the first SIGTERM and nothing here ignores it, so the session's
+/// grace ([`LONG_GRACE`], ten minutes) is never waited out; an ending that
+/// waited it, or counted the watchdog as a member to wait for, fails here.
+pub fn an_empty_group_ends_at_once<H: RealHarness>() {
+    if !sees_the_process_table::<H>() {
+        return;
+    }
+    for ending in [
+        Ending::Closed,
+        Ending::Dropped,
+        Ending::HandleThenRuntimeDropped,
+        Ending::RuntimeThenHandleDropped,
+        Ending::Error,
+        Ending::CallerPanicked,
+    ] {
+        let how = format!("{}: {ending:?}", H::NAME);
+        let Some(peer) = Peer::new(|_| Reply::text("Done.")) else {
+            return;
+        };
+        let mut spec = peer.spec();
+        spec.transcript = None;
+        let mut limits = claude_proto_host::Limits::default();
+        limits.term_grace = LONG_GRACE;
+        spec.limits = Some(limits);
+        if matches!(ending, Ending::Error) {
+            spec.options = spec.options.resume("3f8c7a52-1d4e-4b6a-9f0e-2a7d5c1b8e90");
+        }
+        let own_runtime = matches!(
+            ending,
+            Ending::HandleThenRuntimeDropped | Ending::RuntimeThenHandleDropped
+        );
+        let mut s = match own_runtime.then(|| H::start_on_own_runtime(spec.clone())) {
+            Some(Some(started)) => must("start", started),
+            Some(None) | None => start::<H>(spec),
+        };
+        let cli = s.pid().expect("a child process");
+        // The watchdog starts before spawning returns; a CLI that fails at
+        // once may take it along before it is seen.
+        let watchdog = (!matches!(ending, Ending::Error)).then(|| watchdog_of(cli));
+        match ending {
+            Ending::Closed => {
+                must("initialize", s.initialization());
+                must("close", s.close()).expect("an exit report");
+            }
+            Ending::Dropped => {
+                must("initialize", s.initialization());
+                s.abandon();
+            }
+            Ending::HandleThenRuntimeDropped => {
+                must("initialize", s.initialization());
+                if !s.drop_handle_then_runtime() {
+                    eprintln!("{how}: no runtime to drop; dropped the handle only");
+                }
+            }
+            Ending::RuntimeThenHandleDropped => {
+                must("initialize", s.initialization());
+                if !s.drop_runtime() {
+                    eprintln!("{how}: no runtime to drop; dropped the handle only");
+                }
+            }
+            Ending::Error => {
+                let error = s
+                    .initialization()
+                    .expect_err("the CLI has no such conversation");
+                assert!(error.ended().is_some(), "{how}: {error}");
+                s.abandon();
+            }
+            Ending::CallerPanicked => {
+                must("initialize", s.initialization());
+                let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                    let _held = s;
+                    panic!("the caller panics while it holds the session (on purpose)");
+                }));
+                assert!(unwound.is_err());
+            }
+        }
+        let left = crate::process::wait_until_group_gone(cli, ENDING);
+        assert!(
+            left.is_empty(),
+            "{how}: the CLI's group (its watchdog: {watchdog:?}) was not gone within {ENDING:?}, \
+             with a grace of {LONG_GRACE:?}: {:?}",
+            left.iter().map(|&p| describe(p)).collect::<Vec<_>>()
+        );
+        drop(peer);
+    }
 }

@@ -85,6 +85,9 @@ macro_rules! register_real_handlers {
         if let Some(store) = spec.store.clone() {
             builder = $crate::handlers::Configure::session_store(builder, store);
         }
+        if let Some(limits) = spec.limits.clone() {
+            builder = $crate::handlers::Configure::limits(builder, limits);
+        }
         builder
     }};
 }

@@ -43,9 +43,10 @@ pub mod replay;
 pub mod tee;
 
 pub use ending::{
-    nothing_outlives_a_close_mid_turn, nothing_outlives_a_crash_but_what_left_the_group,
-    nothing_outlives_a_deadline, nothing_outlives_a_drop_mid_turn,
-    nothing_outlives_a_dropped_runtime, nothing_outlives_a_panic, nothing_outlives_an_error,
+    an_empty_group_ends_at_once, nothing_outlives_a_close_mid_turn,
+    nothing_outlives_a_crash_but_what_left_the_group, nothing_outlives_a_deadline,
+    nothing_outlives_a_drop_mid_turn, nothing_outlives_a_dropped_runtime, nothing_outlives_a_panic,
+    nothing_outlives_an_error,
 };
 pub use environment::{identity_variables_reach_the_cli, no_secret_leaks};
 
@@ -215,6 +216,7 @@ impl Peer {
             elicitation: false,
             calls: Calls::default(),
             store: None,
+            limits: None,
             transcript: Some(Transcript::default()),
         }
     }
@@ -503,6 +505,8 @@ pub struct RealSpec {
     pub calls: Calls,
     /// The session store to mirror to and resume from.
     pub store: Option<claude_proto_process::StoreSettings>,
+    /// The session's limits, if not the defaults.
+    pub limits: Option<claude_proto_host::Limits>,
     /// `Some`: the adapter spawns the CLI from `options` itself and
     /// connects to it through a tee feeding this transcript (its `close`
     /// then waits for the child and reports its exit). `None`: the adapter
@@ -2109,7 +2113,8 @@ macro_rules! real_cli_suite {
             nothing_outlives_a_close_mid_turn, nothing_outlives_a_drop_mid_turn,
             nothing_outlives_a_dropped_runtime, nothing_outlives_an_error,
             nothing_outlives_a_deadline, nothing_outlives_a_crash_but_what_left_the_group,
-            nothing_outlives_a_panic, identity_variables_reach_the_cli, no_secret_leaks);
+            nothing_outlives_a_panic, an_empty_group_ends_at_once,
+            identity_variables_reach_the_cli, no_secret_leaks);
     };
     (@tests $harness:ty; $($name:ident),+ $(,)?) => {
         $(

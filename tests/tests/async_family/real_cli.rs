@@ -294,4 +294,15 @@ impl<E: Exec> Driver for Session<E> {
         drop(self.claude.take());
         true
     }
+
+    fn drop_handle_then_runtime(mut self: Box<Self>) -> bool {
+        let Some(own) = self.own.take() else {
+            self.abandon();
+            return false;
+        };
+        drop(self.claude.take());
+        drop(self.teed.take());
+        own.drop_now();
+        true
+    }
 }
