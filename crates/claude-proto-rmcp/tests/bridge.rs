@@ -453,14 +453,15 @@ fn a_cancelled_call_is_answered_at_once_and_the_tool_sees_it() {
     let h = Harness::new().initialized();
     let slow = h.call(40, "slow", json!({}));
     h.slow_started.recv_timeout(WAIT).unwrap();
-    let started = Instant::now();
     let ack = h.send(json!({
         "jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": 40, "reason": "user"},
     }));
     assert_eq!(ack.recv_timeout(WAIT).unwrap(), Ok(None));
+    // At once: the answer is the cancellation's, not the tool's own (it
+    // would finish after 60 s, and only after the cancellation it sees
+    // below).
     let cancelled = response(&slow);
-    assert!(started.elapsed() < Duration::from_secs(1));
     assert_eq!(cancelled["id"], 40);
     assert_eq!(
         cancelled["error"],

@@ -251,18 +251,19 @@ async fn a_wrong_answer_names_the_field_that_differs() -> Result {
 }
 
 /// A script that is never finished fails at the deadline, naming what it
-/// waited for, instead of hanging.
+/// waited for, instead of hanging. The program never sends what the step
+/// expects, so the step fails at its deadline however slowly the machine
+/// runs (an earlier step the program did take could itself miss a deadline
+/// this short on a busy machine).
 #[tokio::test]
 async fn a_program_that_stops_talking_fails_at_the_deadline() -> Result {
     let script = Script::new()
         .step_deadline(std::time::Duration::from_millis(200))
-        .expect(expect::user_text("hi"))
         .expect(expect::set_model("sonnet"));
     let (claude, run) =
         claude_proto_testkit::tokio::connect(Claude::builder(Options::default()), script)?;
-    claude.send_text("hi").await?;
     let failure = run.finish().await.expect_err("times out");
-    assert_eq!(failure.step, 2);
+    assert_eq!(failure.step, 1);
     assert!(
         matches!(failure.kind, FailureKind::Timeout { .. }),
         "{failure}"
