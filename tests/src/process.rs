@@ -99,18 +99,19 @@ pub fn kill(pid: u32) {
 /// every `/proc/<pid>/stat` (Linux).
 pub fn group_members(pgid: u32) -> Vec<u32> {
     // After the command name: state, ppid, pgrp, session, ...
-    running_with(1, pgid)
+    with_field(1, pgid, false)
 }
 
 /// The running (not zombie) members of session `sid`, read as
 /// [`group_members`] reads groups.
 pub fn session_members(sid: u32) -> Vec<u32> {
-    running_with(2, sid)
+    with_field(2, sid, false)
 }
 
-/// The running processes whose `/proc/<pid>/stat` field `nth` after the
-/// state (0: ppid, 1: pgrp, 2: session) is `id`.
-fn running_with(nth: usize, id: u32) -> Vec<u32> {
+/// The processes whose `/proc/<pid>/stat` field `nth` after the state (0:
+/// ppid, 1: pgrp, 2: session) is `id`: the running ones, and with
+/// `zombies` the dead ones not yet reaped too.
+fn with_field(nth: usize, id: u32, zombies: bool) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -126,30 +127,15 @@ fn running_with(nth: usize, id: u32) -> Vec<u32> {
             let mut fields = after.split_whitespace();
             let state = fields.next();
             let value = fields.nth(nth).and_then(|g| g.parse::<u32>().ok());
-            value == Some(id) && !matches!(state, Some("Z" | "X"))
+            value == Some(id) && (zombies || !matches!(state, Some("Z" | "X")))
         })
         .collect()
 }
 
-/// Every process of group `pgid`, zombies included, read from every
-/// `/proc/<pid>/stat` (Linux).
+/// Every process of group `pgid`, zombies included, read as
+/// [`group_members`] reads it.
 pub fn group_members_and_zombies(pgid: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| {
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                return false;
-            };
-            let Some((_, after)) = stat.rsplit_once(')') else {
-                return false;
-            };
-            // After the command name: state, ppid, pgrp, ...
-            after.split_whitespace().nth(2).and_then(|g| g.parse().ok()) == Some(pgid)
-        })
-        .collect()
+    with_field(1, pgid, true)
 }
 
 /// Waits until no process at all, not even a zombie, is left in group
