@@ -74,10 +74,11 @@ impl SharedChild {
             group::end(self.pid, grace, watchdog);
         }
         let mut state = self.lock();
-        // The watchdog first: while it lives, the group's id (the child's
-        // pid) stays taken, so its `kill 0` can reach no stranger.
+        // The rest of the group is gone (or, without a group end on this
+        // platform, the session is over): the watchdog's work is done. It
+        // goes before the child is reaped, so an exit reported is the whole
+        // group gone.
         if let Some(watchdog) = state.watchdog.take() {
-            // The rest of the group is gone: its work is done.
             group::stop_watchdog(watchdog);
         }
         let status = state.child.wait()?;
