@@ -514,7 +514,7 @@ pub fn nothing_outlives_a_dropped_runtime<H: RealHarness>() {
 /// is then dropped, as a `?` drops it.
 ///
 /// The CLI may fail the resume before it starts its MCP servers, so the
-/// group's members that ignore SIGTERM are not left to the CLI: a [`Gate`]
+/// group's members that ignore SIGTERM are not left to the CLI: a `Gate`
 /// starts a [`DEEP_MCP_SERVER`] in the group first, and the CLI only once
 /// the test has seen all of it run. So the error surely comes after they
 /// run, whichever the CLI does first.
@@ -769,7 +769,7 @@ enum Ending {
 /// watchdog, the CLI is reaped and the watchdog is gone, with what it
 /// started: no process of the group is left, not even a zombie. The CLI
 /// exits at the first SIGTERM and nothing here ignores it, so the session's
-/// grace ([`LONG_GRACE`], ten minutes) is never waited out; an ending that
+/// grace (`LONG_GRACE`, ten minutes) is never waited out; an ending that
 /// waited it, or counted the watchdog as a member to wait for, fails here.
 pub fn an_empty_group_ends_at_once<H: RealHarness>() {
     if !sees_the_process_table::<H>() {
