@@ -143,23 +143,22 @@ pub fn group_members_and_zombies(pgid: u32) -> Vec<u32> {
 /// milliseconds up to `limit`. Returns what is left at the limit (empty:
 /// the group is gone).
 pub fn wait_until_group_gone(pgid: u32, limit: Duration) -> Vec<u32> {
-    let start = Instant::now();
-    loop {
-        let members = group_members_and_zombies(pgid);
-        if members.is_empty() || start.elapsed() >= limit {
-            return members;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_until_none(limit, || group_members_and_zombies(pgid))
 }
 
 /// Waits until no running process is left in group `pgid`, checking every
 /// few milliseconds up to `limit`. Returns the members still running at
 /// the limit (empty: the group is gone).
 pub fn wait_until_group_empty(pgid: u32, limit: Duration) -> Vec<u32> {
+    wait_until_none(limit, || group_members(pgid))
+}
+
+/// Reads `left` every few milliseconds until it is empty or `limit` has
+/// passed; returns the last reading.
+fn wait_until_none(limit: Duration, left: impl Fn() -> Vec<u32>) -> Vec<u32> {
     let start = Instant::now();
     loop {
-        let members = group_members(pgid);
+        let members = left();
         if members.is_empty() || start.elapsed() >= limit {
             return members;
         }
