@@ -211,6 +211,7 @@ fn model() -> Model {
         "FileChangedHookInput" => hooks::FileChangedInput,
         "DirectoryAddedHookInput" => hooks::DirectoryAddedInput,
         "MessageDisplayHookInput" => hooks::MessageDisplayInput,
+        "PreSkillShellCommandHookInput" => hooks::PreSkillShellCommandInput,
 
         // ----- built-in tool inputs (sdk-tools.d.ts, ToolInputSchemas)
         "AgentInput" => tools::AgentInput,
@@ -271,6 +272,7 @@ fn model() -> Model {
         "ElicitationHookSpecificOutput" => hooks::ElicitationOutput as variant of hooks::HookSpecificOutput,
         "WorktreeCreateHookSpecificOutput" => hooks::WorktreeCreateOutput as variant of hooks::HookSpecificOutput,
         "MessageDisplayHookSpecificOutput" => hooks::MessageDisplayOutput as variant of hooks::HookSpecificOutput,
+        "PreSkillShellCommandHookSpecificOutput" => hooks::PreSkillShellCommandOutput as variant of hooks::HookSpecificOutput,
         "SDKControlInitializeResponse" => initialize::InitializeResponse,
         "AccountInfo" => initialize::AccountInfo,
         "AgentDefinition" => initialize::AgentDefinition,
@@ -327,6 +329,7 @@ fn model() -> Model {
         "PreCompactHookInput.trigger" => hooks::CompactTrigger,
         "ElicitationHookInput.mode" => hooks::ElicitationMode,
         "ElicitationResultHookInput.action" => hooks::ElicitationAction,
+        "PreSkillShellCommandHookInput.invoked_by" => hooks::SkillInvoker,
         "HookPermissionDecision" => hooks::HookPermissionDecision,
         "SyncHookJSONOutput.decision" => hooks::HookDecision,
         "SDKControlPermissionRequest.decision_reason_type" => incoming::DecisionReasonType,

@@ -274,9 +274,10 @@ fn the_cli_is_the_pinned_version() {
             .output()
             .unwrap();
         let version = String::from_utf8_lossy(&output.stdout);
+        let pinned = claude_proto::version::TESTED_CLI_VERSION;
         assert!(
-            version.starts_with("2.1.330"),
-            "pinned 2.1.330, found {version}"
+            version.starts_with(pinned),
+            "pinned {pinned}, found {version}"
         );
     }
 }

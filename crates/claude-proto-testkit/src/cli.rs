@@ -27,7 +27,7 @@ pub const SESSION_ID: &str = "5e551011-0000-4000-8000-000000000001";
 /// The model the scripted CLI reports.
 pub const MODEL: &str = "claude-opus-5-5";
 /// The CLI version the scripted CLI reports.
-pub const VERSION: &str = "2.1.330";
+pub const VERSION: &str = "2.1.332";
 /// The working directory the scripted CLI reports.
 pub const CWD: &str = "/home/user/project";
 /// The tools `system/init` lists by default.

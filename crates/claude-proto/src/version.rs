@@ -7,7 +7,7 @@ use std::fmt;
 
 /// The CLI version this release is tested against (the version pinned in
 /// the repository's end-to-end tests).
-pub const TESTED_CLI_VERSION: &str = "2.1.330";
+pub const TESTED_CLI_VERSION: &str = "2.1.332";
 
 /// The oldest CLI version this release supports: the 2.1 line, whose
 /// control protocol (request cancellation, hook failure modes, in-process
@@ -24,7 +24,7 @@ pub const FIRST_COMPATIBLE_CLI_VERSION: &str = "2.0.0";
 pub const ENV_SKIP_VERSION_CHECK: &str = "CLAUDE_AGENT_SDK_SKIP_VERSION_CHECK";
 
 /// What to run to get the tested CLI.
-pub const INSTALL_TESTED_CLI: &str = "npm install @anthropic-ai/claude-code@2.1.330";
+pub const INSTALL_TESTED_CLI: &str = "npm install @anthropic-ai/claude-code@2.1.332";
 
 /// A `major.minor.patch` version; anything after the patch number
 /// (`-beta.1`, ` (Claude Code)`) is ignored.
@@ -149,12 +149,12 @@ mod tests {
     fn versions_parse_leniently_and_order() {
         let v = |s| CliVersion::parse(s);
         assert_eq!(
-            v("2.1.330").map(|v| v.to_string()).as_deref(),
-            Some("2.1.330")
+            v("2.1.332").map(|v| v.to_string()).as_deref(),
+            Some("2.1.332")
         );
-        assert_eq!(v("2.1.330 (Claude Code)"), v("2.1.330"));
+        assert_eq!(v("2.1.332 (Claude Code)"), v("2.1.332"));
         assert_eq!(v("2.1.4-beta.1").map(|v| v.patch), Some(4));
-        assert!(v("2.1.330") > v("2.1.40"));
+        assert!(v("2.1.332") > v("2.1.40"));
         for bad in ["", "2", "2.1", "x.1.2", "2.x.1", "2.1.x", "-1.0.0"] {
             assert_eq!(v(bad), None, "{bad}");
         }
@@ -163,7 +163,7 @@ mod tests {
     #[test]
     fn checks() {
         assert!(matches!(
-            VersionCheck::of(Some("2.1.330")),
+            VersionCheck::of(Some("2.1.332")),
             VersionCheck::Supported(_)
         ));
         assert!(matches!(

@@ -135,7 +135,7 @@ pub const MAX_RECORDED_OTHER_REQUESTS: usize = 256;
 
 /// The version of the Claude Code CLI (`@anthropic-ai/claude-code` on npm)
 /// this kit is tested against; what `OFFLINE.md` installs.
-pub const PINNED_CLI_VERSION: &str = "2.1.330";
+pub const PINNED_CLI_VERSION: &str = "2.1.332";
 
 /// The API key the CLI is given: any value will do, the stand-in does not
 /// check it.

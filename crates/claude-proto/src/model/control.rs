@@ -351,6 +351,15 @@ wire_struct! {
         /// The result is not added to the model's context.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub result_not_for_model: Option<bool>,
+        /// Ask for the tool's own error result instead of its text alone: a
+        /// tool that fails then answers with the success subtype and
+        /// [`McpCallResponse::is_error`] set, with the server's content. Set
+        /// it only if you read `is_error`: the answer is no longer an error
+        /// when the tool failed. Honoured by a CLI that advertises
+        /// `mcp_call_soft_error_result_v1` (2.1.332 on); an older one
+        /// ignores it and answers a failed tool with an error.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub soft_error_result: Option<bool>,
         /// Apply the normal permission checks.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub check_permissions: Option<bool>,
@@ -2060,6 +2069,11 @@ wire_struct! {
             skip_serializing_if = "Option::is_none"
         )]
         pub meta: Option<Json>,
+        /// `true` when the tool itself failed and the request set
+        /// [`McpCallRequest::soft_error_result`]: the answer is a success
+        /// on the wire, the content is the tool's error.
+        #[serde(rename = "isError", default, skip_serializing_if = "Option::is_none")]
+        pub is_error: Option<bool>,
         /// Outcome of the file staging, when files were involved.
         #[serde(
             default,
@@ -2593,6 +2607,7 @@ mod tests {
             json!({"subtype":"get_binary_version"}),
             json!({"subtype":"mcp_call","tool":"mcp__gh__search","arguments":{"q":"x"},"timeout_ms":5000,
                    "input_files":[{"name":"a","lane_path":"/l/a"}],"output_files":[{"name":"b","lane_path":"/l/b","if_match":"e"}]}),
+            json!({"subtype":"mcp_call","tool":"mcp__db__query","soft_error_result":true,"result_not_for_model":true}),
             json!({"subtype":"file_suggestions","query":"src/ma"}),
             json!({"subtype":"mcp_message","server_name":"calc","message":{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}}),
             json!({"subtype":"rewind_files","user_message_id":"u","dry_run":false}),
@@ -2700,6 +2715,9 @@ mod tests {
             "staging":{"ok":true,"outputs":[],"inputs_used":[]}}),
         );
         round_trip::<McpCallResponse>(json!({"content":null}));
+        let soft: McpCallResponse =
+            round_trip(json!({"content":[{"type":"text","text":"no such row"}],"isError":true}));
+        assert_eq!(soft.is_error, Some(true));
         round_trip::<ReadFileResponse>(
             json!({"contents":"aGk=","absPath":"/a","encoding":"base64","truncated":false,"etag":"e"}),
         );

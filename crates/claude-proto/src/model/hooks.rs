@@ -87,12 +87,15 @@ string_enum! {
         DirectoryAdded = "DirectoryAdded",
         /// When assistant text is displayed.
         MessageDisplay = "MessageDisplay",
+        /// Before a shell command written in a skill's or slash command's
+        /// text runs (CLI 2.1.332).
+        PreSkillShellCommand = "PreSkillShellCommand",
     }
 }
 
 impl HookEvent {
     /// Every event this crate knows, in the CLI's order.
-    pub const ALL: [HookEvent; 33] = [
+    pub const ALL: [HookEvent; 34] = [
         HookEvent::PreToolUse,
         HookEvent::PostToolUse,
         HookEvent::PostToolUseFailure,
@@ -126,6 +129,7 @@ impl HookEvent {
         HookEvent::FileChanged,
         HookEvent::DirectoryAdded,
         HookEvent::MessageDisplay,
+        HookEvent::PreSkillShellCommand,
     ];
 }
 
@@ -903,6 +907,51 @@ hook_input_struct! {
     }
 }
 
+string_enum! {
+    /// Who started loading the skill or command whose shell command a
+    /// `PreSkillShellCommand` hook is asked about.
+    pub enum SkillInvoker {
+        /// The user typed it, or an SDK host sent it.
+        User = "user",
+        /// The model, through the Skill tool or a turn it scheduled.
+        Claude = "claude",
+        /// Anything else (a subagent's preload, a channel message), or not known.
+        Other = "other",
+    }
+}
+
+wire_struct! {
+    /// The `tool_input` of a `PreSkillShellCommand` hook.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct SkillShellCommand {
+        /// The command as it would run, with the arguments filled in.
+        pub command: String,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+hook_input_struct! {
+    /// Input of `PreSkillShellCommand`: a shell command written in a skill's
+    /// or slash command's text (`!` lines), before it runs.
+    pub struct PreSkillShellCommandInput {
+        /// The shell tool that would run it: `Bash` or `PowerShell`.
+        pub tool_name: String,
+        /// The command.
+        pub tool_input: SkillShellCommand,
+        /// Identifies this command; it names no tool call in the transcript.
+        pub tool_use_id: String,
+        /// The skill or command whose text holds the shell command.
+        pub command_name: String,
+        /// Where that skill or command is defined.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub command_source: Option<String>,
+        /// Who started loading the skill or command.
+        pub invoked_by: SkillInvoker,
+    }
+}
+
 macro_rules! hook_inputs {
     ($( $variant:ident($ty:ty) = $wire:literal, )+) => {
         open_enum! {
@@ -989,6 +1038,7 @@ hook_inputs! {
     FileChanged(FileChangedInput) = "FileChanged",
     DirectoryAdded(DirectoryAddedInput) = "DirectoryAdded",
     MessageDisplay(MessageDisplayInput) = "MessageDisplay",
+    PreSkillShellCommand(PreSkillShellCommandInput) = "PreSkillShellCommand",
 }
 
 impl HookInput {
@@ -1041,6 +1091,7 @@ impl HookInput {
             Self::PostToolUseFailure(x) => Some(&x.tool_name),
             Self::PermissionRequest(x) => Some(&x.tool_name),
             Self::PermissionDenied(x) => Some(&x.tool_name),
+            Self::PreSkillShellCommand(x) => Some(&x.tool_name),
             Self::Unknown(v) => v.get("tool_name").and_then(Json::as_str),
             _ => None,
         }
@@ -1444,6 +1495,61 @@ wire_struct! {
     }
 }
 
+wire_struct! {
+    /// `hookSpecificOutput` for `PreSkillShellCommand`.
+    ///
+    /// `allow` adds nothing (the command runs unless a hook refuses it);
+    /// `deny`, `ask` and `defer` all keep it from running. The CLI never
+    /// applies `updatedInput`: any value keeps the command from running.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct PreSkillShellCommandOutput {
+        /// The verdict on the command.
+        #[serde(
+            rename = "permissionDecision",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub permission_decision: Option<HookPermissionDecision>,
+        /// Why.
+        #[serde(
+            rename = "permissionDecisionReason",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub permission_decision_reason: Option<String>,
+        /// Never applied by the CLI: any value keeps the command from running.
+        #[serde(
+            rename = "updatedInput",
+            default,
+            deserialize_with = "deserialize_some",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub updated_input: Option<Json>,
+        /// Fields not modelled by this crate.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+}
+
+impl PreSkillShellCommandOutput {
+    /// Let the command run (unless another hook refuses it).
+    pub fn allow() -> Self {
+        Self {
+            permission_decision: Some(HookPermissionDecision::Allow),
+            ..Self::default()
+        }
+    }
+
+    /// Keep the command from running; `reason` says why.
+    pub fn deny(reason: impl Into<String>) -> Self {
+        Self {
+            permission_decision: Some(HookPermissionDecision::Deny),
+            permission_decision_reason: Some(reason.into()),
+            ..Self::default()
+        }
+    }
+}
+
 macro_rules! hook_outputs {
     ($( $variant:ident($ty:ty) = $wire:literal, )+) => {
         open_enum! {
@@ -1498,6 +1604,7 @@ hook_outputs! {
     FileChanged(WatchPathsOutput) = "FileChanged",
     WorktreeCreate(WorktreeCreateOutput) = "WorktreeCreate",
     MessageDisplay(MessageDisplayOutput) = "MessageDisplay",
+    PreSkillShellCommand(PreSkillShellCommandOutput) = "PreSkillShellCommand",
 }
 
 impl HookSpecificOutput {
@@ -2013,6 +2120,7 @@ typed_hooks! {
         FileChanged(FileChangedInput) => WatchPathsOutput,
         WorktreeCreate(WorktreeCreateInput) => WorktreeCreateOutput,
         MessageDisplay(MessageDisplayInput) => MessageDisplayOutput,
+        PreSkillShellCommand(PreSkillShellCommandInput) => PreSkillShellCommandOutput,
     }
     plain {
         SessionEnd(SessionEndInput),
@@ -2119,7 +2227,7 @@ mod tests {
 
     #[test]
     fn event_names() {
-        assert_eq!(HookEvent::ALL.len(), 33);
+        assert_eq!(HookEvent::ALL.len(), 34);
         for e in HookEvent::ALL {
             assert_eq!(HookEvent::from(e.as_str()), e);
             assert!(!matches!(e, HookEvent::Unknown(_)));
@@ -2187,8 +2295,10 @@ mod tests {
             json!({"hook_event_name":"FileChanged","file_path":"/a/x","event":"unlink"}),
             json!({"hook_event_name":"DirectoryAdded","directory":"/d","source":"slash_command"}),
             json!({"hook_event_name":"MessageDisplay","turn_id":"t","message_id":"m","index":0,"final":true,"delta":"Hello"}),
+            json!({"hook_event_name":"PreSkillShellCommand","tool_name":"Bash","tool_input":{"command":"git status"},
+                   "tool_use_id":"skill_1","command_name":"review","command_source":"projectSettings","invoked_by":"claude"}),
         ];
-        assert_eq!(inputs.len(), 33);
+        assert_eq!(inputs.len(), 34);
         for (raw, expected) in inputs.into_iter().zip(HookEvent::ALL) {
             let v = with_base(raw);
             let input: HookInput = round_trip(v.clone());
@@ -2259,6 +2369,7 @@ mod tests {
             json!({"hookSpecificOutput":{"hookEventName":"Elicitation","action":"accept","content":{"a":1}}}),
             json!({"hookSpecificOutput":{"hookEventName":"WorktreeCreate","worktreePath":"/w/x"}}),
             json!({"hookSpecificOutput":{"hookEventName":"MessageDisplay","displayContent":"hi"}}),
+            json!({"hookSpecificOutput":{"hookEventName":"PreSkillShellCommand","permissionDecision":"deny","permissionDecisionReason":"no git"}}),
             json!({"hookSpecificOutput":{"hookEventName":"PreModelSwitch","permissionDecision":"deny","permissionDecisionReason":"cost"}}),
             json!({"hookSpecificOutput":{"hookEventName":"CwdChanged","watchPaths":[]}}),
             json!({"hookSpecificOutput":{"hookEventName":"Teatime","biscuits":2}}),
