@@ -269,6 +269,45 @@ impl fmt::Debug for Settings {
     }
 }
 
+/// The `--mcp-config` value: MCP servers given inline or in a file.
+#[derive(Clone, PartialEq)]
+#[non_exhaustive]
+pub enum McpConfig {
+    /// The whole `{"mcpServers": {name: config, ...}}` object (must be a
+    /// JSON object). It reaches the CLI through a private file, never on
+    /// its command line.
+    Inline(serde_json::Value),
+    /// Path of a file holding that object, passed as it is; the CLI reads it.
+    Path(PathBuf),
+}
+
+impl fmt::Debug for McpConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            McpConfig::Path(p) => f.debug_tuple("Path").field(p).finish(),
+            McpConfig::Inline(v) => f.debug_tuple("Inline").field(&RedactedJson(v)).finish(),
+        }
+    }
+}
+
+/// Which skills the session may use ([`Options::skills`], Python's
+/// `ClaudeAgentOptions.skills`).
+///
+/// This filters what the model is offered; it is not a sandbox: an
+/// unlisted skill's files stay on disk, readable through `Read` or `Bash`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Skills {
+    /// Every skill the CLI discovers: `Skill` joins `--allowedTools`.
+    All,
+    /// Only these, by exact name (the skill's directory or `name`, or
+    /// `plugin:skill`): each becomes a `Skill(name)` rule in
+    /// `--allowedTools`, and `initialize.skills` lists them, so the CLI
+    /// hides the others from the model and its Skill tool refuses them.
+    /// An empty list hides every skill.
+    Only(Vec<String>),
+}
+
 /// Which system prompt a session runs with ([`Options::system_prompt`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -293,7 +332,7 @@ pub enum SystemPromptChoice {
 /// Everything a user chooses about a session: what reaches the CLI as a flag
 /// or an environment variable ([`Options::command`]) and what it reads from
 /// the `initialize` request ([`Options::initialize_request`]: system prompt,
-/// appended system prompt, agents, JSON schema).
+/// appended system prompt, agents, JSON schema, skills).
 ///
 /// Build it with [`Options::new`] (or `Default`) and the consuming setters,
 /// or assign the public fields directly; then call [`Options::command`].
@@ -371,13 +410,19 @@ pub struct Options {
     pub disallowed_tools: Vec<String>,
     /// The set of built-in tools (`--tools`); `None` leaves the CLI default.
     pub tools: Option<Tools>,
-    /// MCP servers to start (`--mcp-config`): the whole
-    /// `{"mcpServers": {name: config, ...}}` object. In-process (SDK) servers
-    /// are declared in `initialize` instead and do not belong here.
-    pub mcp_config: Option<serde_json::Value>,
+    /// MCP servers to start (`--mcp-config`), inline or in a file.
+    /// In-process (SDK) servers are declared in `initialize` instead and do
+    /// not belong here.
+    pub mcp_config: Option<McpConfig>,
     /// Settings layers to load (`--setting-sources`). `None` sends no flag
-    /// (the CLI loads all layers); an empty list loads none.
+    /// (the CLI loads all layers) unless `skills` is set, which loads
+    /// `user,project` as Python's SDK does; an empty list loads none.
     pub setting_sources: Option<Vec<SettingSource>>,
+    /// The skills the session may use; `None` leaves the CLI's defaults
+    /// (which is not "no skills": [`Skills::Only`] with an empty list is).
+    /// With `setting_sources` unset, setting it loads the `user` and
+    /// `project` layers, where skills are installed.
+    pub skills: Option<Skills>,
     /// Use only the MCP servers of `mcp_config`, ignoring configured ones (`--strict-mcp-config`).
     pub strict_mcp_config: bool,
     /// Emit `stream_event` lines with partial assistant output (`--include-partial-messages`).
@@ -538,6 +583,7 @@ impl Default for Options {
             tools: None,
             mcp_config: None,
             setting_sources: None,
+            skills: None,
             strict_mcp_config: false,
             include_partial_messages: false,
             include_hook_events: false,
@@ -753,6 +799,16 @@ pub enum OptionsError {
         "the wrapper's program is empty; name the command to start the CLI through (e.g. \"docker\")"
     )]
     EmptyWrapper,
+    /// A name in [`Options::skills`] cannot name a skill, or cannot ride
+    /// in a `Skill(name)` rule of `--allowedTools` (which the CLI splits on
+    /// commas and spaces outside parentheses, with no escaping).
+    #[error("invalid skill name {name:?}: {reason}")]
+    InvalidSkillName {
+        /// The name as given.
+        name: String,
+        /// What is wrong with it, and what to give instead.
+        reason: &'static str,
+    },
     /// An argument or environment value contains a NUL byte, which no
     /// process can receive.
     #[error("{what} contains a NUL byte, which cannot be passed to a process; remove it")]
@@ -918,9 +974,44 @@ impl Options {
         self
     }
 
-    /// Sets `mcp_config` (the whole `{"mcpServers": {...}}` object).
+    /// Sets `mcp_config` to an inline object (the whole
+    /// `{"mcpServers": {...}}` object).
     pub fn mcp_config(mut self, config: serde_json::Value) -> Self {
-        self.mcp_config = Some(config);
+        self.mcp_config = Some(McpConfig::Inline(config));
+        self
+    }
+
+    /// Sets `mcp_config` to a file holding the `{"mcpServers": {...}}`
+    /// object (Python's `mcp_servers` given as a path).
+    pub fn mcp_config_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.mcp_config = Some(McpConfig::Path(path.into()));
+        self
+    }
+
+    /// Lets the session use only these skills (Python's `skills=[...]`):
+    /// see [`Skills::Only`]. [`Options::command`] refuses a name that
+    /// cannot be a skill's ([`OptionsError::InvalidSkillName`]).
+    ///
+    /// ```
+    /// use claude_proto::options::Options;
+    /// let line = Options::new().skills(["pdf", "docs:review"]).command().unwrap();
+    /// let args: Vec<_> = line.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    /// assert!(args.contains(&"--allowedTools=Skill(pdf),Skill(docs:review)".to_owned()));
+    /// assert!(args.contains(&"--setting-sources=user,project".to_owned()));
+    /// ```
+    pub fn skills<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.skills = Some(Skills::Only(names.into_iter().map(Into::into).collect()));
+        self
+    }
+
+    /// Lets the session use every skill the CLI discovers (Python's
+    /// `skills="all"`): see [`Skills::All`].
+    pub fn all_skills(mut self) -> Self {
+        self.skills = Some(Skills::All);
         self
     }
 
@@ -1283,6 +1374,9 @@ impl Options {
         if let Some(schema) = &self.json_schema {
             request.json_schema = Some(schema.clone());
         }
+        if let Some(Skills::Only(names)) = &self.skills {
+            request.skills = Some(names.clone());
+        }
         if !self.agents.is_empty() {
             let agents = request.agents.get_or_insert_with(BTreeMap::new);
             for (name, agent) in &self.agents {
@@ -1346,10 +1440,15 @@ impl Options {
         {
             return Err(OptionsError::SessionIdWithoutFork);
         }
-        if self.mcp_config.as_ref().is_some_and(|v| !v.is_object()) {
+        if let Some(Skills::Only(names)) = &self.skills {
+            for name in names {
+                check_skill_name(name)?;
+            }
+        }
+        if matches!(&self.mcp_config, Some(McpConfig::Inline(v)) if !v.is_object()) {
             return Err(OptionsError::NotAnObject {
                 option: "mcp_config",
-                expected: "{\"mcpServers\": {name: config, ...}}",
+                expected: "{\"mcpServers\": {name: config, ...}}, or use Options::mcp_config_file for a file",
             });
         }
         if matches!(&self.settings, Some(Settings::Inline(v)) if !v.is_object()) {
@@ -1484,8 +1583,9 @@ impl Options {
         if let Some(id) = &self.resume {
             a.value("resume", id);
         }
-        if !self.allowed_tools.is_empty() {
-            a.value("allowedTools", self.allowed_tools.join(","));
+        let allowed_tools = self.allowed_tools_with_skills();
+        if !allowed_tools.is_empty() {
+            a.value("allowedTools", allowed_tools.join(","));
         }
         if !self.disallowed_tools.is_empty() {
             a.value("disallowedTools", self.disallowed_tools.join(","));
@@ -1495,10 +1595,18 @@ impl Options {
             Some(Tools::List(list)) => a.value("tools", list.join(",")),
             Some(Tools::Default) => a.value("tools", "default"),
         }
-        if let Some(config) = &self.mcp_config {
-            a.value("mcp-config", config.to_string());
+        match &self.mcp_config {
+            None => {}
+            Some(McpConfig::Inline(config)) => a.value("mcp-config", config.to_string()),
+            Some(McpConfig::Path(path)) => a.value("mcp-config", path),
         }
-        if let Some(sources) = &self.setting_sources {
+        let skill_sources = [SettingSource::User, SettingSource::Project];
+        let sources = match (&self.setting_sources, &self.skills) {
+            (Some(sources), _) => Some(sources.as_slice()),
+            (None, Some(_)) => Some(skill_sources.as_slice()),
+            (None, None) => None,
+        };
+        if let Some(sources) = sources {
             let joined: Vec<&str> = sources.iter().map(SettingSource::as_str).collect();
             a.value("setting-sources", joined.join(","));
         }
@@ -1711,6 +1819,7 @@ impl fmt::Debug for Options {
             tools,
             mcp_config,
             setting_sources,
+            skills,
             strict_mcp_config,
             include_partial_messages,
             include_hook_events,
@@ -1777,8 +1886,9 @@ impl fmt::Debug for Options {
             .field("allowed_tools", allowed_tools)
             .field("disallowed_tools", disallowed_tools)
             .field("tools", tools)
-            .field("mcp_config", &mcp_config.as_ref().map(RedactedJson))
+            .field("mcp_config", mcp_config)
             .field("setting_sources", setting_sources)
+            .field("skills", skills)
             .field("strict_mcp_config", strict_mcp_config)
             .field("include_partial_messages", include_partial_messages)
             .field("include_hook_events", include_hook_events)
@@ -1819,6 +1929,69 @@ impl fmt::Debug for Options {
 }
 
 /// Argument accumulator that remembers which flag produced each element.
+impl Options {
+    /// `allowed_tools` with the rules `skills` adds: `Skill` for
+    /// [`Skills::All`], `Skill(name)` for each listed name, each once.
+    fn allowed_tools_with_skills(&self) -> Vec<String> {
+        let mut tools = self.allowed_tools.clone();
+        let added: Vec<String> = match &self.skills {
+            None => Vec::new(),
+            Some(Skills::All) => vec!["Skill".to_owned()],
+            Some(Skills::Only(names)) => names.iter().map(|n| format!("Skill({n})")).collect(),
+        };
+        for rule in added {
+            if !tools.contains(&rule) {
+                tools.push(rule);
+            }
+        }
+        tools
+    }
+}
+
+/// Refuses a skill name the CLI could never match, or that the
+/// `--allowedTools` tokenizer would split or rewrite (Python's checks,
+/// with its reasons).
+fn check_skill_name(name: &str) -> Result<(), OptionsError> {
+    let refuse = |reason| {
+        Err(OptionsError::InvalidSkillName {
+            name: name.to_owned(),
+            reason,
+        })
+    };
+    if name.trim().is_empty() {
+        return refuse("skill names must be non-empty");
+    }
+    if name != name.trim() {
+        return refuse(
+            "leading or trailing whitespace can never match; the Skill tool trims the name it is given",
+        );
+    }
+    let forbidden = |c: char| matches!(c, '(' | ')' | ',' | '\u{feff}') || c.is_control();
+    if name.contains(forbidden) {
+        return refuse(
+            "parentheses, commas, control characters and byte-order marks are not allowed; give the skill's directory name, or plugin:skill",
+        );
+    }
+    if name == "*" {
+        return refuse("use Options::all_skills to enable every skill");
+    }
+    if name.ends_with(":*") || name.ends_with(" *") {
+        return refuse("wildcard suffixes are not allowed; list each skill by its exact name");
+    }
+    if name.starts_with('/') {
+        return refuse("give the skill's name, not its slash-command form");
+    }
+    if name.contains("\\\\") {
+        return refuse(
+            "consecutive backslashes are not allowed: the CLI's rule parser collapses them, so the rule would name another skill",
+        );
+    }
+    if name.ends_with('\\') {
+        return refuse("a name may not end with an unpaired backslash");
+    }
+    Ok(())
+}
+
 #[derive(Default)]
 struct Args {
     args: Vec<OsString>,
@@ -2287,6 +2460,111 @@ mod tests {
                 "--settings=/etc/s.json",
             ]
         );
+    }
+
+    /// Python's `skills`: `Skill(name)` rules after the caller's own
+    /// (each once), `user,project` sources unless the caller chose, the
+    /// list in `initialize.skills`; `All` adds a bare `Skill` and no list.
+    #[test]
+    fn skills_become_rules_sources_and_the_initialize_list() {
+        let line = |options: Options| argv(&options.command().unwrap())[5..].to_vec();
+        assert_eq!(
+            line(
+                Options::new()
+                    .allowed_tools(["Read", "Skill(pdf)"])
+                    .skills(["pdf", "docs:review"])
+            ),
+            [
+                "--allowedTools=Read,Skill(pdf),Skill(docs:review)",
+                "--setting-sources=user,project",
+            ]
+        );
+        assert_eq!(
+            line(
+                Options::new()
+                    .skills(["pdf"])
+                    .setting_sources([SettingSource::Project])
+            ),
+            ["--allowedTools=Skill(pdf)", "--setting-sources=project"]
+        );
+        assert_eq!(
+            line(Options::new().skills(["pdf"]).setting_sources([])),
+            ["--allowedTools=Skill(pdf)", "--setting-sources="]
+        );
+        // An empty list allows nothing new but still loads the layers and
+        // tells the CLI to hide every skill.
+        assert_eq!(
+            line(Options::new().skills(Vec::<String>::new())),
+            ["--setting-sources=user,project"]
+        );
+        assert_eq!(
+            line(Options::new().all_skills()),
+            ["--allowedTools=Skill", "--setting-sources=user,project"]
+        );
+        assert_eq!(
+            line(Options::new().allowed_tools(["Skill"]).all_skills()),
+            ["--allowedTools=Skill", "--setting-sources=user,project"]
+        );
+        let init = |options: Options| serde_json::to_value(options.initialize_request()).unwrap();
+        assert_eq!(
+            init(Options::new().skills(["pdf"]))["skills"],
+            json!(["pdf"])
+        );
+        assert_eq!(
+            init(Options::new().skills(Vec::<String>::new()))["skills"],
+            json!([])
+        );
+        assert_eq!(init(Options::new().all_skills()).get("skills"), None);
+        assert_eq!(init(Options::new()).get("skills"), None);
+    }
+
+    /// Each name Python refuses is refused, and says why.
+    #[test]
+    fn skill_names_that_cannot_match_are_refused() {
+        for (name, says) in [
+            ("", "non-empty"),
+            ("   ", "non-empty"),
+            (" pdf", "whitespace"),
+            ("pdf\t", "whitespace"),
+            ("a(b)", "parentheses"),
+            ("a,b", "commas"),
+            ("a\u{7}b", "control"),
+            ("a\u{85}b", "control"),
+            ("\u{feff}pdf", "byte-order"),
+            ("*", "all_skills"),
+            ("docs:*", "wildcard"),
+            ("docs *", "wildcard"),
+            ("/pdf", "slash-command"),
+            ("a\\\\b", "consecutive backslashes"),
+            ("pdf\\", "unpaired backslash"),
+        ] {
+            let err = Options::new().skills(["ok", name]).command().unwrap_err();
+            assert!(
+                matches!(&err, OptionsError::InvalidSkillName { name: n, .. } if n == name),
+                "{name:?}: {err:?}"
+            );
+            assert!(err.to_string().contains(says), "{name:?}: {err}");
+        }
+        for name in ["pdf", "docs:review", "my skill", "a\\b", "ünï"] {
+            Options::new().skills([name]).command().unwrap();
+        }
+    }
+
+    /// Python's `mcp_servers` as a path: passed as it is.
+    #[test]
+    fn mcp_config_from_a_file() {
+        let cmd = Options::new()
+            .mcp_config_file("/etc/mcp.json")
+            .command()
+            .unwrap();
+        assert_eq!(argv(&cmd)[5..], ["--mcp-config=/etc/mcp.json"]);
+        assert!(matches!(
+            Options::new().mcp_config(json!("/etc/mcp.json")).command(),
+            Err(OptionsError::NotAnObject {
+                option: "mcp_config",
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -1235,6 +1235,62 @@ pub fn launch_fields_reach_the_cli<H: RealHarness>() {
     must("close", s.close());
 }
 
+/// Python's `skills`: with two skills installed in the project, a session
+/// that lists one may load it through the Skill tool, and the other is
+/// refused: the `Skill(name)` rule allows the listed one without a prompt,
+/// `initialize.skills` keeps the other from the model, and the `project`
+/// layer it is installed in is loaded without being asked for.
+pub fn skills_listed_and_unlisted<H: RealHarness>() {
+    let Some(peer) = Peer::with(|cwd| {
+        for (name, body) in [
+            ("listed", "LISTED-SKILL-BODY: answer in haiku."),
+            ("unlisted", "UNLISTED-SKILL-BODY: never shown."),
+        ] {
+            let dir = cwd.join(".claude/skills").join(name);
+            std::fs::create_dir_all(&dir).expect("a skill directory");
+            std::fs::write(
+                dir.join("SKILL.md"),
+                format!("---\nname: {name}\ndescription: The {name} skill.\n---\n\n{body}\n"),
+            )
+            .expect("a skill");
+        }
+        |request: &ApiRequest| match request.tool_results().len() {
+            0 => Reply::tool_use("Skill", json!({"skill": "listed"})),
+            1 => Reply::tool_use("Skill", json!({"skill": "unlisted"})),
+            _ => Reply::text("done"),
+        }
+    }) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.options = spec.options.skills(["listed"]);
+    let transcript = spec.transcript.clone();
+    let mut s = start::<H>(spec);
+    let t = query(&mut *s, "Use the skills");
+    assert_eq!(t.text, "done");
+    let requests = peer.server.messages_requests();
+    let last = requests.last().expect("model calls");
+    let results = last.tool_results();
+    assert_eq!(results.len(), 2, "{}", last.body);
+    let (listed, unlisted) = (results[0], results[1]);
+    assert_ne!(listed["is_error"], true, "{listed}");
+    assert!(
+        last.all_text().contains("LISTED-SKILL-BODY"),
+        "the listed skill's text never reached the model: {}",
+        last.body
+    );
+    assert_eq!(unlisted["is_error"], true, "{unlisted}");
+    // CLI 2.1.332: "Skill unlisted is not in this session's skills allowlist".
+    assert!(
+        tool_result_text(&unlisted).contains("allowlist"),
+        "{unlisted}"
+    );
+    assert!(!last.all_text().contains("UNLISTED-SKILL-BODY"));
+    // The listed one needed no permission prompt (none is answered here).
+    assert!(result_of(&t).permission_denials.is_empty());
+    peer.finish(s, transcript, "e2e_skills");
+}
+
 /// The model asks the user a question (`AskUserQuestion`); the permission
 /// callback answers it through the typed tool input, and the answer reaches
 /// the model.
@@ -2114,7 +2170,7 @@ macro_rules! real_cli_suite {
             nothing_outlives_a_dropped_runtime, nothing_outlives_an_error,
             nothing_outlives_a_deadline, nothing_outlives_a_crash_but_what_left_the_group,
             nothing_outlives_a_panic, an_empty_group_ends_at_once,
-            identity_variables_reach_the_cli, no_secret_leaks);
+            identity_variables_reach_the_cli, no_secret_leaks, skills_listed_and_unlisted);
     };
     (@tests $harness:ty; $($name:ident),+ $(,)?) => {
         $(
