@@ -1282,7 +1282,7 @@ pub fn skills_listed_and_unlisted<H: RealHarness>() {
     assert_eq!(unlisted["is_error"], true, "{unlisted}");
     // CLI 2.1.332: "Skill unlisted is not in this session's skills allowlist".
     assert!(
-        tool_result_text(&unlisted).contains("allowlist"),
+        tool_result_text(unlisted).contains("allowlist"),
         "{unlisted}"
     );
     assert!(!last.all_text().contains("UNLISTED-SKILL-BODY"));
