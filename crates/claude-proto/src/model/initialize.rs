@@ -763,20 +763,32 @@ wire_struct! {
 
 wire_struct! {
     /// The CLI's answer to `initialize`.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    ///
+    /// Every field may be missing: the six that CLI 2.1.332 always sends
+    /// (`commands`, `agents`, `output_style`, `available_output_styles`,
+    /// `models`, `account`) read as empty when a CLI leaves one out, so a
+    /// CLI version that drops one never costs the session
+    /// (`an_initialize_answer_missing_any_field_still_reads`).
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     #[non_exhaustive]
     pub struct InitializeResponse {
         /// Slash commands available.
+        #[serde(default)]
         pub commands: Vec<SlashCommand>,
         /// Subagents available.
+        #[serde(default)]
         pub agents: Vec<AgentInfo>,
-        /// Output style in use.
+        /// Output style in use (empty when the CLI did not say).
+        #[serde(default)]
         pub output_style: String,
         /// Output styles available.
+        #[serde(default)]
         pub available_output_styles: Vec<String>,
         /// Models available.
+        #[serde(default)]
         pub models: Vec<ModelInfo>,
-        /// The signed-in account.
+        /// The signed-in account (all its fields empty when the CLI did not say).
+        #[serde(default)]
         pub account: AccountInfo,
         /// Whether the hooks of the request were installed (`false` when another
         /// client owns them).
@@ -827,6 +839,28 @@ mod tests {
         let typed: T = serde_json::from_value(value.clone()).expect("decode");
         assert_eq!(serde_json::to_value(&typed).expect("encode"), value);
         typed
+    }
+
+    #[test]
+    fn an_initialize_answer_missing_any_field_still_reads() {
+        let full = json!({"commands":[],"agents":[],"output_style":"default",
+            "available_output_styles":["default"],"models":[],"account":{},"pid":7});
+        for key in [
+            "commands",
+            "agents",
+            "output_style",
+            "available_output_styles",
+            "models",
+            "account",
+        ] {
+            let mut answer = full.clone();
+            answer.as_object_mut().unwrap().remove(key);
+            let read: InitializeResponse =
+                serde_json::from_value(answer).unwrap_or_else(|e| panic!("without {key}: {e}"));
+            assert_eq!(read.pid, Some(7.into()), "without {key}");
+        }
+        let empty: InitializeResponse = serde_json::from_value(json!({})).unwrap();
+        assert_eq!(empty, InitializeResponse::default());
     }
 
     #[test]
