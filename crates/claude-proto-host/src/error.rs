@@ -91,6 +91,7 @@ pub enum EndReason {
 pub struct SessionEnded {
     reason: EndReason,
     report: Option<Arc<ExitReport>>,
+    failure: Option<Arc<str>>,
 }
 
 impl SessionEnded {
@@ -99,7 +100,26 @@ impl SessionEnded {
         Self {
             reason,
             report: report.map(Arc::new),
+            failure: None,
         }
+    }
+
+    /// The same end, with the failure the CLI reported in its last
+    /// `result` before it ended (see [`failure`](Self::failure)).
+    #[must_use]
+    pub fn with_failure(mut self, text: impl Into<Arc<str>>) -> Self {
+        self.failure = Some(text.into());
+        self
+    }
+
+    /// When the CLI ended the session itself and the last `result` it
+    /// wrote reported a failure: that failure's text, worded as
+    /// `ResultMessage::error_message` words it ("Resume rejected by
+    /// --resume-drops-turn: ...", "API error (HTTP 529)"). The `Display`
+    /// text leads with it. `None` when the session was closed from this
+    /// side, or the last result was a success.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
     }
 
     /// Why it ended.
@@ -115,6 +135,16 @@ impl SessionEnded {
 
 impl fmt::Display for SessionEnded {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(failure) = &self.failure {
+            write!(
+                f,
+                "the CLI reported an error and ended the session: {failure}"
+            )?;
+            return match &self.report {
+                Some(report) => write!(f, "; {report}"),
+                None => Ok(()),
+            };
+        }
         match (&self.report, self.reason) {
             (Some(report), EndReason::Closed) => write!(f, "the session was closed; {report}"),
             (report, EndReason::StdinStalled) => {

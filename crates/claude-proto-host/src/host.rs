@@ -9,6 +9,7 @@ use claude_proto::model::MessageType;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::{InitializeRequest, InitializeResponse};
 use claude_proto::model::mcp::JsonRpcMessage;
+use claude_proto::model::result::failure_text;
 use claude_proto::model::user::UserMessage;
 use claude_proto::version::VersionCheck;
 use claude_proto::{
@@ -442,6 +443,10 @@ pub struct Host<W> {
     jobs: Jobs,
     prompts_sent: TurnId,
     results_read: TurnId,
+    /// The failure text of the last `result` read, if it reported one: the
+    /// CLI's own words for why it stopped, carried by [`SessionEnded`]
+    /// when the CLI ends the session itself (a refused resume, say).
+    last_result_failure: Option<Arc<str>>,
     close_at: Option<Instant>,
     drain_at: Option<Instant>,
     /// When the session gives up on a CLI that reads nothing while the
@@ -529,6 +534,7 @@ impl<W> Host<W> {
             init,
             prompts_sent: 0,
             results_read: 0,
+            last_result_failure: None,
             close_at: None,
             drain_at: None,
             stdin_stall_at: None,
@@ -1232,6 +1238,10 @@ impl<W> Host<W> {
                 let turn = self.results_read;
                 if message.is_result() {
                     self.results_read += 1;
+                    self.last_result_failure = serde_json::from_slice(message.as_bytes())
+                        .ok()
+                        .and_then(|line| failure_text(&line))
+                        .map(Arc::from);
                 }
                 self.events.push(Delivery {
                     turn,
@@ -1422,7 +1432,12 @@ impl<W> Host<W> {
         } else {
             EndReason::Exited
         };
-        let ended = SessionEnded::new(reason, report);
+        let mut ended = SessionEnded::new(reason, report);
+        if matches!(reason, EndReason::Exited | EndReason::TransportEnded) {
+            if let Some(text) = &self.last_result_failure {
+                ended = ended.with_failure(text.clone());
+            }
+        }
         self.ended = Some(ended.clone());
         self.state = State::Ended;
         self.close_at = None;

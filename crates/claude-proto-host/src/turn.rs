@@ -8,7 +8,7 @@
 //! a line that fails to decode, a dropped reader, or a `result` of a shape
 //! this version does not know cannot shift later turns.
 
-use claude_proto::model::result::ResultMessage;
+use claude_proto::model::result::{ResultMessage, failure_text};
 use claude_proto::model::stdout::StdoutMessage;
 use claude_proto::{Message, ProtocolError};
 
@@ -55,6 +55,18 @@ impl Turn {
     /// `true` if the turn ended in an error (or its result is unreadable).
     pub fn is_error(&self) -> bool {
         self.result.as_ref().is_none_or(|r| !r.is_success())
+    }
+
+    /// The text of the turn's failure, worded as the Python SDK words the
+    /// exception of a failed run (see `ResultMessage::error_message`); read
+    /// from the raw result line when its shape is one the typed model
+    /// cannot read. `None` when the turn succeeded, or its result line is
+    /// not even a JSON object.
+    pub fn error_message(&self) -> Option<String> {
+        match &self.result {
+            Some(result) => result.error_message(),
+            None => failure_text(&serde_json::from_slice(self.result_line.as_bytes()).ok()?),
+        }
     }
 }
 

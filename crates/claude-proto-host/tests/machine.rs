@@ -102,6 +102,87 @@ fn exit_before_initialize_fails_it_with_the_exit_at_once() {
     assert!(matches!(pair.outcome(late), Some(Err(Error::Ended(_)))));
 }
 
+fn error_result(words: &str) -> serde_json::Value {
+    json!({"type":"result","subtype":"error_during_execution","is_error":true,
+        "duration_ms":0,"duration_api_ms":0,"num_turns":0,"stop_reason":null,"total_cost_usd":0,
+        "usage":{},"modelUsage":{},"permission_denials":[],"errors":[words],
+        "uuid":"u","session_id":"s"})
+}
+
+/// The CLI refuses a resume while `initialize` is pending: it writes an
+/// error result and exits. The caller gets the result's own words (as the
+/// Python SDK does), not only the exit.
+#[test]
+fn an_error_result_before_the_exit_gives_the_end_its_words() {
+    let mut pair = Pair::new(Script::default().with_policy("initialize", Policy::Never));
+    pair.run();
+    let words = "Resume rejected by --resume-drops-turn: the cut is not inside that turn";
+    pair.cli.emit(error_result(words));
+    pair.cli.exit(1, pair.now);
+    pair.run();
+    let Err(Error::Ended(ended)) = &pair.initialized[0] else {
+        panic!("initialize cannot succeed: {:?}", pair.initialized[0])
+    };
+    assert_eq!(ended.failure(), Some(words));
+    let text = ended.to_string();
+    assert!(text.starts_with("the CLI reported an error"), "{text}");
+    assert!(text.contains(words), "{text}");
+    assert!(text.contains("code 1"), "the exit is still named: {text}");
+}
+
+/// A failed turn's text, also from a result line the typed model cannot
+/// read (`errors` a bare string): the Python SDK still gives a text there.
+#[test]
+fn a_failed_turn_names_its_failure_whatever_its_shape() {
+    let mut pair = Pair::new(Script::default());
+    started(&mut pair);
+    let mut odd = error_result("unused");
+    odd["errors"] = json!("  a bare string  ");
+    pair.cli.emit(odd);
+    pair.cli.emit(error_result("max turns"));
+    pair.run();
+    let events = pair.events.clone();
+    let turn = pair.collect(0);
+    assert!(turn.result.is_none() && turn.is_error());
+    assert_eq!(turn.error_message().as_deref(), Some("a bare string"));
+    pair.events = events;
+    let turn = pair.collect(1);
+    assert_eq!(turn.error_message().as_deref(), Some("max turns"));
+}
+
+/// Only the CLI's own end carries a failure, and only when its last
+/// result was one: a close from this side says nothing of it, and a
+/// later success clears it.
+#[test]
+fn only_the_clis_own_end_after_a_failed_result_carries_it() {
+    let mut pair = Pair::new(Script::default());
+    started(&mut pair);
+    pair.cli.emit(error_result("max turns"));
+    pair.run();
+    pair.command(|_| Command::Close);
+    pair.run_until(Pair::is_ended);
+    assert_eq!(pair.ended[0].reason(), EndReason::Closed);
+    assert_eq!(pair.ended[0].failure(), None);
+
+    let mut pair = Pair::new(Script::default());
+    started(&mut pair);
+    pair.cli.emit(error_result("max turns"));
+    let sent = pair.send("hello");
+    pair.run();
+    let _ = pair.collect(pair.turn_of(sent));
+    pair.cli.exit(0, pair.now);
+    pair.run_until(Pair::is_ended);
+    assert_eq!(pair.ended[0].reason(), EndReason::Exited);
+    assert_eq!(pair.ended[0].failure(), None, "the success came last");
+
+    let mut pair = Pair::new(Script::default());
+    started(&mut pair);
+    pair.cli.emit(error_result("max turns"));
+    pair.cli.exit(1, pair.now);
+    pair.run_until(Pair::is_ended);
+    assert_eq!(pair.ended[0].failure(), Some("max turns"));
+}
+
 // ----- control traffic never waits on the user reading ------------------------
 
 #[test]

@@ -1235,6 +1235,30 @@ pub fn launch_fields_reach_the_cli<H: RealHarness>() {
     must("close", s.close());
 }
 
+/// The CLI refuses to resume a session it does not have: it writes an
+/// error result and exits before answering `initialize`. The caller gets
+/// the CLI's own words (as from the Python SDK), not only the exit.
+pub fn resume_refused_says_why<H: RealHarness>() {
+    let Some(peer) = Peer::new(|_| Reply::text("never")) else {
+        return;
+    };
+    let unknown = "123e4567-e89b-42d3-a456-426614174000";
+    let mut spec = peer.spec();
+    spec.options = spec.options.resume(unknown);
+    spec.transcript = None;
+    let mut s = start::<H>(spec);
+    let error = match s.initialization() {
+        Ok(init) => panic!("a resume of an unknown session started: {init:?}"),
+        Err(error) => error,
+    };
+    let ended = error.ended().expect("the session ended");
+    let words = format!("No conversation found with session ID: {unknown}");
+    assert_eq!(ended.failure(), Some(words.as_str()), "{error}");
+    assert!(error.to_string().contains(&words), "{error}");
+    assert!(peer.server.messages_requests().is_empty());
+    let _ = s.close();
+}
+
 /// Python's `skills`: with two skills installed in the project, a session
 /// that lists one may load it through the Skill tool, and the other is
 /// refused: the `Skill(name)` rule allows the listed one without a prompt,
@@ -2170,7 +2194,8 @@ macro_rules! real_cli_suite {
             nothing_outlives_a_dropped_runtime, nothing_outlives_an_error,
             nothing_outlives_a_deadline, nothing_outlives_a_crash_but_what_left_the_group,
             nothing_outlives_a_panic, an_empty_group_ends_at_once,
-            identity_variables_reach_the_cli, no_secret_leaks, skills_listed_and_unlisted);
+            identity_variables_reach_the_cli, no_secret_leaks, skills_listed_and_unlisted,
+            resume_refused_says_why);
     };
     (@tests $harness:ty; $($name:ident),+ $(,)?) => {
         $(

@@ -191,19 +191,90 @@ impl ResultMessage {
         self.subtype == ResultSubtype::Success && !self.is_error
     }
 
-    /// A description of the failure, or `None` when the turn succeeded.
+    /// The text of the failure, worded as the official SDKs word it, or
+    /// `None` when the turn succeeded (subtype `success` without
+    /// `is_error`).
     ///
-    /// That is the `result` text for a `success` result flagged as an error,
-    /// and the `errors` joined with `"; "` otherwise.
+    /// The first of: the `errors` (trimmed, blank ones left out, joined
+    /// with `"; "`); the `result` text (a turn ended by an API error
+    /// reports subtype `success` with its words there); the subtype, if not
+    /// `success`; `API error (HTTP <status>)` from `api_error_status`;
+    /// `unknown error`. [`failure_text`] reads the same from a result line
+    /// this type cannot read.
     pub fn error_message(&self) -> Option<String> {
-        if !self.is_error && self.subtype == ResultSubtype::Success {
+        if self.is_success() {
             return None;
         }
-        match (&self.errors, &self.result) {
-            (Some(errors), _) if !errors.is_empty() => Some(errors.join("; ")),
-            (_, Some(text)) => Some(text.clone()),
-            _ => Some(self.subtype.to_string()),
-        }
+        let errors = self.errors.iter().flatten().map(String::as_str);
+        let status = self.api_error_status.as_option().map(i64::to_string);
+        Some(describe_failure(
+            errors,
+            self.result.as_deref(),
+            self.subtype.as_str(),
+            status,
+        ))
+    }
+}
+
+/// The text of the failure a result line reports, worded as
+/// [`ResultMessage::error_message`] words it, read from the line's JSON:
+/// for a line the typed model cannot read (`errors` that is a bare string,
+/// or not a list at all, say). `None` when it reports success (subtype
+/// `success` without `is_error`) or is not an object.
+///
+/// ```
+/// use claude_proto::model::result::failure_text;
+/// use serde_json::json;
+/// let line = json!({"type":"result","subtype":"success","is_error":true,"result":"","api_error_status":529});
+/// assert_eq!(failure_text(&line).as_deref(), Some("API error (HTTP 529)"));
+/// let line = json!({"type":"result","subtype":"error_during_execution","is_error":true,"errors":"Resume rejected"});
+/// assert_eq!(failure_text(&line).as_deref(), Some("Resume rejected"));
+/// ```
+pub fn failure_text(result: &Json) -> Option<String> {
+    let object = result.as_object()?;
+    let subtype = object.get("subtype").and_then(Json::as_str).unwrap_or("");
+    let is_error = object.get("is_error").and_then(Json::as_bool) == Some(true);
+    if !is_error && subtype == ResultSubtype::Success.as_str() {
+        return None;
+    }
+    // A bare string is one error; anything else that is not a list, none.
+    let errors: Vec<&str> = match object.get("errors") {
+        Some(Json::String(one)) => vec![one.as_str()],
+        Some(Json::Array(all)) => all.iter().filter_map(Json::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let status = match object.get("api_error_status") {
+        None | Some(Json::Null) => None,
+        Some(Json::String(text)) => Some(text.clone()),
+        Some(other) => Some(other.to_string()),
+    };
+    Some(describe_failure(
+        errors.into_iter(),
+        object.get("result").and_then(Json::as_str),
+        subtype,
+        status,
+    ))
+}
+
+fn describe_failure<'a>(
+    errors: impl Iterator<Item = &'a str>,
+    result: Option<&str>,
+    subtype: &str,
+    api_error_status: Option<String>,
+) -> String {
+    let errors: Vec<&str> = errors.map(str::trim).filter(|e| !e.is_empty()).collect();
+    if !errors.is_empty() {
+        return errors.join("; ");
+    }
+    if let Some(text) = result.map(str::trim).filter(|t| !t.is_empty()) {
+        return text.to_owned();
+    }
+    if !subtype.is_empty() && subtype != ResultSubtype::Success.as_str() {
+        return subtype.to_owned();
+    }
+    match api_error_status {
+        Some(status) => format!("API error (HTTP {status})"),
+        None => "unknown error".to_owned(),
     }
 }
 
@@ -473,5 +544,77 @@ mod tests {
         );
         assert_eq!(r.error_message().as_deref(), Some("error_max_giraffes"));
         assert_eq!(serde_json::to_value(&r).expect("encode"), line);
+    }
+
+    /// Python SDK 0.2.189's failure texts, case by case; the typed reading
+    /// and the raw one agree wherever the line is typed.
+    #[test]
+    fn failure_texts_as_the_python_sdk_words_them() {
+        let base = || {
+            json!({"type":"result","subtype":"success","is_error":true,"duration_ms":1,
+            "duration_api_ms":1,"num_turns":1,"stop_reason":null,"total_cost_usd":0,"usage":usage(),
+            "modelUsage":{},"permission_denials":[],"uuid":"u","session_id":"s"})
+        };
+        let with = |fields: Json| {
+            let mut line = base();
+            for (k, v) in fields.as_object().unwrap() {
+                line[k] = v.clone();
+            }
+            line
+        };
+        for (fields, text) in [
+            (
+                json!({"result":"","api_error_status":529}),
+                "API error (HTTP 529)",
+            ),
+            (
+                json!({"result":"  ","api_error_status":529}),
+                "API error (HTTP 529)",
+            ),
+            (
+                json!({"result":" API Error: 529 overloaded "}),
+                "API Error: 529 overloaded",
+            ),
+            (
+                json!({"subtype":"error_during_execution","errors":[" "]}),
+                "error_during_execution",
+            ),
+            (
+                json!({"subtype":"error_max_turns","errors":[" a ","", "b"]}),
+                "a; b",
+            ),
+            (json!({}), "unknown error"),
+            (
+                json!({"subtype":"error_during_execution","errors":["Resume rejected by --resume-drops-turn: x"]}),
+                "Resume rejected by --resume-drops-turn: x",
+            ),
+        ] {
+            let line = with(fields);
+            assert_eq!(failure_text(&line).as_deref(), Some(text), "{line}");
+            let typed: ResultMessage = serde_json::from_value(line.clone()).expect("typed");
+            assert_eq!(typed.error_message().as_deref(), Some(text), "{line}");
+        }
+        // Shapes the typed model does not read still give a text.
+        for (fields, text) in [
+            (
+                json!({"subtype":"error_during_execution","errors":"Resume rejected"}),
+                "Resume rejected",
+            ),
+            (
+                json!({"subtype":"error_during_execution","errors":42}),
+                "error_during_execution",
+            ),
+            (
+                json!({"errors":{"a":1},"result":"API Error: 500"}),
+                "API Error: 500",
+            ),
+            (json!({"errors":[7, " x "]}), "x"),
+        ] {
+            let line = with(fields);
+            assert_eq!(failure_text(&line).as_deref(), Some(text), "{line}");
+        }
+        let ok = with(json!({"is_error":false,"result":"4"}));
+        assert_eq!(failure_text(&ok), None);
+        assert_eq!(failure_text(&json!("result")), None);
     }
 }
