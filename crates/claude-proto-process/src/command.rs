@@ -101,8 +101,13 @@ pub fn build_command(options: &Options) -> Result<Launch, SpawnError> {
             EnvChange::Remove(name) => {
                 command.env_remove(name);
             }
-            // Future variants are additive; nothing to apply for them.
-            #[allow(unreachable_patterns)]
+            EnvChange::SetUnlessInherited(name, value)
+                if line.clear_env || std::env::var_os(name).is_none() =>
+            {
+                command.env(name, value);
+            }
+            // A default the inherited environment overrides; future
+            // variants are additive, with nothing to apply for them.
             _ => {}
         }
     }

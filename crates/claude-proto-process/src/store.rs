@@ -148,6 +148,9 @@ fn env_for_cli(options: &Options, name: &str) -> Option<OsString> {
         match change {
             EnvChange::Set(n, v) if n == name => value = Some(v.clone()),
             EnvChange::Remove(n) if n == name => value = None,
+            EnvChange::SetUnlessInherited(n, v) if n == name && value.is_none() => {
+                value = Some(v.clone());
+            }
             _ => {}
         }
     }

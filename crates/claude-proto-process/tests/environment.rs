@@ -72,27 +72,31 @@ fn an_inherited_claudecode_debug_or_node_options_does_not_reach_the_cli() {
     assert_eq!(has(&env, "CLAUDECODE").as_deref(), Some("mine"));
 }
 
-/// The identity variables, as the official SDKs set theirs: the
-/// entrypoint (`sdk-cli`), the library's name (`CLAUDE_AGENT_SDK_CLIENT_APP`)
-/// and `CLAUDE_AGENT_SDK_VERSION=unknown` (see
-/// `claude_proto::options::AGENT_SDK_VERSION` for why that value). Inherited
-/// values are replaced: in a program started from a Claude Code shell they
-/// name the session around it (the CLI hands its own to its shells), and
-/// both SDKs replace an inherited SDK version; values set or removed in
-/// `Options::env` are the caller's.
+/// The identity variables, as the Python SDK sets them: the entrypoint
+/// (`sdk-cli`) and `CLAUDE_AGENT_SDK_VERSION=unknown` (see
+/// `claude_proto::options::AGENT_SDK_VERSION` for why that value) replace
+/// inherited values, as both SDKs replace an inherited SDK version; an
+/// inherited `CLAUDE_AGENT_SDK_CLIENT_APP` or
+/// `CLAUDE_CODE_SDK_READS_SESSION_STATE` is the caller's and is kept
+/// unless `Options` says otherwise (the library's name and `1` are only
+/// defaults); an inherited `CLAUDE_AGENT_SDK_DERIVED_CLIENT_APP` names an
+/// outer session's app and goes. Values set or removed in `Options::env`
+/// are the caller's.
 #[test]
-fn identity_variables_are_set_as_the_sdks_set_them() {
+fn identity_variables_are_set_as_the_python_sdk_sets_them() {
     if std::env::var_os(INNER).is_none() {
         let status = Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "identity_variables_are_set_as_the_sdks_set_them",
+                "identity_variables_are_set_as_the_python_sdk_sets_them",
                 "--test-threads=1",
             ])
             .env(INNER, "1")
             .env("CLAUDE_CODE_ENTRYPOINT", "sdk-ts")
             .env("CLAUDE_AGENT_SDK_VERSION", "0.3.330")
             .env("CLAUDE_AGENT_SDK_CLIENT_APP", "outer-app")
+            .env("CLAUDE_AGENT_SDK_DERIVED_CLIENT_APP", "outer-derived")
+            .env("CLAUDE_CODE_SDK_READS_SESSION_STATE", "0")
             .status()
             .expect("the test runs again");
         assert!(status.success(), "the inner run failed");
@@ -104,18 +108,26 @@ fn identity_variables_are_set_as_the_sdks_set_them() {
         Some("sdk-cli")
     );
     assert_eq!(
-        has(&env, "CLAUDE_AGENT_SDK_CLIENT_APP").as_deref(),
-        Some(claude_proto::options::DEFAULT_CLIENT_APP)
-    );
-    assert_eq!(
         has(&env, "CLAUDE_AGENT_SDK_VERSION").as_deref(),
         Some("unknown")
     );
+    assert_eq!(
+        has(&env, "CLAUDE_AGENT_SDK_CLIENT_APP").as_deref(),
+        Some("outer-app"),
+        "an inherited client app is the caller's"
+    );
+    assert_eq!(
+        has(&env, "CLAUDE_CODE_SDK_READS_SESSION_STATE").as_deref(),
+        Some("0"),
+        "an inherited choice is the caller's"
+    );
+    assert_eq!(has(&env, "CLAUDE_AGENT_SDK_DERIVED_CLIENT_APP"), None);
 
     let env = cli_environment(
         Options::default()
             .env("CLAUDE_CODE_ENTRYPOINT", "sdk-py")
-            .env("CLAUDE_AGENT_SDK_VERSION", "0.2.187")
+            .env("CLAUDE_AGENT_SDK_VERSION", "0.2.189")
+            .env("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1")
             .client_app("my-app/1.0"),
         "identity-explicit",
     );
@@ -129,14 +141,18 @@ fn identity_variables_are_set_as_the_sdks_set_them() {
     );
     assert_eq!(
         has(&env, "CLAUDE_AGENT_SDK_VERSION").as_deref(),
-        Some("0.2.187")
+        Some("0.2.189")
     );
-    // With no name of its own for the library, an inherited client app
-    // passes through, as the Python SDK keeps it.
+    assert_eq!(
+        has(&env, "CLAUDE_CODE_SDK_READS_SESSION_STATE").as_deref(),
+        Some("1")
+    );
+    // The opt-out sends an empty name (none, to the CLI), so the inherited
+    // one does not get through either.
     let env = cli_environment(Options::default().client_app(""), "identity-no-app");
     assert_eq!(
         has(&env, "CLAUDE_AGENT_SDK_CLIENT_APP").as_deref(),
-        Some("outer-app")
+        Some("")
     );
     // One the caller removes is not set at all, inherited or not.
     let env = cli_environment(
@@ -144,6 +160,25 @@ fn identity_variables_are_set_as_the_sdks_set_them() {
         "identity-removed",
     );
     assert_eq!(has(&env, "CLAUDE_AGENT_SDK_VERSION"), None);
+}
+
+/// With nothing inherited, the defaults: the library's name and `1`.
+#[test]
+fn with_nothing_inherited_the_defaults_are_sent() {
+    let env = cli_environment(
+        Options::default()
+            .inherit_env(false)
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default()),
+        "identity-clean",
+    );
+    assert_eq!(
+        has(&env, "CLAUDE_AGENT_SDK_CLIENT_APP").as_deref(),
+        Some(claude_proto::options::DEFAULT_CLIENT_APP)
+    );
+    assert_eq!(
+        has(&env, "CLAUDE_CODE_SDK_READS_SESSION_STATE").as_deref(),
+        Some("1")
+    );
 }
 
 /// `PWD` names the directory the CLI starts in, not the caller's: read

@@ -49,8 +49,9 @@ use crate::model::permission::PermissionMode;
 pub const DEFAULT_ENTRYPOINT: &str = "sdk-cli";
 
 /// Value of `CLAUDE_AGENT_SDK_CLIENT_APP` when [`Options::client_app`] is
-/// not changed: this library and its version. The CLI adds it to the
-/// `User-Agent` of its requests (`client-app/claude-proto/<version>`).
+/// not set and the environment the CLI inherits has none: this library and
+/// its version. The CLI adds it to the `User-Agent` of its requests
+/// (`client-app/claude-proto/<version>`).
 ///
 /// This is the library's identity; [`AGENT_SDK_VERSION`] says that an
 /// Agent SDK drives the CLI, without claiming one of its versions.
@@ -110,8 +111,16 @@ pub const ENV_FILE_CHECKPOINTING: &str = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINT
 /// CLI), `DEBUG` (the TypeScript SDK clears it too) and `CLAUDECODE`
 /// (set inside Claude Code's own shells: a CLI that inherits it believes
 /// it runs nested in Claude Code and turns host paths off; the Python SDK
-/// drops it too).
-pub const ENV_ALWAYS_REMOVED: [&str; 3] = ["NODE_OPTIONS", "DEBUG", "CLAUDECODE"];
+/// drops it too),
+/// and `CLAUDE_AGENT_SDK_DERIVED_CLIENT_APP` (a label the Python SDK derives
+/// for the app around an outer session; it names that app, not this one,
+/// and the Python SDK drops an inherited one too).
+pub const ENV_ALWAYS_REMOVED: [&str; 4] = [
+    "NODE_OPTIONS",
+    "DEBUG",
+    "CLAUDECODE",
+    "CLAUDE_AGENT_SDK_DERIVED_CLIENT_APP",
+];
 
 /// The CLI a wrapped launch ([`Options::wrapper`]) runs when
 /// [`Options::cli_path`] is not set: the bare name, for the wrapper's side
@@ -338,8 +347,8 @@ pub enum SystemPromptChoice {
 /// or assign the public fields directly; then call [`Options::command`].
 /// The defaults start a plain session: no flags beyond the stream-json ones,
 /// the caller's environment inherited, `CLAUDE_CODE_ENTRYPOINT=sdk-cli`,
-/// `CLAUDE_AGENT_SDK_CLIENT_APP=claude-proto/<version>`,
-/// `CLAUDE_AGENT_SDK_VERSION=unknown` and
+/// `CLAUDE_AGENT_SDK_VERSION=unknown`, and, unless inherited,
+/// `CLAUDE_AGENT_SDK_CLIENT_APP=claude-proto/<version>` and
 /// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`.
 ///
 /// `Debug` output never shows the values of secret-looking environment
@@ -537,12 +546,16 @@ pub struct Options {
     /// CLI 2.1.330 run the session as something other than an SDK session.
     pub entrypoint: String,
     /// Value of `CLAUDE_AGENT_SDK_CLIENT_APP`, the name the CLI puts in the
-    /// `User-Agent` of its requests (default [`DEFAULT_CLIENT_APP`]); name
-    /// your application here.
-    pub client_app: String,
+    /// `User-Agent` of its requests; name your application here. `None`
+    /// (the default) keeps a value the CLI inherits, as the Python SDK
+    /// does, and otherwise sends [`DEFAULT_CLIENT_APP`]; `Some("")` sends
+    /// an empty name, which the CLI reads as none, so an inherited one is
+    /// not sent either.
+    pub client_app: Option<String>,
     /// Set `CLAUDE_CODE_SDK_READS_SESSION_STATE=1` (default `true`), which
     /// makes the CLI report `system/session_state_changed` frames; the `idle`
-    /// one is the reliable signal that a run is over.
+    /// one is the reliable signal that a run is over. As in the Python SDK,
+    /// a value the CLI inherits, or one set in [`Options::env`], is kept.
     pub reads_session_state: bool,
     /// Set `CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true` so that
     /// `rewind_files` can restore files.
@@ -611,7 +624,7 @@ impl Default for Options {
             inherit_env: true,
             own_process_group: true,
             entrypoint: DEFAULT_ENTRYPOINT.to_owned(),
-            client_app: DEFAULT_CLIENT_APP.to_owned(),
+            client_app: None,
             reads_session_state: true,
             enable_file_checkpointing: false,
             cli_path: None,
@@ -627,6 +640,12 @@ pub enum EnvChange {
     Set(OsString, OsString),
     /// Remove the variable.
     Remove(OsString),
+    /// Set the variable unless the environment the CLI starts from has it
+    /// (the caller's own environment, when [`CommandLine::clear_env`] is
+    /// `false`): a default that an inherited value overrides, as the Python
+    /// SDK treats `CLAUDE_AGENT_SDK_CLIENT_APP` and
+    /// `CLAUDE_CODE_SDK_READS_SESSION_STATE`.
+    SetUnlessInherited(OsString, OsString),
 }
 
 impl fmt::Debug for EnvChange {
@@ -634,6 +653,16 @@ impl fmt::Debug for EnvChange {
         match self {
             EnvChange::Set(k, v) => {
                 let mut t = f.debug_tuple("Set");
+                t.field(k);
+                if is_secret_name(&k.to_string_lossy()) {
+                    t.field(&format_args!("{REDACTED}"));
+                } else {
+                    t.field(v);
+                }
+                t.finish()
+            }
+            EnvChange::SetUnlessInherited(k, v) => {
+                let mut t = f.debug_tuple("SetUnlessInherited");
                 t.field(k);
                 if is_secret_name(&k.to_string_lossy()) {
                     t.field(&format_args!("{REDACTED}"));
@@ -1231,9 +1260,10 @@ impl Options {
     }
 
     /// Sets `client_app`: the name of your application, which the CLI puts
-    /// in the `User-Agent` of its requests.
+    /// in the `User-Agent` of its requests; `""` sends none, not even an
+    /// inherited one.
     pub fn client_app(mut self, name: impl Into<String>) -> Self {
-        self.client_app = name.into();
+        self.client_app = Some(name.into());
         self
     }
 
@@ -1390,12 +1420,14 @@ impl Options {
     /// The arguments start with `--output-format stream-json --verbose
     /// --input-format stream-json`, followed by the flags in the order the
     /// TypeScript SDK uses, then `extra_args`. The environment always gets
-    /// `CLAUDE_CODE_ENTRYPOINT`, `CLAUDE_AGENT_SDK_CLIENT_APP` (unless
-    /// `client_app` is empty), `CLAUDE_AGENT_SDK_VERSION` and, by default,
-    /// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`; with a `cwd`, `PWD` follows
-    /// it; `NODE_OPTIONS`, `DEBUG` and `CLAUDECODE` are removed from an
-    /// inherited environment. A name the caller sets or removes explicitly
-    /// is left to the caller.
+    /// `CLAUDE_CODE_ENTRYPOINT` and `CLAUDE_AGENT_SDK_VERSION`;
+    /// `CLAUDE_AGENT_SDK_CLIENT_APP` is `client_app` if set, else an
+    /// inherited value, else [`DEFAULT_CLIENT_APP`];
+    /// `CLAUDE_CODE_SDK_READS_SESSION_STATE` is `1` by default unless
+    /// inherited; with a `cwd`, `PWD` follows it; the
+    /// [`ENV_ALWAYS_REMOVED`] variables are removed from an inherited
+    /// environment. A name the caller sets or removes explicitly is left to
+    /// the caller.
     ///
     /// # Errors
     ///
@@ -1723,7 +1755,10 @@ impl Options {
         }
         for (what, value) in [
             ("entrypoint", &self.entrypoint),
-            ("client_app", &self.client_app),
+            (
+                "client_app",
+                self.client_app.as_ref().unwrap_or(&String::new()),
+            ),
         ] {
             if has_nul(OsStr::new(value)) {
                 return Err(OptionsError::ContainsNul {
@@ -1760,11 +1795,13 @@ impl Options {
                 self.entrypoint.clone().into(),
             ));
         }
-        if !self.client_app.is_empty() && !mentioned(ENV_CLIENT_APP) {
-            out.push(EnvChange::Set(
-                ENV_CLIENT_APP.into(),
-                self.client_app.clone().into(),
-            ));
+        if !mentioned(ENV_CLIENT_APP) {
+            out.push(match &self.client_app {
+                Some(name) => EnvChange::Set(ENV_CLIENT_APP.into(), name.into()),
+                None => {
+                    EnvChange::SetUnlessInherited(ENV_CLIENT_APP.into(), DEFAULT_CLIENT_APP.into())
+                }
+            });
         }
         if !mentioned(ENV_AGENT_SDK_VERSION) {
             out.push(EnvChange::Set(
@@ -1783,7 +1820,10 @@ impl Options {
             });
         }
         if self.reads_session_state && !mentioned(ENV_READS_SESSION_STATE) {
-            out.push(EnvChange::Set(ENV_READS_SESSION_STATE.into(), "1".into()));
+            out.push(EnvChange::SetUnlessInherited(
+                ENV_READS_SESSION_STATE.into(),
+                "1".into(),
+            ));
         }
         if self.enable_file_checkpointing && !mentioned(ENV_FILE_CHECKPOINTING) {
             out.push(EnvChange::Set(ENV_FILE_CHECKPOINTING.into(), "true".into()));
@@ -2257,6 +2297,10 @@ mod tests {
         EnvChange::Remove(k.into())
     }
 
+    fn default(k: &str, v: &str) -> EnvChange {
+        EnvChange::SetUnlessInherited(k.into(), v.into())
+    }
+
     #[test]
     fn default_command_line() {
         let cmd = Options::default().command().unwrap();
@@ -2276,10 +2320,11 @@ mod tests {
                 rm("NODE_OPTIONS"),
                 rm("DEBUG"),
                 rm("CLAUDECODE"),
+                rm("CLAUDE_AGENT_SDK_DERIVED_CLIENT_APP"),
                 set("CLAUDE_CODE_ENTRYPOINT", "sdk-cli"),
-                set("CLAUDE_AGENT_SDK_CLIENT_APP", DEFAULT_CLIENT_APP),
+                default("CLAUDE_AGENT_SDK_CLIENT_APP", DEFAULT_CLIENT_APP),
                 set("CLAUDE_AGENT_SDK_VERSION", "unknown"),
-                set("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1"),
+                default("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1"),
             ]
         );
         assert!(!cmd.clear_env);
@@ -2390,6 +2435,7 @@ mod tests {
                 rm("NODE_OPTIONS"),
                 rm("DEBUG"),
                 rm("CLAUDECODE"),
+                rm("CLAUDE_AGENT_SDK_DERIVED_CLIENT_APP"),
                 rm("HTTP_PROXY"),
                 set("ANTHROPIC_API_KEY", "sk-secret"),
                 set("FOO", "bar"),
@@ -2397,7 +2443,7 @@ mod tests {
                 set("CLAUDE_AGENT_SDK_CLIENT_APP", "my-app/1.2"),
                 set("CLAUDE_AGENT_SDK_VERSION", "unknown"),
                 set("PWD", "/work"),
-                set("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1"),
+                default("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1"),
                 set("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING", "true"),
             ]
         );
@@ -2844,6 +2890,28 @@ mod tests {
         assert!(!argv(&cmd).iter().any(|a| a == "--await-initialize"));
     }
 
+    /// Python's rules for the two names it lets an inherited value keep:
+    /// the defaults yield to one, an explicit `client_app` does not, and
+    /// `client_app("")` sends an empty name (the CLI reads it as none).
+    #[test]
+    fn inherited_client_app_and_session_state_are_kept_as_python_keeps_them() {
+        let env = |options: Options| options.command().unwrap().env;
+        let defaults = env(Options::new());
+        assert!(defaults.contains(&default("CLAUDE_AGENT_SDK_CLIENT_APP", DEFAULT_CLIENT_APP)));
+        assert!(defaults.contains(&default("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1")));
+        assert!(defaults.contains(&rm("CLAUDE_AGENT_SDK_DERIVED_CLIENT_APP")));
+        assert!(
+            env(Options::new().client_app("my-app/2"))
+                .contains(&set("CLAUDE_AGENT_SDK_CLIENT_APP", "my-app/2"))
+        );
+        assert!(
+            env(Options::new().client_app("")).contains(&set("CLAUDE_AGENT_SDK_CLIENT_APP", ""))
+        );
+        let off = env(Options::new().reads_session_state(false));
+        assert!(!off.iter().any(|c| matches!(c,
+            EnvChange::Set(n, _) | EnvChange::SetUnlessInherited(n, _) if n == "CLAUDE_CODE_SDK_READS_SESSION_STATE")));
+    }
+
     #[test]
     fn env_rules() {
         // Caller's own values win over the crate's defaults.
@@ -2861,6 +2929,7 @@ mod tests {
             [
                 rm("DEBUG"),
                 rm("CLAUDECODE"),
+                rm("CLAUDE_AGENT_SDK_DERIVED_CLIENT_APP"),
                 rm("CLAUDE_CODE_SDK_READS_SESSION_STATE"),
                 rm("CLAUDE_AGENT_SDK_CLIENT_APP"),
                 set("CLAUDE_CODE_ENTRYPOINT", "mine"),
@@ -2895,7 +2964,7 @@ mod tests {
             [
                 set("PATH", "/bin"),
                 set("CLAUDE_CODE_ENTRYPOINT", "sdk-cli"),
-                set("CLAUDE_AGENT_SDK_CLIENT_APP", DEFAULT_CLIENT_APP),
+                default("CLAUDE_AGENT_SDK_CLIENT_APP", DEFAULT_CLIENT_APP),
                 set("CLAUDE_AGENT_SDK_VERSION", "unknown"),
             ]
         );
@@ -2908,7 +2977,9 @@ mod tests {
                 .env
                 .into_iter()
                 .filter(|change| match change {
-                    EnvChange::Set(name, _) | EnvChange::Remove(name) => name == "PWD",
+                    EnvChange::Set(name, _)
+                    | EnvChange::Remove(name)
+                    | EnvChange::SetUnlessInherited(name, _) => name == "PWD",
                 })
                 .collect::<Vec<_>>()
         };
