@@ -153,7 +153,9 @@ pub enum SessionsError {
     /// removed (pass `None` to clear a tag).
     #[error("the tag is empty once invisible characters are removed (pass None to clear it)")]
     EmptyTag,
-    /// No non-empty transcript of the session was found.
+    /// No non-empty transcript of the session was found, for a change
+    /// (rename, tag, archive, delete, fork); the readers give nothing
+    /// instead.
     #[error("session {session_id} not found{}", in_project(project.as_deref()))]
     NotFound {
         /// The session asked for.
@@ -271,22 +273,30 @@ impl Sessions {
 
     /// The messages of a session's conversation, in order, then `page`:
     /// the SDKs' `get_session_messages`. Only the messages of the page are
-    /// read into memory.
+    /// read into memory. Empty for a session that is not found or whose
+    /// transcript is empty, as in the Python SDK and as
+    /// [`StoreSessions::messages`] reads a store; an id that is not a
+    /// session id is an error ([`SessionsError::InvalidSessionId`]).
     pub fn messages(
         &self,
         session_id: &str,
         page: Page,
     ) -> Result<Vec<SessionMessage>, SessionsError> {
         check_session_id(session_id)?;
-        let path = self.require(session_id)?;
-        read::messages(&path, page)
+        match locate::find_transcript(self, session_id) {
+            Some(path) => read::messages(&path, page),
+            None => Ok(Vec::new()),
+        }
     }
 
     /// The ids of a session's subagents, in the order of their files: the
-    /// SDKs' `list_subagents`. Empty for a session without subagents.
+    /// SDKs' `list_subagents`. Empty for a session without subagents, or
+    /// one that is not found.
     pub fn subagents(&self, session_id: &str) -> Result<Vec<String>, SessionsError> {
         check_session_id(session_id)?;
-        let path = self.require(session_id)?;
+        let Some(path) = locate::find_transcript(self, session_id) else {
+            return Ok(Vec::new());
+        };
         Ok(read::agent_files(&path)
             .into_iter()
             .map(|(id, _)| id)
@@ -295,7 +305,7 @@ impl Sessions {
 
     /// A subagent's messages, each naming the tool use that started it:
     /// the SDKs' `get_subagent_messages`. Empty if the session has no such
-    /// subagent.
+    /// subagent, or is not found.
     pub fn subagent_messages(
         &self,
         session_id: &str,
@@ -304,8 +314,10 @@ impl Sessions {
     ) -> Result<Vec<SessionMessage>, SessionsError> {
         check_session_id(session_id)?;
         check_agent_id(agent_id)?;
-        let path = self.require(session_id)?;
-        read::subagent_messages(&path, agent_id, page)
+        match locate::find_transcript(self, session_id) {
+            Some(path) => read::subagent_messages(&path, agent_id, page),
+            None => Ok(Vec::new()),
+        }
     }
 
     /// The transcript of a session, if there is a non-empty one.
