@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
+use crate::json_schema;
 use crate::model::Json;
 pub use crate::model::hooks::HandlerError;
 use crate::model::hooks::{HookEvent, HookFailureMode, HookMatcher};
@@ -330,9 +331,13 @@ pub enum McpRoute {
 /// integer beyond 64 bits is read as the nearest `f64`, as JavaScript
 /// reads it too).
 ///
-/// This server is deliberately small: it does not check arguments against
-/// the tool's schema (a typed tool's [`ToolArgs`] deserialization does
-/// that), and has no resources, prompts, completions, logging or
+/// A `tools/call` whose arguments do not fit the tool's input schema is
+/// answered at once with a tool error, `Input validation error: <what>`,
+/// as the Python SDK's server answers it; the handler never runs (see
+/// [`json_schema`](crate::json_schema) for the keywords checked).
+///
+/// This server is deliberately small: it has no resources, prompts,
+/// completions, logging or
 /// cancellation (a `notifications/cancelled` is acknowledged, and the
 /// tool's answer is still sent). A server that needs those is an `rmcp`
 /// server attached with `claude_proto_rmcp::RmcpEndpoint`.
@@ -447,6 +452,16 @@ fn route_request(
                     &format!("Unknown tool: {name}"),
                 ));
             };
+            // As the Python SDK's server: arguments that do not fit the
+            // schema the model was shown never reach the handler; the
+            // model gets a tool error saying why, and can retry.
+            if let Err(mismatch) = json_schema::check(&server.tools[tool].input_schema, &arguments)
+            {
+                return Ok(McpRoute::Respond(tool_call_response(
+                    id.clone(),
+                    ToolOutput::error(format!("Input validation error: {mismatch}")),
+                )));
+            }
             return Ok(McpRoute::CallTool {
                 server: server_index,
                 tool,
@@ -937,6 +952,33 @@ mod tests {
             answer,
             json!({"mcp_response":{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"3"}]}}})
         );
+    }
+
+    /// As the Python SDK's server: arguments that do not fit the schema
+    /// are answered with a tool error at once, never routed to the tool.
+    #[test]
+    fn arguments_that_do_not_fit_the_schema_never_reach_the_tool() {
+        let servers = calc();
+        let refused = reply_json(route_mcp(
+            &servers,
+            &mcp(
+                "calc",
+                json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":"one","b":2}}}),
+            ),
+        ));
+        assert_eq!(
+            refused,
+            json!({"mcp_response":{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text",
+                "text":"Input validation error: \"one\" is not of type \"number\" (at /a)"}],"isError":true}}})
+        );
+        let fits = route_mcp(
+            &servers,
+            &mcp(
+                "calc",
+                json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2.5}}}),
+            ),
+        );
+        assert!(matches!(fits, McpRoute::CallTool { .. }), "{fits:?}");
     }
 
     #[test]
