@@ -104,6 +104,10 @@ impl RealHarness for Tokio {
         Some(format!("{:?}", builder(spec)))
     }
 
+    fn one_shot(spec: RealSpec, prompt: &str) -> Result<Turn, Error> {
+        runtime().block_on(builder(&spec).query(prompt))
+    }
+
     fn start(spec: RealSpec) -> Result<Box<dyn Driver>, SpawnError> {
         let runtime = runtime();
         let builder = builder(&spec);

@@ -121,6 +121,10 @@ impl RealHarness for Blocking {
         Some(format!("{:?}", builder(spec)))
     }
 
+    fn one_shot(spec: RealSpec, prompt: &str) -> Result<claude_proto_host::Turn, Error> {
+        builder(&spec).query(prompt)
+    }
+
     fn start(spec: RealSpec) -> Result<Box<dyn Driver>, SpawnError> {
         let builder = builder(&spec);
         let Some(transcript) = spec.transcript.clone() else {

@@ -12,7 +12,7 @@ use claude_proto::model::incoming::{
 };
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
-use claude_proto_host::{CallReply, Host, SpawnError, Transport, deadline};
+use claude_proto_host::{CallReply, Error, Host, SpawnError, Transport, Turn, deadline};
 use claude_proto_process::{
     Configure, HookOptions, McpEndpoint, McpOutlet, McpReply, Settings, StderrLines,
     load_timed_out, log, mcp_answer_from_cli, mcp_message_to_cli, with_deadline,
@@ -283,6 +283,21 @@ impl<R: Runtime> ClaudeBuilder<R> {
             .handlers
             .add_mcp_endpoint(name, Arc::new(endpoint));
         self
+    }
+
+    /// Asks the CLI one question with this builder's handlers: spawns it,
+    /// sends `prompt`, collects its turn and ends the run as the official
+    /// SDKs' one-shot `query` does (see [`query`](crate::query)): a
+    /// background agent's follow-up turns have their hooks, permission
+    /// prompts and tool calls answered until the CLI reports the session
+    /// idle. Returns the prompt's turn once the CLI has exited.
+    ///
+    /// Cancel-safe: a dropped future drops the session, which closes in
+    /// the background.
+    pub async fn query(self, prompt: impl Into<String>) -> Result<Turn, Error> {
+        let ceiling = claude_proto_process::run_end_ceiling(&self.settings.options);
+        let claude = self.spawn().await?;
+        crate::client::one_shot(claude, prompt.into(), ceiling).await
     }
 
     /// Checks the limits, locates and starts the CLI, sends `initialize`,

@@ -367,6 +367,25 @@ impl<R: Runtime> Controller<R> {
             .map_err(|_| self.shared.ended_error())
     }
 
+    /// Closes the CLI's stdin once the run is over, as the official SDKs'
+    /// one-shot runs do: at once if nothing registered can be called back
+    /// (hooks, handlers, in-process MCP servers); otherwise when the CLI
+    /// reports the session idle after a result with no background agent in
+    /// flight, or `ceiling` passes between turns (`None`: no ceiling;
+    /// [`run_end_ceiling`](claude_proto_process::run_end_ceiling) reads it
+    /// as the CLI does). Until then a background agent's follow-up turns
+    /// are served: their hooks, permission prompts and tool calls are
+    /// answered. The events then end when the CLI exits. Send it after the
+    /// run's prompt; the rules are in [`claude_proto_host::run_end`].
+    ///
+    /// Cancel-safe: it takes effect when first polled and waits for
+    /// nothing.
+    pub async fn end_input_at_run_end(&self, ceiling: Option<Duration>) -> Result<(), Error> {
+        self.shared
+            .push_command(Command::EndInputAtRunEnd { ceiling })
+            .map_err(|_| self.shared.ended_error())
+    }
+
     /// Starts the close sequence from any task: stdin closed, then SIGTERM
     /// after the close grace, then SIGKILL after the terminate grace. It
     /// waits for nothing; the task that owns the events keeps reading

@@ -15,7 +15,7 @@ use claude_proto::model::incoming::{
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
 use claude_proto_host::{
-    CallReply, EndReason, Error, Host, SessionEnded, SpawnError, Transport, deadline,
+    CallReply, EndReason, Error, Host, SessionEnded, SpawnError, Transport, Turn, deadline,
 };
 use claude_proto_process::session_store::block_on_until;
 use claude_proto_process::{
@@ -242,6 +242,18 @@ impl ClaudeBuilder {
             .handlers
             .add_mcp_endpoint(name, Arc::new(endpoint));
         self
+    }
+
+    /// Asks the CLI one question with this builder's handlers: spawns it,
+    /// sends `prompt`, collects its turn and ends the run as the official
+    /// SDKs' one-shot `query` does (see [`query`](crate::query)): a
+    /// background agent's follow-up turns have their hooks, permission
+    /// prompts and tool calls answered until the CLI reports the session
+    /// idle. Returns the prompt's turn once the CLI has exited.
+    pub fn query(self, prompt: impl Into<String>) -> Result<Turn, Error> {
+        let ceiling = claude_proto_process::run_end_ceiling(&self.settings.options);
+        let claude = self.spawn()?;
+        crate::client::one_shot(claude, prompt.into(), ceiling)
     }
 
     /// Checks the limits, locates and starts the CLI, sends `initialize`,

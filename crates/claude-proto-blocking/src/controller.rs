@@ -354,6 +354,21 @@ impl Controller {
         self.command(Command::EndInput)
     }
 
+    /// Closes the CLI's stdin once the run is over, as the official SDKs'
+    /// one-shot runs do: at once if nothing registered can be called back
+    /// (hooks, handlers, in-process MCP servers); otherwise when the CLI
+    /// reports the session idle after a result with no background agent in
+    /// flight, or `ceiling` passes between turns (`None`: no ceiling;
+    /// [`run_end_ceiling`](claude_proto_process::run_end_ceiling) reads it
+    /// as the CLI does). Until then a background agent's follow-up turns
+    /// are served: their hooks, permission prompts and tool calls are
+    /// answered. The events then end when the CLI exits. Send it after the
+    /// run's prompt; the rules are in [`claude_proto_host::run_end`]. Does
+    /// not wait; fails only once the session has ended.
+    pub fn end_input_at_run_end(&self, ceiling: Option<Duration>) -> Result<(), Error> {
+        self.command(Command::EndInputAtRunEnd { ceiling })
+    }
+
     /// Starts the close sequence from any thread: stdin closed, then
     /// SIGTERM after the close grace, then SIGKILL after the terminate
     /// grace. It waits for nothing (only for the driver thread to take the

@@ -10,6 +10,8 @@ use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::{InitializeRequest, InitializeResponse};
 use claude_proto::model::mcp::JsonRpcMessage;
 use claude_proto::model::result::failure_text;
+
+use crate::run_end::RunEnd;
 use claude_proto::model::user::UserMessage;
 use claude_proto::version::VersionCheck;
 use claude_proto::{
@@ -262,6 +264,21 @@ pub enum Command<W> {
     /// Close the CLI's stdin once everything queued is written; the CLI
     /// finishes its turn and exits.
     EndInput,
+    /// Close the CLI's stdin once the run is over, as the official SDKs'
+    /// one-shot runs do (the rules are in [`run_end`](crate::run_end)):
+    /// at once if nothing registered can be called back; otherwise when
+    /// the CLI reports the session idle after a result with no background
+    /// agent in flight, or the `ceiling` (`None`: none) passes between
+    /// turns. Until then hooks, permission prompts and in-process MCP
+    /// calls of follow-up turns (a background agent's) are answered. Send
+    /// it after the run's prompt. Once stdin has closed, the CLI finishes
+    /// its background work within the same ceiling and exits; one still
+    /// running a `ceiling` later is closed (SIGTERM after the close grace).
+    EndInputAtRunEnd {
+        /// The ceiling ([`run_end::ceiling_from`](crate::run_end::ceiling_from)
+        /// reads it as the CLI does).
+        ceiling: Option<Duration>,
+    },
     /// Start the close sequence: stdin, then SIGTERM, then SIGKILL.
     Close,
 }
@@ -344,6 +361,9 @@ pub enum TimeoutReason {
     StdinStall,
     /// A mirror append's deadline, or its retry.
     Mirror,
+    /// The ceiling of a run's wait for its end, or for the CLI's exit
+    /// after it ([`Command::EndInputAtRunEnd`]).
+    RunEnd,
 }
 
 /// The one thing to do with the CLI's stdin next.
@@ -447,6 +467,16 @@ pub struct Host<W> {
     /// CLI's own words for why it stopped, carried by [`SessionEnded`]
     /// when the CLI ends the session itself (a refused resume, say).
     last_result_failure: Option<Arc<str>>,
+    /// Background work as the CLI reports it, and the wait of a run whose
+    /// end was asked for ([`Command::EndInputAtRunEnd`]).
+    run_end: RunEnd,
+    /// The ceiling of the run whose end was asked for, kept for the wait
+    /// after it: once stdin closed at the run's end, the CLI finishes
+    /// background work within its own ceiling and exits; past it (plus
+    /// the close sequence) the session is closed.
+    run_ceiling: Option<Duration>,
+    /// When a CLI whose run ended must have exited.
+    run_exit_at: Option<Instant>,
     close_at: Option<Instant>,
     drain_at: Option<Instant>,
     /// When the session gives up on a CLI that reads nothing while the
@@ -535,6 +565,9 @@ impl<W> Host<W> {
             prompts_sent: 0,
             results_read: 0,
             last_result_failure: None,
+            run_end: RunEnd::default(),
+            run_ceiling: None,
+            run_exit_at: None,
             close_at: None,
             drain_at: None,
             stdin_stall_at: None,
@@ -752,8 +785,14 @@ impl<W> Host<W> {
                 waiter,
             } => self.update_mcp_server(*spec, issued_at, waiter, now),
             Command::FlushMirror { waiter } => self.flush_mirror(waiter, now),
-            Command::EndInput if self.holding => self.end_input_held = true,
-            Command::EndInput => self.session.close_input(),
+            Command::EndInput => self.end_input(),
+            Command::EndInputAtRunEnd { ceiling } => {
+                let answered = self.results_read >= self.prompts_sent;
+                self.run_ceiling = ceiling;
+                self.run_end
+                    .watch(self.capabilities.calls_back(), ceiling, answered, now);
+                self.settle_run_end();
+            }
             Command::Close => {
                 self.closed_by_user = true;
                 self.begin_close(now);
@@ -830,6 +869,13 @@ impl<W> Host<W> {
             self.stdin_stalled = true;
             self.begin_close(now);
         }
+        self.run_end.handle_timeout(now);
+        self.settle_run_end();
+        if self.run_exit_at.is_some_and(|at| now >= at) {
+            self.run_exit_at = None;
+            self.begin_close(now);
+        }
+        self.pump();
         self.watch_stdin(now);
         self.finish_if_done();
         if let Some(mirror) = &mut self.mirror {
@@ -927,6 +973,8 @@ impl<W> Host<W> {
             (self.close_at, TimeoutReason::Close),
             (self.drain_at, TimeoutReason::Drain),
             (self.stdin_stall_at, TimeoutReason::StdinStall),
+            (self.run_end.poll_timeout(), TimeoutReason::RunEnd),
+            (self.run_exit_at, TimeoutReason::RunEnd),
             (
                 self.mirror.as_ref().and_then(Mirror::poll_timeout),
                 TimeoutReason::Mirror,
@@ -1235,6 +1283,14 @@ impl<W> Host<W> {
                         self.pump_mirror();
                     }
                 }
+                self.run_end.handle_message(&message, self.last_now);
+                self.settle_run_end();
+                if is_host_only(&message) {
+                    // Sent only because the adapters ask for session state
+                    // (for the run's end); the user did not opt in
+                    // (`CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS`), as in both SDKs.
+                    return;
+                }
                 let turn = self.results_read;
                 if message.is_result() {
                     self.results_read += 1;
@@ -1365,6 +1421,26 @@ impl<W> Host<W> {
         }
     }
 
+    fn end_input(&mut self) {
+        self.run_end.unwatch();
+        if self.holding {
+            self.end_input_held = true;
+        } else {
+            self.session.close_input();
+        }
+    }
+
+    /// Ends input if the run being watched is over.
+    /// Callers pump afterwards (the one in `on_core_event` is inside a pump).
+    fn settle_run_end(&mut self) {
+        if self.run_end.is_ended() {
+            self.end_input();
+            if let Some(ceiling) = self.run_ceiling {
+                self.run_exit_at = Some(deadline(self.last_now, ceiling));
+            }
+        }
+    }
+
     fn begin_close(&mut self, now: Instant) {
         if !matches!(self.state, State::Starting | State::Running) {
             return;
@@ -1442,6 +1518,8 @@ impl<W> Host<W> {
         self.state = State::Ended;
         self.close_at = None;
         self.drain_at = None;
+        self.run_exit_at = None;
+        self.run_end.unwatch();
         // What was read but held back is the CLI's last word: it goes to the
         // user whatever the budget (it is one read at most).
         let held = std::mem::take(&mut self.held_input);
@@ -1522,4 +1600,19 @@ impl<W> Host<W> {
             self.emit(Event::MirrorFailed(failure));
         }
     }
+}
+
+/// A `session_state_changed` frame marked `sdk_host_only`: the CLI sent it
+/// because the adapters asked for session state, not the user.
+fn is_host_only(message: &claude_proto::Message) -> bool {
+    #[derive(serde::Deserialize)]
+    struct HostOnly {
+        #[serde(default)]
+        sdk_host_only: Option<serde_json::Value>,
+    }
+    *message.message_type() == MessageType::System
+        && message.subtype() == Some("session_state_changed")
+        && message
+            .deserialize::<HostOnly>()
+            .is_ok_and(|m| m.sdk_host_only == Some(serde_json::Value::Bool(true)))
 }

@@ -44,6 +44,19 @@ pub struct Capabilities {
 }
 
 impl Capabilities {
+    /// `true` when the CLI may call this session back: a permission,
+    /// elicitation or dialog handler, hooks, or in-process MCP servers.
+    /// A one-shot run keeps stdin open for them until the run is over
+    /// ([`Command::EndInputAtRunEnd`](crate::Command::EndInputAtRunEnd)).
+    pub fn calls_back(&self) -> bool {
+        self.permission
+            || self.elicitation
+            || self.user_dialog_kinds.is_some()
+            || !self.hooks.is_empty()
+            || !self.mcp_servers.is_empty()
+            || !self.mcp_endpoints.is_empty()
+    }
+
     /// Adds the hooks and MCP server names to the `initialize` request.
     pub fn complete_initialize(&self, request: &mut InitializeRequest) {
         let hooks = self.hooks.matchers();

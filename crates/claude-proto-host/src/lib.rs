@@ -40,6 +40,7 @@ mod host;
 mod jobs;
 mod limits;
 mod mirror;
+pub mod run_end;
 mod stderr;
 mod turn;
 

@@ -1,6 +1,6 @@
 //! Finding the `claude` executable and building its command.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -213,4 +213,37 @@ fn move_secrets_to_files(args: Vec<OsString>) -> io::Result<(Vec<OsString>, Opti
         out.push(replaced);
     }
     Ok((out, dir))
+}
+
+/// The value of `name` in the environment a CLI started with `options`
+/// gets: this process's own (when inherited), changed as the options
+/// change it. `None` when the options are invalid and unset.
+pub fn cli_env(options: &Options, name: &str) -> Option<OsString> {
+    let line = options.command().ok();
+    let changes = line.as_ref().map(|l| l.env.as_slice()).unwrap_or_default();
+    let mut value = if options.inherit_env {
+        std::env::var_os(name)
+    } else {
+        None
+    };
+    for change in changes {
+        match change {
+            EnvChange::Set(n, v) if n == name => value = Some(v.clone()),
+            EnvChange::Remove(n) if n == name => value = None,
+            EnvChange::SetUnlessInherited(n, v) if n == name && value.is_none() => {
+                value = Some(v.clone());
+            }
+            _ => {}
+        }
+    }
+    value
+}
+
+/// The ceiling of a one-shot run's wait for its end
+/// ([`Command::EndInputAtRunEnd`](claude_proto_host::Command::EndInputAtRunEnd)):
+/// `CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS` as the CLI started with
+/// `options` reads it (see [`claude_proto_host::run_end::ceiling_from`]).
+pub fn run_end_ceiling(options: &Options) -> Option<std::time::Duration> {
+    let value = cli_env(options, claude_proto_host::run_end::CEILING_VARIABLE);
+    claude_proto_host::run_end::ceiling_from(value.as_deref().and_then(OsStr::to_str))
 }

@@ -31,7 +31,7 @@ mod unwind;
 
 pub mod prelude;
 
-pub use command::{Launch, SystemLookup, build_command, locate_cli};
+pub use command::{Launch, SystemLookup, build_command, cli_env, locate_cli, run_end_ceiling};
 pub use configure::Configure;
 pub use import::{ImportError, ImportReport, import_transcripts};
 pub use mcp_endpoint::{McpEndpoint, McpOutlet, McpReply, mcp_answer_from_cli, mcp_message_to_cli};

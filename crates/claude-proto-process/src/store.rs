@@ -1,16 +1,16 @@
 //! A session store on a session: the CLI mirrors its transcript to it, and
 //! a session resumed with it is loaded from it first.
 
-use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use claude_proto::options::{EnvChange, Options};
+use claude_proto::options::Options;
 use claude_proto_host::{MirrorAppend, MirrorConfig, MirrorId};
 use claude_proto_store::SessionStore;
 
+use crate::command::cli_env;
 use crate::unwind::{CatchUnwind, panic_message};
 
 /// The session store of a session and how it is used. Set it with
@@ -116,7 +116,7 @@ pub fn config_dir(options: &Options) -> PathBuf {
     let dir = match configured_config_dir(options) {
         Some(dir) => dir,
         None => {
-            let home = env_for_cli(options, "HOME").filter(|v| !v.is_empty());
+            let home = cli_env(options, "HOME").filter(|v| !v.is_empty());
             home.map(PathBuf::from).unwrap_or_default().join(".claude")
         }
     };
@@ -130,31 +130,9 @@ pub fn config_dir(options: &Options) -> PathBuf {
 /// `CLAUDE_CONFIG_DIR` as the CLI started with `options` gets it, if set
 /// and not empty.
 pub(crate) fn configured_config_dir(options: &Options) -> Option<PathBuf> {
-    env_for_cli(options, "CLAUDE_CONFIG_DIR")
+    cli_env(options, "CLAUDE_CONFIG_DIR")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-}
-
-/// The value of `name` in the CLI's environment for `options`.
-fn env_for_cli(options: &Options, name: &str) -> Option<OsString> {
-    let line = options.command().ok();
-    let changes = line.as_ref().map(|l| l.env.as_slice()).unwrap_or_default();
-    let mut value = if options.inherit_env {
-        std::env::var_os(name)
-    } else {
-        None
-    };
-    for change in changes {
-        match change {
-            EnvChange::Set(n, v) if n == name => value = Some(v.clone()),
-            EnvChange::Remove(n) if n == name => value = None,
-            EnvChange::SetUnlessInherited(n, v) if n == name && value.is_none() => {
-                value = Some(v.clone());
-            }
-            _ => {}
-        }
-    }
-    value
 }
 
 /// Runs one [`MirrorAppend`] on `store`: the outcome to hand to

@@ -334,7 +334,7 @@ pub enum McpRoute {
 /// A `tools/call` whose arguments do not fit the tool's input schema is
 /// answered at once with a tool error, `Input validation error: <what>`,
 /// as the Python SDK's server answers it; the handler never runs (see
-/// [`json_schema`](crate::json_schema) for the keywords checked).
+/// [`json_schema`] for the keywords checked).
 ///
 /// This server is deliberately small: it has no resources, prompts,
 /// completions, logging or

@@ -534,6 +534,13 @@ pub trait RealHarness {
         let _ = spec;
         None
     }
+    /// The adapter's one-shot run with `spec`'s handlers (the builder's
+    /// `query`): the prompt's turn, once the CLI has exited. The CLI is
+    /// spawned by the adapter (`spec.transcript` is not used).
+    fn one_shot(
+        spec: RealSpec,
+        prompt: &str,
+    ) -> Result<claude_proto_host::Turn, claude_proto_host::Error>;
 }
 
 // ----- helpers --------------------------------------------------------------
@@ -1233,6 +1240,90 @@ pub fn launch_fields_reach_the_cli<H: RealHarness>() {
     let status = status.payload().unwrap_or_default().to_owned();
     assert!(status.contains("launch-only"), "{status}");
     must("close", s.close());
+}
+
+/// The text of a request's first user message: the prompt of the thread
+/// it belongs to (the main thread's, or a subagent's).
+fn first_user_text(request: &ApiRequest) -> String {
+    match request.messages().first().map(|m| &m["content"]) {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    }
+}
+
+/// Python's one-shot run with a background agent: the prompt's turn
+/// starts an agent in the background and ends; the agent finishes, and
+/// the CLI wakes the main thread for a follow-up turn whose tool call a
+/// PreToolUse hook must answer. The one-shot keeps stdin open until the
+/// CLI reports the session idle, so the hook is answered (with stdin
+/// closed at the first result, as before, the follow-up's hook could not
+/// be), and it returns the prompt's turn once the CLI has exited.
+pub fn one_shot_serves_a_background_agents_follow_up<H: RealHarness>() {
+    let Some(peer) = Peer::new(|request: &ApiRequest| {
+        if first_user_text(request).contains("SUBAGENT-TASK") {
+            return Reply::text("The subagent's work is done.");
+        }
+        let text = request.all_text();
+        if text.contains("subagent's work is done") || text.contains("task-notification") {
+            // The follow-up turn, woken by the agent's completion.
+            return if text.contains("follow-up-marker") {
+                Reply::text("Follow-up done.")
+            } else {
+                Reply::tool_use(
+                    "Bash",
+                    json!({"command": "echo follow-up-marker", "description": "Print a marker"}),
+                )
+            };
+        }
+        if request.tool_results().is_empty() {
+            Reply::tool_use(
+                "Agent",
+                json!({"description": "Background work", "prompt": "SUBAGENT-TASK: say done",
+                       "subagent_type": "general-purpose", "run_in_background": true}),
+            )
+        } else {
+            Reply::text("Started it in the background.")
+        }
+    }) else {
+        return;
+    };
+    let mut spec = peer.spec();
+    spec.transcript = None;
+    spec.hooks = vec![HookRule {
+        event: "PreToolUse",
+        matcher: Some("Bash"),
+        behaviour: HookBehaviour::Context("from-the-follow-up-hook".into()),
+    }];
+    let calls = spec.calls.clone();
+    let turn = must(
+        "the one-shot run",
+        H::one_shot(spec, "Start a background agent"),
+    );
+    let requests = peer.server.messages_requests().len();
+    assert_eq!(
+        turn.text(),
+        Some("Started it in the background."),
+        "the prompt's own turn ({requests} model calls)"
+    );
+    let hooks = calls.of("PreToolUse");
+    assert!(
+        hooks
+            .iter()
+            .any(|h| h["tool_input"]["command"] == "echo follow-up-marker"),
+        "the follow-up turn's hook was not answered: {hooks:?} ({requests} model calls)"
+    );
+    let requests = peer.server.messages_requests();
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.body.to_string().contains("from-the-follow-up-hook")),
+        "the hook's answer never reached the model"
+    );
 }
 
 /// The CLI refuses to resume a session it does not have: it writes an
@@ -2195,7 +2286,7 @@ macro_rules! real_cli_suite {
             nothing_outlives_a_deadline, nothing_outlives_a_crash_but_what_left_the_group,
             nothing_outlives_a_panic, an_empty_group_ends_at_once,
             identity_variables_reach_the_cli, no_secret_leaks, skills_listed_and_unlisted,
-            resume_refused_says_why);
+            resume_refused_says_why, one_shot_serves_a_background_agents_follow_up);
     };
     (@tests $harness:ty; $($name:ident),+ $(,)?) => {
         $(

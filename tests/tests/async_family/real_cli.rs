@@ -168,6 +168,10 @@ impl<E: Exec> RealHarness for RealFamily<E> {
         }))
     }
 
+    fn one_shot(spec: RealSpec, prompt: &str) -> Result<claude_proto_host::Turn, Error> {
+        E::block_on(builder::<E>(&spec).query(prompt))
+    }
+
     fn start(spec: RealSpec) -> Result<Box<dyn Driver>, SpawnError> {
         let builder = builder::<E>(&spec);
         let Some(transcript) = spec.transcript.clone() else {

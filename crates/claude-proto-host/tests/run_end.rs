@@ -1,0 +1,380 @@
+//! A one-shot run's end (`Command::EndInputAtRunEnd`) against the sans-IO
+//! fake CLI on a virtual clock: one test per rule of the Python SDK
+//! 0.2.189 (see `claude_proto_host::run_end`), each failing without it.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail loudly by design
+
+mod support;
+
+use std::time::Duration;
+
+use claude_proto::model::hooks::HookEvent;
+use claude_proto_fake_cli::Script;
+use claude_proto_host::run_end::{DEFAULT_CEILING, MAX_CEILING, ceiling_from};
+use claude_proto_host::{Capabilities, Command, Event, Limits, Transport};
+use serde_json::{Value, json};
+use support::Pair;
+
+const CEILING: Duration = Duration::from_secs(600);
+
+/// A session with a hook registered: something the CLI may call back.
+fn calls_back() -> Capabilities {
+    let mut capabilities = Capabilities::default();
+    capabilities
+        .hooks
+        .register(HookEvent::PreToolUse, None, None, None);
+    capabilities
+}
+
+/// Started, one prompt sent and answered, the run's end asked for. The
+/// fake lingers after its stdin closes, so that closing is what is seen.
+fn run(capabilities: Capabilities, ceiling: Option<Duration>) -> Pair {
+    let mut pair = Pair::with(
+        Script::default().with_linger(),
+        Limits::default(),
+        capabilities,
+        Transport::Process,
+    );
+    pair.run();
+    pair.send("hello");
+    pair.command(|_| Command::EndInputAtRunEnd { ceiling });
+    pair.run();
+    pair
+}
+
+/// Started with the CLI reporting `running`, one prompt sent, the run's
+/// end asked for, and the prompt's result read: the run waits.
+fn running_run(ceiling: Option<Duration>) -> Pair {
+    let mut pair = Pair::with(
+        Script::default().with_linger(),
+        Limits::default(),
+        calls_back(),
+        Transport::Process,
+    );
+    pair.run();
+    emit(&mut pair, &[state("running")]);
+    pair.send("hello");
+    pair.command(|_| Command::EndInputAtRunEnd { ceiling });
+    pair.run();
+    assert!(
+        stdin_open(&pair),
+        "a result while running ends a turn, not the run"
+    );
+    pair
+}
+
+fn state(state: &str) -> Value {
+    json!({"type":"system","subtype":"session_state_changed","state":state,
+        "sdk_host_only":true,"uuid":"u","session_id":"s"})
+}
+
+fn task_started(id: &str, kind: &str) -> Value {
+    json!({"type":"system","subtype":"task_started","task_id":id,"task_type":kind,
+        "description":"d","uuid":"u","session_id":"s"})
+}
+
+fn result() -> Value {
+    json!({"type":"result","subtype":"success","is_error":false,"duration_ms":0,
+        "duration_api_ms":0,"num_turns":1,"result":"more","stop_reason":null,
+        "total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],
+        "uuid":"u","session_id":"s"})
+}
+
+fn emit(pair: &mut Pair, lines: &[Value]) {
+    for line in lines {
+        pair.cli.emit(line.clone());
+    }
+    pair.run();
+}
+
+fn stdin_open(pair: &Pair) -> bool {
+    pair.cli.wants_stdin()
+}
+
+/// Nothing can call back: stdin closes right after the prompt, before its
+/// answer, as in Python.
+#[test]
+fn with_nothing_to_call_back_stdin_closes_after_the_prompt() {
+    let mut pair = Pair::with(
+        Script::default().with_linger(),
+        Limits::default(),
+        Capabilities::default(),
+        Transport::Process,
+    );
+    pair.run();
+    pair.send("hello");
+    pair.command(|_| Command::EndInputAtRunEnd {
+        ceiling: Some(CEILING),
+    });
+    pair.run();
+    assert!(!stdin_open(&pair));
+    assert_eq!(pair.cli.user_messages().len(), 1, "the prompt went first");
+}
+
+/// From a CLI that reports no session state, the result ends the run.
+#[test]
+fn without_session_state_the_result_ends_the_run() {
+    let pair = run(calls_back(), Some(CEILING));
+    assert!(!stdin_open(&pair));
+}
+
+/// With session state, a result while the CLI still reports `running`
+/// keeps stdin open; `idle` then ends the run.
+#[test]
+fn idle_after_the_result_ends_the_run() {
+    let mut pair = running_run(Some(CEILING));
+    emit(&mut pair, &[state("idle")]);
+    assert!(!stdin_open(&pair));
+}
+
+/// Asked for after the prompt's result was already read: that result
+/// still counts (the wait cannot miss it), in both directions.
+#[test]
+fn asked_for_after_the_result_the_result_still_counts() {
+    let mut pair = Pair::with(
+        Script::default().with_linger(),
+        Limits::default(),
+        calls_back(),
+        Transport::Process,
+    );
+    pair.run();
+    pair.send("hello");
+    pair.run();
+    pair.command(|_| Command::EndInputAtRunEnd {
+        ceiling: Some(CEILING),
+    });
+    pair.run();
+    assert!(!stdin_open(&pair), "no session state: the result ended it");
+
+    let mut pair = Pair::with(
+        Script::default().with_linger(),
+        Limits::default(),
+        calls_back(),
+        Transport::Process,
+    );
+    pair.run();
+    emit(&mut pair, &[state("running")]);
+    pair.send("hello");
+    pair.run();
+    pair.command(|_| Command::EndInputAtRunEnd {
+        ceiling: Some(CEILING),
+    });
+    pair.run();
+    assert!(stdin_open(&pair), "still running: wait for idle");
+    assert!(pair.host.poll_timeout().is_some(), "the ceiling is armed");
+    emit(&mut pair, &[state("idle")]);
+    assert!(!stdin_open(&pair));
+}
+
+/// A background agent in flight holds the run past `idle`; its terminal
+/// `task_updated` (or `task_notification`) and the next idle end it.
+/// Shells never hold it.
+#[test]
+fn a_tracked_agent_holds_the_run_until_it_settles() {
+    let mut pair = running_run(Some(CEILING));
+    emit(
+        &mut pair,
+        &[
+            task_started("shell", "local_bash"),
+            task_started("agent", "local_agent"),
+            task_started("flow", "local_workflow"),
+            result(),
+            state("idle"),
+        ],
+    );
+    assert!(stdin_open(&pair), "two agents in flight");
+    emit(
+        &mut pair,
+        &[
+            json!({"type":"system","subtype":"task_updated","task_id":"agent",
+            "patch":{"status":"completed"},"uuid":"u","session_id":"s"}),
+        ],
+    );
+    assert!(stdin_open(&pair), "the workflow is still in flight");
+    emit(
+        &mut pair,
+        &[
+            json!({"type":"system","subtype":"task_notification","task_id":"flow",
+            "status":"completed","output_file":"","summary":"done","uuid":"u","session_id":"s"}),
+        ],
+    );
+    assert!(stdin_open(&pair), "settled, but no idle since");
+    emit(&mut pair, &[state("running"), result(), state("idle")]);
+    assert!(!stdin_open(&pair), "the shell does not hold the run");
+}
+
+/// The ceiling ends a run the CLI keeps `running` with no new turn; it
+/// never cuts off a tracked agent, and starts over once that settles.
+#[test]
+fn the_ceiling_ends_a_run_stuck_running_but_not_a_live_agent() {
+    let mut pair = running_run(Some(CEILING));
+    emit(&mut pair, &[state("running"), result()]);
+    pair.advance_by(CEILING - Duration::from_secs(1));
+    pair.run();
+    assert!(stdin_open(&pair), "before the ceiling");
+    pair.advance_by(Duration::from_secs(1));
+    pair.run();
+    assert!(!stdin_open(&pair), "at the ceiling");
+
+    let mut pair = running_run(Some(CEILING));
+    emit(
+        &mut pair,
+        &[
+            task_started("agent", "local_agent"),
+            state("running"),
+            result(),
+        ],
+    );
+    pair.advance_by(CEILING * 2);
+    pair.run();
+    assert!(stdin_open(&pair), "a live agent is not cut off");
+    emit(
+        &mut pair,
+        &[
+            json!({"type":"system","subtype":"task_notification","task_id":"agent",
+            "status":"completed","output_file":"","summary":"done","uuid":"u","session_id":"s"}),
+        ],
+    );
+    pair.advance_by(CEILING - Duration::from_secs(1));
+    pair.run();
+    assert!(
+        stdin_open(&pair),
+        "the ceiling started over when it settled"
+    );
+    pair.advance_by(Duration::from_secs(1));
+    pair.run();
+    assert!(!stdin_open(&pair));
+}
+
+/// No ceiling (`0`): only `idle` ends the run.
+#[test]
+fn without_a_ceiling_only_idle_ends_the_run() {
+    let mut pair = running_run(None);
+    emit(&mut pair, &[state("running"), result()]);
+    assert!(pair.host.poll_timeout().is_none(), "no ceiling is armed");
+    pair.advance_by(MAX_CEILING);
+    pair.run();
+    assert!(stdin_open(&pair));
+    emit(&mut pair, &[state("idle")]);
+    assert!(!stdin_open(&pair));
+}
+
+/// A turn under way and `requires_action` (a request being answered) stop
+/// the ceiling's clock; `running` again restarts it.
+#[test]
+fn a_turn_under_way_or_a_request_stops_the_ceiling() {
+    let mut pair = running_run(Some(CEILING));
+    emit(&mut pair, &[state("running"), result()]);
+    // A follow-up turn starts on the main thread.
+    emit(
+        &mut pair,
+        &[
+            json!({"type":"assistant","message":{"id":"m","type":"message","role":"assistant",
+            "model":"x","content":[{"type":"text","text":"follow-up"}],"stop_reason":null,
+            "stop_sequence":null,"usage":{}},"parent_tool_use_id":null,"uuid":"u","session_id":"s"}),
+        ],
+    );
+    pair.advance_by(CEILING * 2);
+    pair.run();
+    assert!(stdin_open(&pair), "a turn under way");
+    emit(&mut pair, &[state("requires_action"), result()]);
+    pair.advance_by(CEILING * 2);
+    pair.run();
+    assert!(stdin_open(&pair), "a request being answered");
+    emit(&mut pair, &[state("running")]);
+    pair.advance_by(CEILING);
+    pair.run();
+    assert!(!stdin_open(&pair), "running again: the ceiling counts");
+}
+
+/// A subagent's stream does not count as a main-thread turn: the ceiling
+/// still runs.
+#[test]
+fn a_subagents_messages_do_not_stop_the_ceiling() {
+    let mut pair = running_run(Some(CEILING));
+    emit(&mut pair, &[state("running"), result()]);
+    emit(
+        &mut pair,
+        &[
+            json!({"type":"stream_event","event":{"type":"ping"},"parent_tool_use_id":"toolu_1",
+            "uuid":"u","session_id":"s"}),
+        ],
+    );
+    pair.advance_by(CEILING);
+    pair.run();
+    assert!(!stdin_open(&pair));
+}
+
+/// Work the CLI takes up after the run ended reopens it: a follow-up
+/// turn (`running` after the ending `idle`'s result came late) holds
+/// stdin again until its own `idle`.
+#[test]
+fn work_after_the_end_reopens_the_run_until_stdin_closed() {
+    let mut pair = running_run(Some(CEILING));
+    // `requires_action` before the result: the run is not ended by it,
+    // and `running` then reopens the wait.
+    emit(&mut pair, &[state("requires_action"), result()]);
+    assert!(stdin_open(&pair));
+    emit(&mut pair, &[state("running")]);
+    assert!(stdin_open(&pair));
+    emit(&mut pair, &[result(), state("idle")]);
+    assert!(!stdin_open(&pair));
+}
+
+/// The frames the CLI sent only because session state was asked for
+/// (`sdk_host_only`) are not the user's; the ones the user opted into are.
+#[test]
+fn host_only_session_state_is_not_delivered() {
+    let mut pair = Pair::new(Script::default().with_linger());
+    pair.run();
+    emit(&mut pair, &[state("running")]);
+    let mut own = state("idle");
+    own.as_object_mut().unwrap().remove("sdk_host_only");
+    emit(&mut pair, &[own]);
+    let states: Vec<String> = pair
+        .events
+        .iter()
+        .filter_map(|d| match &d.event {
+            Event::Message(m) if m.subtype() == Some("session_state_changed") => {
+                Some(String::from_utf8_lossy(m.as_bytes()).into_owned())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(states.len(), 1, "{states:?}");
+    assert!(states[0].contains("idle"));
+}
+
+/// After the run's end closed stdin, a CLI that is still running a
+/// ceiling later (it should have given up its background work by then) is
+/// closed: SIGTERM after the close grace. One that exits in time is not.
+#[test]
+fn a_cli_that_outstays_the_ceiling_after_the_end_is_closed() {
+    let mut pair = running_run(Some(CEILING));
+    emit(&mut pair, &[state("idle")]);
+    assert!(!stdin_open(&pair));
+    let ended_at = pair.now;
+    pair.run_until(|p| !p.signals.is_empty());
+    assert_eq!(pair.signals[0], claude_proto_host::Signal::Terminate);
+    assert_eq!(pair.now, ended_at + CEILING + Limits::default().close_grace);
+
+    let mut pair = running_run(Some(CEILING));
+    emit(&mut pair, &[state("idle")]);
+    pair.cli.exit(0, pair.now);
+    pair.run_until(Pair::is_ended);
+    assert!(pair.signals.is_empty(), "{:?}", pair.signals);
+}
+
+/// The ceiling as the CLI reads `CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS`.
+#[test]
+fn the_ceiling_is_read_as_the_python_sdk_reads_it() {
+    assert_eq!(ceiling_from(None), Some(DEFAULT_CEILING));
+    assert_eq!(ceiling_from(Some("0")), None);
+    assert_eq!(
+        ceiling_from(Some("1500")),
+        Some(Duration::from_millis(1500))
+    );
+    assert_eq!(ceiling_from(Some("-5")), Some(DEFAULT_CEILING));
+    assert_eq!(ceiling_from(Some("1e6")), Some(DEFAULT_CEILING));
+    assert_eq!(ceiling_from(Some("soon")), Some(DEFAULT_CEILING));
+    assert_eq!(ceiling_from(Some("99999999999999")), Some(MAX_CEILING));
+}
