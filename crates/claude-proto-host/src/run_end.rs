@@ -43,6 +43,10 @@ const TERMINAL_TASK_STATUSES: [&str; 4] = ["completed", "failed", "stopped", "ki
 /// misbehaving one from growing memory).
 pub const MAX_TRACKED_TASKS: usize = 1024;
 
+/// The longest task id tracked, in bytes (the CLI's are a few dozen): with
+/// [`MAX_TRACKED_TASKS`], the ledger holds at most 256 KiB of ids.
+pub const MAX_TASK_ID_BYTES: usize = 256;
+
 /// The longest ceiling honoured (about 24.8 days), as in both SDKs.
 pub const MAX_CEILING: Duration = Duration::from_millis((1 << 31) - 1);
 
@@ -237,7 +241,8 @@ impl RunEnd {
                     .task_type
                     .as_deref()
                     .is_some_and(|t| DEFERRING_TASK_TYPES.contains(&t));
-                if deferring && self.in_flight.len() < MAX_TRACKED_TASKS {
+                let room = self.in_flight.len() < MAX_TRACKED_TASKS;
+                if deferring && room && id.len() <= MAX_TASK_ID_BYTES {
                     self.in_flight.insert(id);
                 }
             }

@@ -364,6 +364,39 @@ fn a_cli_that_outstays_the_ceiling_after_the_end_is_closed() {
     assert!(pair.signals.is_empty(), "{:?}", pair.signals);
 }
 
+/// The ledger of agents is bounded in bytes: ids past
+/// `MAX_TASK_ID_BYTES`, and agents past `MAX_TRACKED_TASKS`, are not
+/// tracked (so they cannot hold the run either).
+#[test]
+fn the_ledger_of_agents_is_bounded() {
+    use claude_proto_host::run_end::{MAX_TASK_ID_BYTES, MAX_TRACKED_TASKS};
+    let mut pair = running_run(Some(CEILING));
+    let long = "x".repeat(MAX_TASK_ID_BYTES + 1);
+    emit(
+        &mut pair,
+        &[task_started(&long, "local_agent"), result(), state("idle")],
+    );
+    assert!(!stdin_open(&pair), "an id too long is not tracked");
+
+    let mut pair = running_run(Some(CEILING));
+    let agents: Vec<Value> = (0..=MAX_TRACKED_TASKS)
+        .map(|i| task_started(&format!("agent-{i}"), "local_agent"))
+        .collect();
+    emit(&mut pair, &agents);
+    let settled: Vec<Value> = (0..MAX_TRACKED_TASKS)
+        .map(|i| {
+            json!({"type":"system","subtype":"task_notification","task_id":format!("agent-{i}"),
+                "status":"completed","output_file":"","summary":"","uuid":"u","session_id":"s"})
+        })
+        .collect();
+    emit(&mut pair, &settled);
+    emit(&mut pair, &[result(), state("idle")]);
+    assert!(
+        !stdin_open(&pair),
+        "the one past the bound was never tracked"
+    );
+}
+
 /// The ceiling as the CLI reads `CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS`.
 #[test]
 fn the_ceiling_is_read_as_the_python_sdk_reads_it() {

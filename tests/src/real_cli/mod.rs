@@ -1294,6 +1294,11 @@ pub fn one_shot_serves_a_background_agents_follow_up<H: RealHarness>() {
     };
     let mut spec = peer.spec();
     spec.transcript = None;
+    // Bounds the run's wait (and the CLI's own for background work) should
+    // the idle never come: the test then fails instead of hanging.
+    spec.options = spec
+        .options
+        .env("CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS", "120000");
     spec.hooks = vec![HookRule {
         event: "PreToolUse",
         matcher: Some("Bash"),
