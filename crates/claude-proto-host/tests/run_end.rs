@@ -25,15 +25,9 @@ fn calls_back() -> Capabilities {
     capabilities
 }
 
-/// Started, one prompt sent and answered, the run's end asked for. The
-/// fake lingers after its stdin closes, so that closing is what is seen.
+/// Started, one prompt sent and answered, the run's end asked for.
 fn run(capabilities: Capabilities, ceiling: Option<Duration>) -> Pair {
-    let mut pair = Pair::with(
-        Script::default().with_linger(),
-        Limits::default(),
-        capabilities,
-        Transport::Process,
-    );
+    let mut pair = lingering(capabilities);
     pair.run();
     pair.send("hello");
     pair.command(|_| Command::EndInputAtRunEnd { ceiling });
@@ -41,15 +35,21 @@ fn run(capabilities: Capabilities, ceiling: Option<Duration>) -> Pair {
     pair
 }
 
+/// A pair whose fake CLI lingers after its stdin closes, so that closing
+/// is what is seen.
+fn lingering(capabilities: Capabilities) -> Pair {
+    Pair::with(
+        Script::default().with_linger(),
+        Limits::default(),
+        capabilities,
+        Transport::Process,
+    )
+}
+
 /// Started with the CLI reporting `running`, one prompt sent, the run's
 /// end asked for, and the prompt's result read: the run waits.
 fn running_run(ceiling: Option<Duration>) -> Pair {
-    let mut pair = Pair::with(
-        Script::default().with_linger(),
-        Limits::default(),
-        calls_back(),
-        Transport::Process,
-    );
+    let mut pair = lingering(calls_back());
     pair.run();
     emit(&mut pair, &[state("running")]);
     pair.send("hello");
@@ -94,12 +94,7 @@ fn stdin_open(pair: &Pair) -> bool {
 /// answer, as in Python.
 #[test]
 fn with_nothing_to_call_back_stdin_closes_after_the_prompt() {
-    let mut pair = Pair::with(
-        Script::default().with_linger(),
-        Limits::default(),
-        Capabilities::default(),
-        Transport::Process,
-    );
+    let mut pair = lingering(Capabilities::default());
     pair.run();
     pair.send("hello");
     pair.command(|_| Command::EndInputAtRunEnd {
@@ -130,12 +125,7 @@ fn idle_after_the_result_ends_the_run() {
 /// still counts (the wait cannot miss it), in both directions.
 #[test]
 fn asked_for_after_the_result_the_result_still_counts() {
-    let mut pair = Pair::with(
-        Script::default().with_linger(),
-        Limits::default(),
-        calls_back(),
-        Transport::Process,
-    );
+    let mut pair = lingering(calls_back());
     pair.run();
     pair.send("hello");
     pair.run();
@@ -145,12 +135,7 @@ fn asked_for_after_the_result_the_result_still_counts() {
     pair.run();
     assert!(!stdin_open(&pair), "no session state: the result ended it");
 
-    let mut pair = Pair::with(
-        Script::default().with_linger(),
-        Limits::default(),
-        calls_back(),
-        Transport::Process,
-    );
+    let mut pair = lingering(calls_back());
     pair.run();
     emit(&mut pair, &[state("running")]);
     pair.send("hello");

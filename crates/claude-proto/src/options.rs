@@ -650,27 +650,20 @@ pub enum EnvChange {
 
 impl fmt::Debug for EnvChange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A value is shown unless its name looks secret.
+        let set = |f: &mut fmt::Formatter<'_>, kind: &str, k: &OsString, v: &OsString| {
+            let mut t = f.debug_tuple(kind);
+            t.field(k);
+            if is_secret_name(&k.to_string_lossy()) {
+                t.field(&format_args!("{REDACTED}"));
+            } else {
+                t.field(v);
+            }
+            t.finish()
+        };
         match self {
-            EnvChange::Set(k, v) => {
-                let mut t = f.debug_tuple("Set");
-                t.field(k);
-                if is_secret_name(&k.to_string_lossy()) {
-                    t.field(&format_args!("{REDACTED}"));
-                } else {
-                    t.field(v);
-                }
-                t.finish()
-            }
-            EnvChange::SetUnlessInherited(k, v) => {
-                let mut t = f.debug_tuple("SetUnlessInherited");
-                t.field(k);
-                if is_secret_name(&k.to_string_lossy()) {
-                    t.field(&format_args!("{REDACTED}"));
-                } else {
-                    t.field(v);
-                }
-                t.finish()
-            }
+            EnvChange::Set(k, v) => set(f, "Set", k, v),
+            EnvChange::SetUnlessInherited(k, v) => set(f, "SetUnlessInherited", k, v),
             EnvChange::Remove(k) => f.debug_tuple("Remove").field(k).finish(),
         }
     }
