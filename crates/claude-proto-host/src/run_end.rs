@@ -32,6 +32,8 @@ use claude_proto::Message;
 use claude_proto::model::MessageType;
 use serde::Deserialize;
 
+use crate::limits::deadline;
+
 /// Task types whose completion runs a follow-up turn.
 const DEFERRING_TASK_TYPES: [&str; 2] = ["local_agent", "local_workflow"];
 
@@ -329,7 +331,7 @@ impl Watch {
         if self.ended || self.turn_in_progress || !self.callbacks {
             return;
         }
-        self.ceiling_at = Some(now.checked_add(ceiling).unwrap_or(now));
+        self.ceiling_at = Some(deadline(now, ceiling));
     }
 }
 

@@ -105,6 +105,31 @@ fn with_nothing_to_call_back_stdin_closes_after_the_prompt() {
     assert_eq!(pair.cli.user_messages().len(), 1, "the prompt went first");
 }
 
+/// Every kind of handler counts as something the CLI may call back; with
+/// none of them, nothing does.
+#[test]
+fn every_handler_kind_calls_back() {
+    assert!(!Capabilities::default().calls_back());
+    let each: [fn(&mut Capabilities); 6] = [
+        |c| c.permission = true,
+        |c| c.elicitation = true,
+        |c| c.user_dialog_kinds = Some(vec!["confirm".into()]),
+        |c| {
+            c.hooks.register(HookEvent::Stop, None, None, None);
+        },
+        |c| {
+            c.mcp_servers
+                .push(claude_proto::dispatch::McpServerSpec::new("calc", "1"));
+        },
+        |c| c.mcp_endpoints.push("weather".into()),
+    ];
+    for (i, set) in each.iter().enumerate() {
+        let mut capabilities = Capabilities::default();
+        set(&mut capabilities);
+        assert!(capabilities.calls_back(), "handler kind {i}");
+    }
+}
+
 /// From a CLI that reports no session state, the result ends the run.
 #[test]
 fn without_session_state_the_result_ends_the_run() {

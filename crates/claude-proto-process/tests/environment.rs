@@ -261,3 +261,24 @@ fn the_current_span_reaches_the_cli_as_traceparent() {
     assert_eq!(has(&env, "TRACEPARENT").as_deref(), Some("mine"));
     assert_eq!(has(&env, "TRACESTATE").as_deref(), Some("vendor=x"));
 }
+
+/// The one-shot's ceiling is `CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS` as
+/// the CLI gets it: the options' value over an inherited one, the default
+/// when removed or unset, none at `0`.
+#[test]
+fn the_run_end_ceiling_is_read_from_the_clis_environment() {
+    use claude_proto_process::host::run_end::{CEILING_VARIABLE, DEFAULT_CEILING};
+    use claude_proto_process::run_end_ceiling;
+    use std::time::Duration;
+    let clean = || Options::default().inherit_env(false);
+    assert_eq!(run_end_ceiling(&clean()), Some(DEFAULT_CEILING));
+    assert_eq!(
+        run_end_ceiling(&clean().env(CEILING_VARIABLE, "1500")),
+        Some(Duration::from_millis(1500))
+    );
+    assert_eq!(run_end_ceiling(&clean().env(CEILING_VARIABLE, "0")), None);
+    assert_eq!(
+        run_end_ceiling(&Options::default().env_remove(CEILING_VARIABLE)),
+        Some(DEFAULT_CEILING)
+    );
+}

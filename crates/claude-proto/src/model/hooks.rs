@@ -2481,4 +2481,25 @@ mod tests {
             );
         }
     }
+
+    /// The two answers a `PreSkillShellCommand` hook gives, as the CLI
+    /// reads them.
+    #[test]
+    fn skill_shell_command_answers() {
+        let out = |o: PreSkillShellCommandOutput| {
+            serde_json::to_value(
+                IntoHookOutput::<PreSkillShellCommand>::into_hook_output(o).unwrap(),
+            )
+            .unwrap()
+        };
+        assert_eq!(
+            out(PreSkillShellCommandOutput::allow()),
+            json!({"hookSpecificOutput":{"hookEventName":"PreSkillShellCommand","permissionDecision":"allow"}})
+        );
+        assert_eq!(
+            out(PreSkillShellCommandOutput::deny("no git here")),
+            json!({"hookSpecificOutput":{"hookEventName":"PreSkillShellCommand",
+                "permissionDecision":"deny","permissionDecisionReason":"no git here"}})
+        );
+    }
 }
