@@ -32,8 +32,8 @@ fi
 /usr/bin/cargo --version
 /usr/bin/rustc --version
 
-packages=(-p claude-proto -p claude-proto-host -p claude-proto-process -p claude-proto-async
-  -p claude-proto-tokio -p claude-proto-blocking -p claude-proto-async-std -p claude-proto-store
+packages=(-p claude-proto -p claude-proto-host -p claude-proto-process -p claude-proto-adapter -p claude-proto-async
+  -p claude-proto-tokio -p claude-proto-blocking -p claude-proto-async-std -p claude-proto-sessions
   -p claude-proto-testkit)
 export RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
 # A target directory of its own: artifacts of two compilers do not mix.

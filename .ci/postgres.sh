@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A PostgreSQL server for the session store's tests (crates/claude-proto-store
+# A PostgreSQL server for the session store's tests (crates/claude-proto-sessions
 # tests/postgres.rs): installs Debian's postgresql if missing, starts a
 # cluster, makes a role and a database for the tests, and prints their URL on
 # its last line. Idempotent: a second run finds everything in place.

@@ -25,7 +25,7 @@ use claude_proto_examples::{
     Reply, base_options, last_prompt, offline_options, query_error, start_error, want_offline,
 };
 use claude_proto_testkit::model_api::ApiRequest;
-use claude_proto_tokio::session_store::{PostgresOptions, PostgresStore, SessionKey, SessionStore};
+use claude_proto_tokio::sessions::{PostgresOptions, PostgresStore, SessionKey, SessionStore};
 use claude_proto_tokio::{Claude, Configure as _, StoreSettings};
 
 const URL_VAR: &str = "CLAUDE_PROTO_POSTGRES";
@@ -130,7 +130,7 @@ async fn run() -> Result<(), String> {
     // Tidy up: the example's session and its temporary homes.
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
     let key = SessionKey::main(
-        claude_proto_process::sessions::project_key_for_directory(cwd),
+        claude_proto_sessions::project_key_for_directory(cwd),
         &session_id,
     );
     let store: Arc<dyn SessionStore> = Arc::new(

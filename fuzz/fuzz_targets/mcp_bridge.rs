@@ -10,7 +10,7 @@ use std::sync::mpsc::{RecvTimeoutError, sync_channel};
 use std::time::Duration;
 
 use arbitrary::Arbitrary;
-use claude_proto_process::{McpEndpoint, McpOutlet, McpReply};
+use claude_proto_adapter::{McpEndpoint, McpOutlet, McpReply};
 use claude_proto_rmcp::RmcpEndpoint;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};

@@ -3,7 +3,7 @@
 //! one) would: the `calc` server with its `add` tool, for the conformance
 //! scenario `mcp_endpoint_round_trip` on every adapter.
 
-use claude_proto_process::{McpEndpoint, McpOutlet, McpReply};
+use claude_proto_adapter::{McpEndpoint, McpOutlet, McpReply};
 use serde_json::{Value, json};
 
 use crate::conformance::Spec;

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Poll, Waker};
 
 use claude_proto::transcript::{Entry, SessionKey};
-use claude_proto_process::session_store::{
+use claude_proto_sessions::{
     MemoryStore, PostgresOptions, PostgresStore, SessionStore, StoreError, StoreFuture,
     StoredSession, block_on,
 };

@@ -662,14 +662,14 @@ mod alone {
     /// An MCP endpoint that keeps every reply and answers none, and says
     /// when it got a message.
     struct Hoarder {
-        replies: std::sync::Mutex<Vec<claude_proto_process::McpReply>>,
+        replies: std::sync::Mutex<Vec<claude_proto_adapter::McpReply>>,
         handled: std::sync::Mutex<std::sync::mpsc::Sender<()>>,
     }
 
-    impl claude_proto_process::McpEndpoint for Hoarder {
-        fn connect(&self, _: claude_proto_process::McpOutlet) {}
+    impl claude_proto_adapter::McpEndpoint for Hoarder {
+        fn connect(&self, _: claude_proto_adapter::McpOutlet) {}
 
-        fn handle(&self, _: serde_json::Value, reply: claude_proto_process::McpReply) {
+        fn handle(&self, _: serde_json::Value, reply: claude_proto_adapter::McpReply) {
             self.replies.lock().unwrap().push(reply);
             let _ = self.handled.lock().unwrap().send(());
         }

@@ -18,7 +18,7 @@ use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use claude_proto::model::permission::PermissionResult;
-use claude_proto_process::sessions::{ForkOptions, Page, Sessions, project_key_for_directory};
+use claude_proto_sessions::{ForkOptions, Page, Sessions, project_key_for_directory};
 use claude_proto_testkit::model_api::{ApiRequest, Reply};
 use claude_proto_tests::python::{python, root};
 use claude_proto_tests::real_cli::Peer;

@@ -11,7 +11,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use claude_proto_process::sessions::{Page, Sessions};
+use claude_proto_sessions::{Page, Sessions};
 
 const USAGE: &str = "usage: bench-sessions list PROJECT_DIR | read SESSION_ID PROJECT_DIR \
                      (CLAUDE_CONFIG_DIR set)";

@@ -12,11 +12,12 @@ use claude_proto::model::incoming::{
 };
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
-use claude_proto_host::{CallReply, Error, Host, SpawnError, Transport, Turn, deadline};
-use claude_proto_process::{
-    Configure, HookOptions, McpEndpoint, McpOutlet, McpReply, Settings, StderrLines,
-    load_timed_out, log, mcp_answer_from_cli, mcp_message_to_cli, with_deadline,
+use claude_proto_adapter::{
+    Configure, HookOptions, McpEndpoint, McpOutlet, McpReply, Settings, load_timed_out,
+    mcp_answer_from_cli, mcp_message_to_cli, with_deadline,
 };
+use claude_proto_host::{CallReply, Error, Host, SpawnError, Transport, Turn, deadline};
+use claude_proto_process::{StderrLines, log};
 
 use crate::client::Claude;
 use crate::driver::{Driver, Pipes};

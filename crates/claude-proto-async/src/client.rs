@@ -1,7 +1,7 @@
 //! The handle users hold: read events and turns, close the session; the
 //! control calls are its [`Controller`]'s.
 
-use claude_proto_process::handlers::{Async, LiveTools};
+use claude_proto_adapter::handlers::{Async, LiveTools};
 use std::fmt;
 use std::future::poll_fn;
 use std::ops::Deref;

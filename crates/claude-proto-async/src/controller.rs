@@ -16,8 +16,8 @@ use claude_proto::model::control::{
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionMode;
 use claude_proto::model::user::UserMessage;
+use claude_proto_adapter::handlers::{Async, LiveTools};
 use claude_proto_host::{CallReply, Command, Error, TurnId};
-use claude_proto_process::handlers::{Async, LiveTools};
 
 use crate::handlers::Tool;
 

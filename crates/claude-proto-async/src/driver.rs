@@ -16,9 +16,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
+use claude_proto_adapter::ResumeDir;
 use claude_proto_host::{Host, Output, ReadBuffer, Signal, StdinStep};
-use claude_proto_process::session_store::SessionStore;
-use claude_proto_process::{ProcessHandle, ResumeDir, StderrLines, log, process_exit};
+use claude_proto_process::{ProcessHandle, StderrLines, log, process_exit};
+use claude_proto_sessions::SessionStore;
 
 use crate::handlers::AsyncHandlers;
 use crate::jobs::Running;

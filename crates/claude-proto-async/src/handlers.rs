@@ -1,12 +1,13 @@
 //! Running the user's async handlers (stored in
-//! [`Handlers<Async>`](claude_proto_process::handlers::Handlers)) for the
+//! [`Handlers<Async>`](claude_proto_adapter::handlers::Handlers)) for the
 //! host's jobs.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use claude_proto_adapter::McpReply;
+use claude_proto_adapter::handlers::{Async, HandlerError, Handlers, unknown_tool};
 use claude_proto_host::{Job, JobKind, Outcome};
-use claude_proto_process::handlers::{Async, HandlerError, Handlers, unknown_tool};
-use claude_proto_process::{CatchUnwind, McpReply, panic_message};
+use claude_proto_process::{CatchUnwind, panic_message};
 
 use crate::oneshot;
 use crate::runtime::BoxFuture;
@@ -14,13 +15,13 @@ use crate::runtime::BoxFuture;
 /// An in-process MCP server whose tools are async functions: build it with
 /// `McpServer::new(name, version).tool(name, description, async fn)` and
 /// add it with [`ClaudeBuilder::mcp_server`](crate::ClaudeBuilder::mcp_server).
-/// See [`McpServer::tool`](claude_proto_process::handlers::McpServer::tool).
-pub type McpServer = claude_proto_process::handlers::McpServer<Async>;
+/// See [`McpServer::tool`](claude_proto_adapter::handlers::McpServer::tool).
+pub type McpServer = claude_proto_adapter::handlers::McpServer<Async>;
 
 /// One async MCP tool, for adding to a running session with
 /// [`Controller::add_tool`](crate::Controller::add_tool) (or to an
 /// [`McpServer`] with `with_tool`).
-pub type Tool = claude_proto_process::handlers::Tool<Async>;
+pub type Tool = claude_proto_adapter::handlers::Tool<Async>;
 
 /// The handlers of an async session.
 pub(crate) type AsyncHandlers = Handlers<Async>;

@@ -14,7 +14,7 @@ use std::task::{Context, Poll, Waker};
 
 use claude_proto::IncomingId;
 use claude_proto_host::{Job, MirrorAppend, MirrorId};
-use claude_proto_process::session_store::SessionStore;
+use claude_proto_sessions::SessionStore;
 
 use crate::handlers::AsyncHandlers;
 use crate::runtime::{BoxFuture, Runtime};
@@ -64,7 +64,7 @@ impl Running {
         self.append = Some((append.id, flag.clone()));
         let shared = shared.clone();
         let work = Box::pin(async move {
-            let (id, result) = claude_proto_process::run_append(store, append).await;
+            let (id, result) = claude_proto_adapter::run_append(store, append).await;
             shared.push_mirror_done(id, result);
         });
         runtime.spawn(Box::pin(Abortable {

@@ -59,7 +59,7 @@ mod shared;
 mod turn;
 
 pub use builder::ClaudeBuilder;
-pub use claude_proto_process::handlers::{HandlerError, with_state};
+pub use claude_proto_adapter::handlers::{HandlerError, with_state};
 pub use client::{Claude, query};
 pub use controller::Controller;
 pub use events::Events;
@@ -73,22 +73,22 @@ pub use claude_proto::dispatch::{ToolAnnotations, ToolOutput};
 pub use claude_proto::model::hooks::{Hook, IntoHookOutput};
 pub use claude_proto::options::Options;
 pub use claude_proto::{Config, Message};
+pub use claude_proto_adapter::{Configure, HookOptions, ShutdownPolicy, StoreSettings};
 pub use claude_proto_host::{
     EndReason, Error, Event, ExitReport, Limits, LimitsError, SessionEnded, SpawnError, Stall,
     Turn, TurnId,
 };
-pub use claude_proto_process::session_store;
-/// Sessions on disk and in a store: list, read, rename, tag, fork, delete
-/// (`Sessions`, `StoreSessions`).
-pub use claude_proto_process::sessions;
-pub use claude_proto_process::{Configure, HookOptions, ShutdownPolicy, StoreSettings};
+/// Sessions on disk and in a store: list, read, rename, tag, fork,
+/// delete (`Sessions`, `StoreSessions`); the `SessionStore` trait and its
+/// backends (`MemoryStore`, `DirectoryStore`, `PostgresStore`).
+pub use claude_proto_sessions as sessions;
 
 /// What a typical program needs, in one import, for a runtime of your own:
 /// `use claude_proto_async::prelude::*;`. The adapters' preludes
 /// (`claude_proto_tokio::prelude`, ...) are this with their runtime filled
 /// in.
 pub mod prelude {
-    pub use claude_proto_process::prelude::*;
+    pub use claude_proto_adapter::prelude::*;
 
     pub use crate::{Claude, ClaudeBuilder, Controller, McpServer, Tool, TurnStream};
 }

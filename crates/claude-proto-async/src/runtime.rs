@@ -12,7 +12,7 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 /// A boxed, sendable future.
-pub use claude_proto_process::handlers::BoxFuture;
+pub use claude_proto_adapter::handlers::BoxFuture;
 
 /// A boxed byte source: the CLI's stdout or stderr.
 pub type BoxReader = Pin<Box<dyn ReadBytes + Send>>;

@@ -14,14 +14,15 @@ use claude_proto::model::incoming::{
 };
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
+use claude_proto_adapter::{
+    Configure, HookOptions, McpEndpoint, McpOutlet, McpReply, ResumeDir, Settings, load_timed_out,
+    mcp_answer_from_cli, mcp_message_to_cli,
+};
 use claude_proto_host::{
     CallReply, EndReason, Error, Host, SessionEnded, SpawnError, Transport, Turn, deadline,
 };
-use claude_proto_process::session_store::block_on_until;
-use claude_proto_process::{
-    Configure, HookOptions, McpEndpoint, McpOutlet, McpReply, ProcessHandle, ResumeDir, Settings,
-    StderrLines, Stop, StoppableRead, load_timed_out, log, mcp_answer_from_cli, mcp_message_to_cli,
-};
+use claude_proto_process::{ProcessHandle, StderrLines, Stop, StoppableRead, log};
+use claude_proto_sessions::block_on_until;
 
 use crate::client::{Claude, Parts};
 use crate::driver::{Driver, INPUT_CAPACITY, Input, Stdout, Waiter};

@@ -1,7 +1,7 @@
 //! The handle users hold: read events and turns, close the session; the
 //! control calls are its [`Controller`]'s.
 
-use claude_proto_process::handlers::{Blocking, LiveTools};
+use claude_proto_adapter::handlers::{Blocking, LiveTools};
 use std::ops::Deref;
 use std::sync::Arc;
 use std::sync::mpsc::SyncSender;
@@ -175,7 +175,7 @@ impl Claude {
     ///
     /// Closes stdin, then sends SIGTERM after the close grace and SIGKILL
     /// after the terminate grace (see
-    /// [`ShutdownPolicy`](claude_proto_process::ShutdownPolicy)), then
+    /// [`ShutdownPolicy`](claude_proto_adapter::ShutdownPolicy)), then
     /// reads what is left in the pipes for at most
     /// [`Limits::drain_after_exit`](claude_proto_host::Limits::drain_after_exit).
     /// So it returns within the sum of those three (plus the time a killed

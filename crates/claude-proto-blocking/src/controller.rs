@@ -14,8 +14,8 @@ use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionMode;
 use claude_proto::model::user::UserMessage;
 use claude_proto::{ControlSuccess, DecodeError};
+use claude_proto_adapter::handlers::{Blocking, LiveTools};
 use claude_proto_host::{CallReply, Command, Error, MAX_DURATION, TurnId};
-use claude_proto_process::handlers::{Blocking, LiveTools};
 use serde::de::DeserializeOwned;
 
 use crate::client::Parts;

@@ -20,11 +20,12 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use claude_proto::IncomingId;
+use claude_proto_adapter::ResumeDir;
 use claude_proto_host::{
     CallReply, Command, Completion, Error, Host, Job, MirrorId, Output, Signal, Stall, StdinStep,
 };
-use claude_proto_process::session_store::{SessionStore, block_on};
-use claude_proto_process::{ProcessHandle, ResumeDir, Stop, log, process_exit};
+use claude_proto_process::{ProcessHandle, Stop, log, process_exit};
+use claude_proto_sessions::{SessionStore, block_on};
 
 use crate::events::{Handoff, Offer};
 use crate::handlers::{CancelToken, SyncHandlers};
@@ -224,7 +225,7 @@ impl Driver {
         let started = std::thread::Builder::new()
             .name("claude-store".into())
             .spawn(move || {
-                let (id, result) = block_on(claude_proto_process::run_append(store, append));
+                let (id, result) = block_on(claude_proto_adapter::run_append(store, append));
                 let _ = done.send(Input::MirrorDone(id, result));
             });
         if let Err(error) = started {

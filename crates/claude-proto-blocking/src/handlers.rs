@@ -9,21 +9,22 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use claude_proto::model::Json;
+use claude_proto_adapter::McpReply;
+use claude_proto_adapter::handlers::{Blocking, HandlerError, Handlers, unknown_tool};
 use claude_proto_host::{Job, JobKind, Outcome};
-use claude_proto_process::handlers::{Blocking, HandlerError, Handlers, unknown_tool};
-use claude_proto_process::{McpReply, panic_message};
+use claude_proto_process::panic_message;
 
 /// An in-process MCP server whose tools are plain functions, run on
 /// handler threads: build it with `McpServer::new(name, version).tool(name,
 /// description, fn)` and add it with
 /// [`ClaudeBuilder::mcp_server`](crate::ClaudeBuilder::mcp_server). See
-/// [`McpServer::tool`](claude_proto_process::handlers::McpServer::tool).
-pub type McpServer = claude_proto_process::handlers::McpServer<Blocking>;
+/// [`McpServer::tool`](claude_proto_adapter::handlers::McpServer::tool).
+pub type McpServer = claude_proto_adapter::handlers::McpServer<Blocking>;
 
 /// One MCP tool as a plain function, for adding to a running session with
 /// [`Controller::add_tool`](crate::Controller::add_tool) (or to an
 /// [`McpServer`] with `with_tool`).
-pub type Tool = claude_proto_process::handlers::Tool<Blocking>;
+pub type Tool = claude_proto_adapter::handlers::Tool<Blocking>;
 
 /// The handlers of a blocking session.
 pub(crate) type SyncHandlers = Handlers<Blocking>;

@@ -119,7 +119,7 @@ mod turn;
 mod workers;
 
 pub use builder::ClaudeBuilder;
-pub use claude_proto_process::handlers::{HandlerError, with_state};
+pub use claude_proto_adapter::handlers::{HandlerError, with_state};
 pub use client::{Claude, query};
 pub use controller::Controller;
 pub use events::{Elapsed, Events};
@@ -130,21 +130,21 @@ pub use claude_proto;
 pub use claude_proto::dispatch::{ToolAnnotations, ToolOutput};
 pub use claude_proto::options::Options;
 pub use claude_proto::{Config, Message};
+pub use claude_proto_adapter::{Configure, HookOptions, ShutdownPolicy, StoreSettings};
 pub use claude_proto_host::{
     EndReason, Error, Event, ExitReport, Limits, SessionEnded, SpawnError, Stall, Turn, TurnId,
 };
-pub use claude_proto_process::session_store;
-/// Sessions on disk and in a store: list, read, rename, tag, fork, delete
-/// (`Sessions`, `StoreSessions`).
-pub use claude_proto_process::sessions;
-pub use claude_proto_process::{Configure, HookOptions, ShutdownPolicy, StoreSettings};
+/// Sessions on disk and in a store: list, read, rename, tag, fork,
+/// delete (`Sessions`, `StoreSessions`); the `SessionStore` trait and its
+/// backends (`MemoryStore`, `DirectoryStore`, `PostgresStore`).
+pub use claude_proto_sessions as sessions;
 
 /// What a typical program needs, in one import:
 ///
 /// The session ([`Claude`], [`Controller`], [`ClaudeBuilder`],
 /// [`TurnStream`]), [`CancelToken`], in-process tools ([`McpServer`], [`Tool`]),
 /// and the part every adapter shares
-/// ([`claude_proto_process::prelude`]): configuration (`Options`,
+/// ([`claude_proto_adapter::prelude`]): configuration (`Options`,
 /// `PermissionMode`, `Configure`, `HookOptions`), what handlers take and
 /// return (`PermissionResult`, `ToolArgs`, `ToolOutput`, `ToolInput`,
 /// `HandlerError`, `with_state`, the `PreToolUse`/`PostToolUse` hook types,
@@ -152,7 +152,7 @@ pub use claude_proto_process::{Configure, HookOptions, ShutdownPolicy, StoreSett
 /// errors (`Error`, `SpawnError`). The one-shot [`query`] is left out, to
 /// keep the name free; call it by its path.
 pub mod prelude {
-    pub use claude_proto_process::prelude::*;
+    pub use claude_proto_adapter::prelude::*;
 
     pub use crate::{CancelToken, Claude, ClaudeBuilder, Controller, McpServer, Tool, TurnStream};
 }

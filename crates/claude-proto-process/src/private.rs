@@ -22,7 +22,7 @@ pub struct PrivateDir {
 
 impl PrivateDir {
     /// Makes a new one named `<prefix>-<random>`.
-    pub(crate) fn create(prefix: &str) -> io::Result<Self> {
+    pub fn create(prefix: &str) -> io::Result<Self> {
         let base = std::env::temp_dir();
         let mut last_error = None;
         for attempt in 0..16u32 {
@@ -67,7 +67,7 @@ impl Drop for PrivateDir {
 
 /// Writes a new file only this user can read (0600), making its parent
 /// directories private (0700) if missing.
-pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
     if let Some(parent) = path.parent() {
         private_dir_builder().recursive(true).create(parent)?;
     }
@@ -75,7 +75,7 @@ pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Options that create a new file only this user can read (0600 on Unix).
-pub(crate) fn private_file_options() -> OpenOptions {
+pub fn private_file_options() -> OpenOptions {
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -85,7 +85,7 @@ pub(crate) fn private_file_options() -> OpenOptions {
 
 /// Reads exactly `buf.len()` bytes at `offset`, leaving the file's cursor
 /// alone on Unix (so threads can share the file).
-pub(crate) fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+pub fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     #[cfg(unix)]
     {
         std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
@@ -114,7 +114,7 @@ pub(crate) fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -
 }
 
 /// A directory builder making directories only this user can enter.
-pub(crate) fn private_dir_builder() -> DirBuilder {
+pub fn private_dir_builder() -> DirBuilder {
     let mut builder = DirBuilder::new();
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);

@@ -267,7 +267,7 @@ fn the_current_span_reaches_the_cli_as_traceparent() {
 /// when removed or unset, none at `0`.
 #[test]
 fn the_run_end_ceiling_is_read_from_the_clis_environment() {
-    use claude_proto_process::host::run_end::{CEILING_VARIABLE, DEFAULT_CEILING};
+    use claude_proto_host::run_end::{CEILING_VARIABLE, DEFAULT_CEILING};
     use claude_proto_process::run_end_ceiling;
     use std::time::Duration;
     let clean = || Options::default().inherit_env(false);

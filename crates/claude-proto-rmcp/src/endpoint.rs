@@ -6,7 +6,7 @@ use std::io;
 use std::sync::Arc;
 use std::thread;
 
-use claude_proto_process::{McpEndpoint, McpOutlet, McpReply};
+use claude_proto_adapter::{McpEndpoint, McpOutlet, McpReply};
 use rmcp::ServerHandler;
 use rmcp::model::{ClientJsonRpcMessage, RequestId};
 use rmcp::service::serve_directly;

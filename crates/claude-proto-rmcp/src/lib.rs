@@ -4,7 +4,7 @@
 //! to the host as `mcp_message` control requests. [`RmcpEndpoint`] turns
 //! any [`rmcp::ServerHandler`] (for instance one written with
 //! `#[tool_router]` and `#[tool_handler]`) into a
-//! [`claude_proto_process::McpEndpoint`], so typed arguments, annotations,
+//! [`claude_proto_adapter::McpEndpoint`], so typed arguments, annotations,
 //! structured output, resources, prompts and cancellation all come from
 //! rmcp, unchanged.
 //!
@@ -12,7 +12,7 @@
 //! (blocking, tokio, async-std, ...) can use the same endpoint, each
 //! endpoint owns one OS thread running a small current-thread tokio
 //! runtime; messages cross to it through a channel and answers come back
-//! through the [`McpReply`](claude_proto_process::McpReply) callbacks.
+//! through the [`McpReply`](claude_proto_adapter::McpReply) callbacks.
 //! Tools therefore run on that runtime: tokio timers work inside them,
 //! the caller's executor does not.
 

@@ -3,7 +3,7 @@
 //! outlet; a request of the server's goes to the CLI too, and the CLI's
 //! answer comes back to rmcp as the response it awaits.
 
-use claude_proto_process::McpReply;
+use claude_proto_adapter::McpReply;
 use rmcp::model::{
     ClientJsonRpcMessage, ErrorCode, ErrorData, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
 };

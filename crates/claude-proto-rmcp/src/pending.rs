@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use claude_proto_process::{McpOutlet, McpReply};
+use claude_proto_adapter::{McpOutlet, McpReply};
 use rmcp::model::{NumberOrString, RequestId};
 
 /// Why a request was not handed to rmcp.

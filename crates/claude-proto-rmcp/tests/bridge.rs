@@ -7,7 +7,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use claude_proto_process::{McpEndpoint, McpOutlet, McpReply};
+use claude_proto_adapter::{McpEndpoint, McpOutlet, McpReply};
 use claude_proto_rmcp::RmcpEndpoint;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;

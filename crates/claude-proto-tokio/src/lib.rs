@@ -84,7 +84,7 @@ pub use claude_proto_async::{
     BoxFuture, Config, Configure, EndReason, Error, Event, Events, ExitReport, HandlerError,
     HookOptions, Limits, McpServer, Message, Options, SessionEnded, ShutdownPolicy, SpawnError,
     Stall, StoreSettings, Tool, ToolAnnotations, ToolOutput, Turn, TurnId, TurnStream,
-    claude_proto, session_store, sessions, with_state,
+    claude_proto, sessions, with_state,
 };
 
 /// The control side of a [`Claude`] session, cloneable and usable from

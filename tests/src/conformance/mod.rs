@@ -181,7 +181,7 @@ pub struct Spec {
     /// Register the elicitation and user-dialog handlers of [`Dialogs`].
     pub dialogs: bool,
     /// The session store to mirror to and resume from.
-    pub store: Option<claude_proto_process::StoreSettings>,
+    pub store: Option<claude_proto_adapter::StoreSettings>,
     /// Resume this session (`--resume`).
     pub resume: Option<String>,
     /// Start the fake in a process group of its own (the default).
@@ -1468,7 +1468,7 @@ pub fn isolation(name: &str) -> Isolation {
 /// session.
 pub fn session_store_mirrors_and_resumes<H: Harness>(fake: PathBuf) {
     use claude_proto::transcript::SessionKey;
-    use claude_proto_process::session_store::{MemoryStore, SessionStore, block_on};
+    use claude_proto_sessions::{MemoryStore, SessionStore, block_on};
 
     let store = Arc::new(MemoryStore::new());
     let work = temp_path("store-work");
@@ -1482,7 +1482,7 @@ pub fn session_store_mirrors_and_resumes<H: Harness>(fake: PathBuf) {
             .env("CLAUDE_CONFIG_DIR", config.display().to_string())
             .env("FAKE_CLAUDE_RECORD_FILE", record.display().to_string());
         spec.cwd = Some(work.clone());
-        spec.store = Some(claude_proto_process::StoreSettings::shared(store.clone()));
+        spec.store = Some(claude_proto_adapter::StoreSettings::shared(store.clone()));
         spec.resume = resume;
         spec
     };
@@ -1593,7 +1593,7 @@ fn project_of(work: &Path) -> String {
 /// reported.
 pub fn mirror_loses_nothing_to_a_flaky_or_stalled_store<H: Harness>(fake: PathBuf) {
     use claude_proto::transcript::SessionKey;
-    use claude_proto_process::session_store::{SessionStore, block_on};
+    use claude_proto_sessions::{SessionStore, block_on};
 
     use crate::stores::FlakyStore;
 
@@ -1611,7 +1611,7 @@ pub fn mirror_loses_nothing_to_a_flaky_or_stalled_store<H: Harness>(fake: PathBu
         let mut spec =
             Spec::new(fake.clone(), "echo").env("CLAUDE_CONFIG_DIR", config.display().to_string());
         spec.cwd = Some(work.clone());
-        spec.store = Some(claude_proto_process::StoreSettings::shared(store.clone()));
+        spec.store = Some(claude_proto_adapter::StoreSettings::shared(store.clone()));
         let mut s = must("start", H::start(spec));
         let mut other = Vec::new();
         for i in 0..4 {

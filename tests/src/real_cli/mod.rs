@@ -504,7 +504,7 @@ pub struct RealSpec {
     /// Where handlers record their calls.
     pub calls: Calls,
     /// The session store to mirror to and resume from.
-    pub store: Option<claude_proto_process::StoreSettings>,
+    pub store: Option<claude_proto_adapter::StoreSettings>,
     /// The session's limits, if not the defaults.
     pub limits: Option<claude_proto_host::Limits>,
     /// `Some`: the adapter spawns the CLI from `options` itself and
@@ -1777,7 +1777,7 @@ pub fn resume_session<H: RealHarness>() {
 /// `CLAUDE_PROTO_TEST_POSTGRES` names one (always under CI).
 pub fn resume_from_the_store_on_another_machine<H: RealHarness>() {
     use claude_proto::transcript::SessionKey;
-    use claude_proto_process::session_store::block_on;
+    use claude_proto_sessions::block_on;
 
     let Some(peer) = Peer::new(|request| {
         if request.all_text().contains("Which word") {
@@ -1793,15 +1793,14 @@ pub fn resume_from_the_store_on_another_machine<H: RealHarness>() {
         return;
     };
     let (store, store_b) = crate::stores::two_hosts("resume_from_the_store_on_another_machine");
-    let machine =
-        |home: &Path, store: &Arc<dyn claude_proto_process::session_store::SessionStore>| {
-            std::fs::create_dir_all(home).expect("a home");
-            let mut spec = peer.spec();
-            spec.transcript = None;
-            spec.options = spec.options.env("HOME", home);
-            spec.store = Some(claude_proto_process::StoreSettings::shared(store.clone()));
-            spec
-        };
+    let machine = |home: &Path, store: &Arc<dyn claude_proto_sessions::SessionStore>| {
+        std::fs::create_dir_all(home).expect("a home");
+        let mut spec = peer.spec();
+        spec.transcript = None;
+        spec.options = spec.options.env("HOME", home);
+        spec.store = Some(claude_proto_adapter::StoreSettings::shared(store.clone()));
+        spec
+    };
     let (home_a, home_b) = (peer.home().join("a"), peer.home().join("b"));
 
     let mut s = start::<H>(machine(&home_a, &store));
@@ -1812,7 +1811,7 @@ pub fn resume_from_the_store_on_another_machine<H: RealHarness>() {
         "flush_mirror",
         s.flush_mirror().expect("every harness flushes"),
     );
-    let project = claude_proto_process::sessions::project_key_for_directory(peer.cwd());
+    let project = claude_proto_sessions::project_key_for_directory(peer.cwd());
     let key = SessionKey::main(project, &session_id);
     let stored = must("load", block_on(store.load(&key))).expect("the session is in the store");
     assert!(stored.len() >= 2, "{} entries", stored.len());

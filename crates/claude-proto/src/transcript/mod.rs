@@ -3,8 +3,8 @@
 //! changed as pure functions of their bytes.
 //!
 //! Nothing here touches the file system: reading files, listing
-//! directories and writing atomically live in `claude-proto-process`
-//! (`sessions`), and external stores in `claude-proto-store`. This module
+//! directories and writing atomically live in `claude-proto-sessions`,
+//! with the stores. This module
 //! holds what both need: how a session is named ([`SessionKey`]) and how its
 //! lines are understood.
 
