@@ -1,5 +1,5 @@
-//! `side_by_side`: the job the README compares with the Python SDK
-//! (`examples/py/side_by_side.py` is the same program in Python).
+//! `side_by_side`: the job `docs/compared-with-sdks.md` compares with the
+//! Python SDK (`examples/py/side_by_side.py` is the same program in Python).
 //!
 //! ```text
 //! cargo run --example side_by_side               # real service if you have credentials, else offline
@@ -12,11 +12,12 @@
 //! `add`), the answer streamed as it is written, and Ctrl-C interrupting
 //! the turn from a task of its own.
 //!
-//! The part between the `side-by-side` markers is what the README shows;
-//! `tests/tests/side_by_side.rs` runs this program and the Python one
-//! against the real CLI and checks that the README quotes both exactly,
-//! with the right line counts. The CLI comes from `CLAUDE_BIN` (else the
-//! usual search) and talks to the model at `ANTHROPIC_BASE_URL` if set.
+//! The part between the `side-by-side` markers is what
+//! `docs/compared-with-sdks.md` shows; `tests/tests/side_by_side.rs` runs
+//! this program and the Python one against the real CLI and checks that
+//! the page quotes both exactly, with the right line counts. The CLI comes
+//! from `CLAUDE_BIN` (else the usual search) and talks to the model at
+//! `ANTHROPIC_BASE_URL` if set.
 //! Offline, the stand-in calls `add`, then asks for `rm -rf` (the hook
 //! denies it), then for `Write` (the permission callback denies it), then
 //! streams a slow answer: press Ctrl-C to interrupt it.

@@ -8,10 +8,10 @@ Ctrl-C interrupting the turn from a task of its own.
     python -m venv .venv && .venv/bin/pip install -r examples/py/requirements.txt
     .venv/bin/python examples/py/side_by_side.py
 
-The part between the side-by-side markers is what the README shows;
-tests/tests/side_by_side.rs runs this program and the Rust one against the
-real CLI. The CLI comes from CLAUDE_BIN (else the SDK's own search) and talks
-to the model at ANTHROPIC_BASE_URL if set.
+The part between the side-by-side markers is what docs/compared-with-sdks.md
+shows; tests/tests/side_by_side.rs runs this program and the Rust one
+against the real CLI. The CLI comes from CLAUDE_BIN (else the SDK's own
+search) and talks to the model at ANTHROPIC_BASE_URL if set.
 """
 
 # side-by-side: begin

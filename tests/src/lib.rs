@@ -32,3 +32,28 @@ pub mod weather;
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeSamples;
+
+/// The code samples of `docs/guarantees.md`, compiled as doc tests so they
+/// cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/guarantees.md")]
+pub struct GuaranteesSamples;
+
+/// The code samples of `docs/compared-with-sdks.md` (its side-by-side is
+/// checked against the two programs by `tests/side_by_side.rs`), compiled
+/// as doc tests so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/compared-with-sdks.md")]
+pub struct ComparedWithSdksSamples;
+
+/// The code samples of `docs/options.md`, compiled as doc tests so they
+/// cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/options.md")]
+pub struct OptionsSamples;
+
+/// The code samples of `docs/protocol-coverage.md`, compiled as doc tests
+/// so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/protocol-coverage.md")]
+pub struct ProtocolCoverageSamples;

@@ -1,4 +1,4 @@
-//! The README's side-by-side: the same job written with this crate
+//! The side-by-side of `docs/compared-with-sdks.md`: the same job written with this crate
 //! (`examples/examples/side_by_side.rs`) and with the official Python SDK
 //! (`examples/py/side_by_side.py`), both run here against the real CLI.
 //!
@@ -22,8 +22,8 @@
 //! without Python and the pinned SDK, a test says it was skipped and
 //! passes, except under CI (`CI` set), where it fails.
 //!
-//! A third test checks that the README quotes both programs' marked
-//! portions exactly and states their line counts correctly.
+//! A third test checks that `docs/compared-with-sdks.md` quotes both
+//! programs' marked portions exactly and states their line counts correctly.
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
 use std::io::Read;
@@ -261,7 +261,7 @@ fn the_python_program_does_the_job() {
     check("the Python program", &run);
 }
 
-// ----- the README ---------------------------------------------------------------
+// ----- docs/compared-with-sdks.md ------------------------------------------------
 
 /// The lines strictly between the markers, as written.
 fn portion(path: &str) -> String {
@@ -286,21 +286,21 @@ fn count(portion: &str, comment: &str) -> usize {
 
 #[test]
 fn the_readme_quotes_both_programs_and_counts_their_lines() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let page = std::fs::read_to_string(root().join("docs/compared-with-sdks.md")).unwrap();
     let rust = portion("examples/examples/side_by_side.rs");
     let python = portion("examples/py/side_by_side.py");
     assert!(
-        readme.contains(&format!("```rust,ignore\n{rust}```\n")),
-        "the README does not quote examples/examples/side_by_side.rs as it is; paste in:\n{rust}"
+        page.contains(&format!("```rust,ignore\n{rust}```\n")),
+        "docs/compared-with-sdks.md does not quote examples/examples/side_by_side.rs as it is; paste in:\n{rust}"
     );
     assert!(
-        readme.contains(&format!("```python\n{python}```\n")),
-        "the README does not quote examples/py/side_by_side.py as it is; paste in:\n{python}"
+        page.contains(&format!("```python\n{python}```\n")),
+        "docs/compared-with-sdks.md does not quote examples/py/side_by_side.py as it is; paste in:\n{python}"
     );
     let rust_says = format!("Rust: {} lines", count(&rust, "//"));
     let python_says = format!("Python: {} lines", count(&python, "#"));
     assert!(
-        readme.contains(&rust_says) && readme.contains(&python_says),
-        "the README's line counts are stale; they are now \"{rust_says}\" and \"{python_says}\""
+        page.contains(&rust_says) && page.contains(&python_says),
+        "the line counts in docs/compared-with-sdks.md are stale; they are now \"{rust_says}\" and \"{python_says}\""
     );
 }

@@ -648,7 +648,7 @@ pub fn nothing_outlives_a_deadline<H: RealHarness>() {
 /// what is left of the group (the MCP server and its descendants, which
 /// ignore SIGTERM) and reports the kill once it is gone. The Bash command,
 /// in a session of its own that only the CLI could have ended, is out of
-/// reach and keeps running, as the README says; the test then ends it.
+/// reach and keeps running, as docs/guarantees.md says; the test then ends it.
 pub fn nothing_outlives_a_crash_but_what_left_the_group<H: RealHarness>() {
     let Some((before, peer, server)) = world::<H>(run_the_crowd) else {
         return;
@@ -667,7 +667,7 @@ pub fn nothing_outlives_a_crash_but_what_left_the_group<H: RealHarness>() {
         left.len(),
         BASH_CROWD_SIZE,
         "{}: the Bash command did not outlive the crash; if the CLI now ends its commands \
-         another way, the README's note on what a crash leaves must change: {:?}",
+         another way, the note in docs/guarantees.md on what a crash leaves must change: {:?}",
         H::NAME,
         left.iter().map(|&p| describe(p)).collect::<Vec<_>>()
     );
@@ -705,8 +705,8 @@ pub fn nothing_outlives_a_panic<H: RealHarness>() {
 /// What a hook command leaves running in the background is out of reach:
 /// the CLI (2.1.330) starts hook commands in sessions of their own and
 /// does not end what they leave behind, so it outlives even a clean close.
-/// The README says so; this shows it, and fails if a CLI starts doing
-/// otherwise (then the README must change). The test ends it itself.
+/// docs/guarantees.md says so; this shows it, and fails if a CLI starts
+/// doing otherwise (then that page must change). The test ends it itself.
 pub fn what_a_hook_command_leaves_running_is_out_of_reach<H: RealHarness>() {
     if !sees_the_process_table::<H>() {
         return;
@@ -743,7 +743,7 @@ pub fn what_a_hook_command_leaves_running_is_out_of_reach<H: RealHarness>() {
     crate::process::kill(pid);
     assert!(
         running,
-        "what the hook left running was ended: the README's note on hook commands must change"
+        "what the hook left running was ended: docs/guarantees.md on hook commands must change"
     );
     assert_ne!(group, Some(cli), "{description}");
 }
