@@ -285,7 +285,7 @@ fn count(portion: &str, comment: &str) -> usize {
 }
 
 #[test]
-fn the_readme_quotes_both_programs_and_counts_their_lines() {
+fn the_comparison_page_quotes_both_programs_and_counts_their_lines() {
     let page = std::fs::read_to_string(root().join("docs/compared-with-sdks.md")).unwrap();
     let rust = portion("examples/examples/side_by_side.rs");
     let python = portion("examples/py/side_by_side.py");
