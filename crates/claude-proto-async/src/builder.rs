@@ -16,7 +16,7 @@ use claude_proto_adapter::{
     Configure, HookOptions, McpEndpoint, McpOutlet, McpReply, Settings, load_timed_out,
     mcp_answer_from_cli, mcp_message_to_cli, with_deadline,
 };
-use claude_proto_host::{CallReply, Error, Host, SpawnError, Transport, Turn, deadline};
+use claude_proto_host::{CallReply, Host, SpawnError, Transport, deadline};
 use claude_proto_process::{StderrLines, log};
 
 use crate::client::Claude;
@@ -55,7 +55,7 @@ use crate::shared::{Shared, Waiter};
 /// [`SpawnError::Limits`], before anything is started.
 #[must_use = "a builder starts nothing until `spawn` or `connect`"]
 pub struct ClaudeBuilder<R: Runtime> {
-    settings: Settings<AsyncHandlers>,
+    pub(crate) settings: Settings<AsyncHandlers>,
     runtime: Option<R>,
 }
 
@@ -286,21 +286,6 @@ impl<R: Runtime> ClaudeBuilder<R> {
         self
     }
 
-    /// Asks the CLI one question with this builder's handlers: spawns it,
-    /// sends `prompt`, collects its turn and ends the run as the official
-    /// SDKs' one-shot `query` does (see [`query`](crate::query)): a
-    /// background agent's follow-up turns have their hooks, permission
-    /// prompts and tool calls answered until the CLI reports the session
-    /// idle. Returns the prompt's turn once the CLI has exited.
-    ///
-    /// Cancel-safe: a dropped future drops the session, which closes in
-    /// the background.
-    pub async fn query(self, prompt: impl Into<String>) -> Result<Turn, Error> {
-        let ceiling = claude_proto_process::run_end_ceiling(&self.settings.options);
-        let claude = self.spawn().await?;
-        crate::client::one_shot(claude, prompt.into(), ceiling).await
-    }
-
     /// Checks the limits, locates and starts the CLI, sends `initialize`,
     /// and returns at once (use [`Controller::initialization`](crate::Controller::initialization) to wait for the
     /// answer). Nothing is started if a limit cannot work.
@@ -457,4 +442,18 @@ fn mcp_outlet<R: Runtime>(server: &str, shared: Arc<Shared>, runtime: R) -> McpO
             }
         }));
     })
+}
+
+impl<R: Runtime> Claude<R> {
+    /// A builder for a session with these CLI options: handlers, limits
+    /// and the runtime are set there.
+    pub fn builder(options: Options) -> ClaudeBuilder<R> {
+        ClaudeBuilder::new(options)
+    }
+
+    /// Spawns the CLI with `options`, no handlers and default limits (see
+    /// [`ClaudeBuilder::spawn`], cancel-safe like it).
+    pub async fn spawn(options: Options) -> Result<Self, SpawnError> {
+        ClaudeBuilder::new(options).spawn().await
+    }
 }

@@ -7,13 +7,10 @@ use std::future::poll_fn;
 use std::ops::Deref;
 use std::sync::Arc;
 use std::task::Poll;
-use std::time::Duration;
 
 use claude_proto::model::user::UserMessage;
-use claude_proto::options::Options;
-use claude_proto_host::{Command, Error, Event, ExitReport, SpawnError, Turn};
+use claude_proto_host::{Command, Error, Event, ExitReport, Turn};
 
-use crate::builder::ClaudeBuilder;
 use crate::controller::Controller;
 use crate::events::Events;
 use crate::runtime::Runtime;
@@ -22,8 +19,8 @@ use crate::turn::TurnStream;
 
 /// A live session with the Claude Code CLI, on runtime `R`.
 ///
-/// Created by [`ClaudeBuilder::spawn`] (a `claude` child process) or
-/// [`ClaudeBuilder::connect`] (any byte-stream pair). One background task
+/// Created by [`ClaudeBuilder::spawn`](crate::ClaudeBuilder::spawn) (a `claude` child process) or
+/// [`ClaudeBuilder::connect`](crate::ClaudeBuilder::connect) (any byte-stream pair). One background task
 /// (the driver) runs the session; this handle talks to it through a small
 /// shared state, so every call returns as soon as the driver has an
 /// answer, and no call waits for you to read events.
@@ -74,18 +71,6 @@ impl<R: Runtime> Claude<R> {
             shared,
             pid,
         }
-    }
-
-    /// A builder for a session with these CLI options: handlers, limits
-    /// and the runtime are set there.
-    pub fn builder(options: Options) -> ClaudeBuilder<R> {
-        ClaudeBuilder::new(options)
-    }
-
-    /// Spawns the CLI with `options`, no handlers and default limits (see
-    /// [`ClaudeBuilder::spawn`], cancel-safe like it).
-    pub async fn spawn(options: Options) -> Result<Self, SpawnError> {
-        ClaudeBuilder::new(options).spawn().await
     }
 
     /// The child's process id (`None` over a byte-stream pair).
@@ -209,55 +194,4 @@ impl<R: Runtime> Drop for Claude<R> {
         // it is already done.
         let _ = self.shared.push_command(Command::Close);
     }
-}
-
-/// Asks the CLI one question in one call: spawns it with `options` on
-/// runtime `R` (the one the caller runs on), sends `prompt`, collects its
-/// turn, and ends the run as the official SDKs' one-shot runs end it
-/// ([`Controller::end_input_at_run_end`]): with nothing to call back,
-/// stdin closes right after the prompt; otherwise it stays open, and a
-/// background agent's follow-up turns have their hooks, permission prompts
-/// and tool calls answered, until the CLI reports the session idle (or
-/// `CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS` passes between turns). It
-/// returns once the CLI has exited. The adapters' `query` functions call
-/// this with their runtime.
-///
-/// The [`Turn`] is the prompt's: it carries the answer ([`Turn::text`])
-/// and its cost ([`Turn::session_cost_usd`], the session's total at that
-/// point). Follow-up turns run but are not returned: read them with a
-/// [`Claude`] session and [`Controller::end_input_at_run_end`]. A failure
-/// to start is [`Error::Spawn`]; a session that ends before the answer is
-/// [`Error::Ended`] with the exit status and stderr.
-///
-/// Cancel-safe: a dropped future drops the session, which closes in the
-/// background.
-pub async fn query<R: Runtime>(prompt: impl Into<String>, options: Options) -> Result<Turn, Error> {
-    ClaudeBuilder::<R>::new(options).query(prompt).await
-}
-
-/// The one-shot run on a started session: the prompt, its turn, the rest
-/// of the run (follow-up turns served until the run ends and the CLI
-/// exits), then the exit report.
-pub(crate) async fn one_shot<R: Runtime>(
-    mut claude: Claude<R>,
-    prompt: String,
-    ceiling: Option<Duration>,
-) -> Result<Turn, Error> {
-    let controller = claude.controller();
-    let turn = match claude.query(prompt).await {
-        Ok(stream) => {
-            // If the session has already ended, the turn says so.
-            let _ = controller.end_input_at_run_end(ceiling).await;
-            stream.finish().await
-        }
-        Err(error) => Err(error),
-    };
-    if turn.is_ok() {
-        // The rest of the run: follow-up turns, until the CLI exits.
-        while claude.next_event().await.is_some() {}
-    }
-    let closed = claude.close().await;
-    let turn = turn?;
-    closed?;
-    Ok(turn)
 }

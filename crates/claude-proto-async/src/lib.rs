@@ -54,16 +54,18 @@ mod events;
 mod handlers;
 mod jobs;
 mod oneshot;
+mod query;
 mod runtime;
 mod shared;
 mod turn;
 
 pub use builder::ClaudeBuilder;
 pub use claude_proto_adapter::handlers::{HandlerError, with_state};
-pub use client::{Claude, query};
+pub use client::Claude;
 pub use controller::Controller;
 pub use events::Events;
 pub use handlers::{McpServer, Tool};
+pub use query::query;
 pub use runtime::{BoxFuture, BoxReader, BoxWriter, Connect, ReadBytes, Runtime, WriteBytes};
 pub use turn::TurnStream;
 

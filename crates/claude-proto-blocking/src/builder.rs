@@ -19,15 +19,17 @@ use claude_proto_adapter::{
     mcp_answer_from_cli, mcp_message_to_cli,
 };
 use claude_proto_host::{
-    CallReply, EndReason, Error, Host, SessionEnded, SpawnError, Transport, Turn, deadline,
+    CallReply, EndReason, Error, Host, SessionEnded, SpawnError, Transport, deadline,
 };
 use claude_proto_process::{ProcessHandle, StderrLines, Stop, StoppableRead, log};
 use claude_proto_sessions::block_on_until;
 
-use crate::client::{Claude, Parts};
-use crate::driver::{Driver, INPUT_CAPACITY, Input, Stdout, Waiter};
+use crate::channels::{INPUT_CAPACITY, Input, Waiter};
+use crate::client::Claude;
+use crate::driver::{Driver, Stdout};
 use crate::events::Handoff;
 use crate::handlers::{McpServer, SyncHandlers};
+use crate::parts::Parts;
 use crate::pipes::{STDOUT_BUFFERS, read_stderr, read_stdout, write_stdin};
 use crate::shared::Shared;
 
@@ -63,7 +65,7 @@ use crate::shared::Shared;
 #[derive(Debug)]
 #[must_use = "a builder does nothing until `spawn` or `connect`"]
 pub struct ClaudeBuilder {
-    settings: Settings<SyncHandlers>,
+    pub(crate) settings: Settings<SyncHandlers>,
 }
 
 /// A spawned CLI's parts beyond stdin and stdout.
@@ -243,18 +245,6 @@ impl ClaudeBuilder {
             .handlers
             .add_mcp_endpoint(name, Arc::new(endpoint));
         self
-    }
-
-    /// Asks the CLI one question with this builder's handlers: spawns it,
-    /// sends `prompt`, collects its turn and ends the run as the official
-    /// SDKs' one-shot `query` does (see [`query`](crate::query)): a
-    /// background agent's follow-up turns have their hooks, permission
-    /// prompts and tool calls answered until the CLI reports the session
-    /// idle. Returns the prompt's turn once the CLI has exited.
-    pub fn query(self, prompt: impl Into<String>) -> Result<Turn, Error> {
-        let ceiling = claude_proto_process::run_end_ceiling(&self.settings.options);
-        let claude = self.spawn()?;
-        crate::client::one_shot(claude, prompt.into(), ceiling)
     }
 
     /// Checks the limits, locates and starts the CLI, sends `initialize`,
@@ -494,4 +484,16 @@ fn mcp_outlet(server: &str, input: SyncSender<Input>) -> McpOutlet {
 
 fn thread(name: &str, run: impl FnOnce() + Send + 'static) -> std::io::Result<JoinHandle<()>> {
     std::thread::Builder::new().name(name.to_owned()).spawn(run)
+}
+
+impl Claude {
+    /// A builder for a session with these options.
+    pub fn builder(options: Options) -> ClaudeBuilder {
+        ClaudeBuilder::new(options)
+    }
+
+    /// Spawns the CLI with `options`, no handlers and default limits.
+    pub fn spawn(options: Options) -> Result<Claude, claude_proto_host::SpawnError> {
+        ClaudeBuilder::new(options).spawn()
+    }
 }

@@ -1,28 +1,23 @@
 //! The handle users hold: read events and turns, close the session; the
 //! control calls are its [`Controller`]'s.
 
-use claude_proto_adapter::handlers::{Blocking, LiveTools};
 use std::ops::Deref;
-use std::sync::Arc;
-use std::sync::mpsc::SyncSender;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use claude_proto::model::user::UserMessage;
-use claude_proto::options::Options;
 use claude_proto_host::{Error, Event, ExitReport, Turn};
 
-use crate::builder::ClaudeBuilder;
+use crate::channels::Input;
 use crate::controller::Controller;
-use crate::driver::Input;
-use crate::events::{Elapsed, Events, Handoff};
-use crate::shared::Shared;
+use crate::events::{Elapsed, Events};
+use crate::parts::Parts;
 use crate::turn::TurnStream;
 
 /// A live session with the Claude Code CLI, driven from blocking code.
 ///
-/// Created by [`ClaudeBuilder::spawn`] (a `claude` child process) or
-/// [`ClaudeBuilder::connect`] (any reader/writer pair). One driver thread
+/// Created by [`ClaudeBuilder::spawn`](crate::ClaudeBuilder::spawn) (a `claude` child process) or
+/// [`ClaudeBuilder::connect`](crate::ClaudeBuilder::connect) (any reader/writer pair). One driver thread
 /// owns the session; this handle hands it commands and reads what it hands
 /// back. Each method says what it waits for and for how long at most. None
 /// waits on a CLI that stopped reading its stdin: commands are taken at
@@ -56,22 +51,6 @@ pub struct Claude {
     driver: Option<JoinHandle<()>>,
 }
 
-/// What the handle needs from the builder.
-#[derive(Debug)]
-pub(crate) struct Parts {
-    pub(crate) input: SyncSender<Input>,
-    pub(crate) shared: Arc<Shared>,
-    pub(crate) handoff: Arc<Handoff>,
-    pub(crate) pid: Option<u32>,
-    pub(crate) request_timeout: Duration,
-    pub(crate) init_timeout: Duration,
-    /// When the initialize timeout, counted from the start, runs out
-    /// (`None`: too far to represent).
-    pub(crate) init_deadline: Option<Instant>,
-    /// The in-process MCP tools, shared with the handler threads.
-    pub(crate) tools: LiveTools<Blocking>,
-}
-
 impl Claude {
     pub(crate) fn new(parts: Parts, driver: JoinHandle<()>) -> Self {
         Self {
@@ -82,17 +61,7 @@ impl Claude {
         }
     }
 
-    /// A builder for a session with these options.
-    pub fn builder(options: Options) -> ClaudeBuilder {
-        ClaudeBuilder::new(options)
-    }
-
-    /// Spawns the CLI with `options`, no handlers and default limits.
-    pub fn spawn(options: Options) -> Result<Claude, claude_proto_host::SpawnError> {
-        ClaudeBuilder::new(options).spawn()
-    }
-
-    /// The child's process id (`None` over [`ClaudeBuilder::connect`]).
+    /// The child's process id (`None` over [`ClaudeBuilder::connect`](crate::ClaudeBuilder::connect)).
     pub fn pid(&self) -> Option<u32> {
         self.parts.pid
     }
@@ -171,7 +140,7 @@ impl Claude {
     }
 
     /// Closes the session and waits for the end; returns how the CLI exited
-    /// (`None` over [`ClaudeBuilder::connect`]). Unread events are dropped.
+    /// (`None` over [`ClaudeBuilder::connect`](crate::ClaudeBuilder::connect)). Unread events are dropped.
     ///
     /// Closes stdin, then sends SIGTERM after the close grace and SIGKILL
     /// after the terminate grace (see
@@ -226,60 +195,4 @@ impl Drop for Claude {
             self.shut_down();
         }
     }
-}
-
-/// Asks the CLI one question in one call: spawns it with `options`, sends
-/// `prompt`, collects its turn, and ends the run as the official SDKs'
-/// one-shot runs end it ([`Controller::end_input_at_run_end`]): with
-/// nothing to call back, stdin closes right after the prompt; otherwise it
-/// stays open, and a background agent's follow-up turns have their hooks,
-/// permission prompts and tool calls answered, until the CLI reports the
-/// session idle (or `CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS` passes between
-/// turns). It returns once the CLI has exited.
-///
-/// The [`Turn`] is the prompt's: it carries the answer ([`Turn::text`])
-/// and its cost ([`Turn::session_cost_usd`], the session's total at that
-/// point). Follow-up turns run but are not returned: read them with a
-/// [`Claude`] session and [`Controller::end_input_at_run_end`]. A failure
-/// to start is [`Error::Spawn`], so one error type covers the whole call;
-/// a session that ends before the answer is [`Error::Ended`] with the exit
-/// status and stderr.
-///
-/// ```no_run
-/// # fn demo() -> Result<(), claude_proto_blocking::Error> {
-/// use claude_proto_blocking::{Options, query};
-///
-/// let turn = query("What is 2 + 2?", Options::default())?;
-/// println!("{}", turn.text().unwrap_or_default());
-/// # Ok(()) }
-/// ```
-pub fn query(prompt: impl Into<String>, options: Options) -> Result<Turn, Error> {
-    ClaudeBuilder::new(options).query(prompt)
-}
-
-/// The one-shot run on a started session: the prompt, its turn, the rest
-/// of the run (follow-up turns served until the run ends and the CLI
-/// exits), then the exit report.
-pub(crate) fn one_shot(
-    mut claude: Claude,
-    prompt: String,
-    ceiling: Option<Duration>,
-) -> Result<Turn, Error> {
-    let controller = claude.controller();
-    let turn = match claude.query(prompt) {
-        Ok(stream) => {
-            // If the session has already ended, the turn says so.
-            let _ = controller.end_input_at_run_end(ceiling);
-            stream.finish()
-        }
-        Err(error) => Err(error),
-    };
-    if turn.is_ok() {
-        // The rest of the run: follow-up turns, until the CLI exits.
-        while claude.next_event().is_some() {}
-    }
-    let closed = claude.close();
-    let turn = turn?;
-    closed?;
-    Ok(turn)
 }

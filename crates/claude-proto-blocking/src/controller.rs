@@ -18,9 +18,9 @@ use claude_proto_adapter::handlers::{Blocking, LiveTools};
 use claude_proto_host::{CallReply, Command, Error, MAX_DURATION, TurnId};
 use serde::de::DeserializeOwned;
 
-use crate::client::Parts;
-use crate::driver::Input;
+use crate::channels::{Input, Waiter};
 use crate::handlers::Tool;
+use crate::parts::Parts;
 use crate::shared::Shared;
 
 /// The control side of a session, split from its events: send prompts,
@@ -300,7 +300,7 @@ impl Controller {
         &self,
         spec: McpServerSpec,
         issued_at: Instant,
-        waiter: crate::driver::Waiter,
+        waiter: Waiter,
     ) -> Result<(), Error> {
         self.command(Command::UpdateMcpServer {
             spec: Box::new(spec),
@@ -383,7 +383,7 @@ impl Controller {
     }
 
     /// Hands a command to the driver thread.
-    fn command(&self, command: Command<crate::driver::Waiter>) -> Result<(), Error> {
+    fn command(&self, command: Command<Waiter>) -> Result<(), Error> {
         self.input
             .send(Input::Command(command))
             .map_err(|_| self.shared.ended_error())

@@ -12,8 +12,6 @@
 //! withdraws a request.
 
 use std::collections::{HashMap, VecDeque};
-use std::io;
-use std::process::ExitStatus;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::thread::JoinHandle;
@@ -21,67 +19,18 @@ use std::time::Instant;
 
 use claude_proto::IncomingId;
 use claude_proto_adapter::ResumeDir;
-use claude_proto_host::{
-    CallReply, Command, Completion, Error, Host, Job, MirrorId, Output, Signal, Stall, StdinStep,
-};
+use claude_proto_host::{Command, Host, Job, Output, Signal, Stall, StdinStep};
 use claude_proto_process::{ProcessHandle, Stop, log, process_exit};
 use claude_proto_sessions::{SessionStore, block_on};
 
+use crate::channels::{Input, Waiter, WriteOp};
 use crate::events::{Handoff, Offer};
 use crate::handlers::{CancelToken, SyncHandlers};
 use crate::shared::Shared;
 use crate::workers::Workers;
 
-/// Messages that may wait in the input channel. Every producer has a
-/// bounded number outstanding (a reader waits for its buffer, the writer
-/// for its next order, a handler sends once, a caller waits for its
-/// reply), and the driver empties the channel continuously, so a full
-/// channel only delays a sender by the driver's current step.
-pub(crate) const INPUT_CAPACITY: usize = 64;
-
 /// The most the writer thread is handed at once.
 const WRITE_CHUNK: usize = 64 * 1024;
-
-/// Where a command's outcome goes: a one-slot channel, sent to once.
-pub(crate) type Waiter = SyncSender<Result<CallReply, Error>>;
-
-/// What happened, as told to the driver.
-pub(crate) enum Input {
-    /// A chunk of stdout: the buffer and how much of it was read.
-    Stdout(Vec<u8>, usize),
-    /// stdout ended (or reading it failed or was stopped).
-    StdoutEnd,
-    /// A chunk of stderr.
-    Stderr(Vec<u8>),
-    /// stderr ended.
-    StderrEnd,
-    /// The writer wrote the whole buffer, or failed.
-    Written(Vec<u8>, io::Result<()>),
-    /// The writer flushed, or failed.
-    Flushed(io::Result<()>),
-    /// The writer closed stdin.
-    StdinClosed,
-    /// The process exited (and was reaped).
-    Exited(io::Result<ExitStatus>),
-    /// A handler finished.
-    Completed(Box<Completion>),
-    /// A session-store append finished.
-    MirrorDone(MirrorId, Result<(), String>),
-    /// A user command.
-    Command(Command<Waiter>),
-    /// The reader finished a batch while the driver had more.
-    Room,
-    /// `close()` or a dropped handle: nobody reads events any more, and
-    /// the close sequence starts.
-    Close,
-}
-
-/// An order for the writer thread; it has at most one at a time.
-pub(crate) enum WriteOp {
-    Write(Vec<u8>),
-    Flush,
-    Close,
-}
 
 /// The session's stdout chunks between the reader thread and the host.
 #[derive(Default)]

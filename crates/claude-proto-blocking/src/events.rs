@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use claude_proto_host::{Delivery, Event, TurnCursor};
 
-use crate::driver::Input;
+use crate::channels::Input;
 use crate::shared::lock;
 
 /// The most event bytes (by [`Event::cost`]) in one batch.

@@ -108,22 +108,26 @@
 #![deny(missing_docs)]
 
 mod builder;
+mod channels;
 mod client;
 mod controller;
 mod driver;
 mod events;
 mod handlers;
+mod parts;
 mod pipes;
+mod query;
 mod shared;
 mod turn;
 mod workers;
 
 pub use builder::ClaudeBuilder;
 pub use claude_proto_adapter::handlers::{HandlerError, with_state};
-pub use client::{Claude, query};
+pub use client::Claude;
 pub use controller::Controller;
 pub use events::{Elapsed, Events};
 pub use handlers::{CancelToken, McpServer, Tool};
+pub use query::query;
 pub use turn::TurnStream;
 
 pub use claude_proto;

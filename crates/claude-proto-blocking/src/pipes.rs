@@ -11,7 +11,7 @@ use std::sync::mpsc::{Receiver, SyncSender};
 
 use claude_proto_process::StderrLines;
 
-use crate::driver::{Input, WriteOp};
+use crate::channels::{Input, WriteOp};
 
 /// Bytes read from stdout at a time.
 pub(crate) const READ_CHUNK: usize = 64 * 1024;

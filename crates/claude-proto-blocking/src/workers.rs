@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use claude_proto_host::Job;
 
-use crate::driver::Input;
+use crate::channels::Input;
 use crate::handlers::{CancelToken, McpAnswer, SyncHandlers};
 
 /// How long a thread without work waits for the next job before ending.

@@ -7,7 +7,7 @@ use std::time::Instant;
 use serde_json::{Map, Value, json};
 
 use crate::script::{Policy, Script};
-use crate::turn::{Prompt, Reply, Turn, Wait};
+use crate::turn_state::{Prompt, Reply, Turn, Wait};
 use crate::wire::{self, Ids};
 
 /// A signal the test sends to the fake process.

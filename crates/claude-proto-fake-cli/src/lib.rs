@@ -47,6 +47,7 @@
 mod cli;
 mod script;
 mod turn;
+mod turn_state;
 mod wire;
 
 pub use cli::{FakeCli, Signal};

@@ -2,121 +2,14 @@
 //! host's answer or for virtual time.
 
 use std::collections::VecDeque;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::cli::FakeCli;
 use crate::script::{BadLine, Extra};
+use crate::turn_state::{Pending, Prompt, Reply, Step, Turn, Wait, denial};
 use crate::wire::{self, Outcome};
-
-/// A queued user message.
-pub(crate) struct Prompt {
-    text: String,
-    uuid: Option<Value>,
-}
-
-impl Prompt {
-    /// The text of a `user` line: a string `content`, or its text blocks joined.
-    pub(crate) fn from_user(line: &Value) -> Self {
-        let text = match line.pointer("/message/content") {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Array(blocks)) => blocks
-                .iter()
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect(),
-            _ => String::new(),
-        };
-        Prompt {
-            text,
-            uuid: line.get("uuid").cloned(),
-        }
-    }
-}
-
-/// What a running turn waits for.
-pub(crate) enum Wait {
-    Ready,
-    Until(Instant),
-    Answer {
-        request_id: String,
-        pending: Pending,
-    },
-}
-
-/// What to do with the answer to one of the turn's requests.
-pub(crate) enum Pending {
-    Permission {
-        tool_use_id: String,
-        tool: String,
-        input: Value,
-    },
-    Hook,
-    McpHandshake,
-    McpToolsList {
-        server: String,
-    },
-    McpCall {
-        tool_use_id: String,
-    },
-}
-
-/// How one of our requests ended.
-pub(crate) enum Reply {
-    Success(Value),
-    Error(String),
-    Cancelled,
-    Closed,
-}
-
-enum Step {
-    FloodLine(usize),
-    Init,
-    Hook {
-        event: String,
-        callback_id: Option<String>,
-    },
-    HookCall {
-        event: String,
-        callback_id: String,
-    },
-    Permission {
-        tool: String,
-        input: Value,
-    },
-    McpSend {
-        server: String,
-        message: Value,
-        pending: Pending,
-    },
-    McpCall {
-        server: String,
-        tool: Option<String>,
-        arguments: Value,
-    },
-    Raw(Vec<u8>),
-    StreamStart,
-    Delta(usize),
-    Sleep(Duration),
-    Answer,
-    Result,
-}
-
-/// A running turn.
-pub(crate) struct Turn {
-    prompt: Prompt,
-    steps: VecDeque<Step>,
-    pub(crate) wait: Wait,
-    started: Instant,
-    calls: u64,
-    denials: Vec<Value>,
-    message_id: String,
-    bad_result: bool,
-}
-
-fn denial(tool_use_id: &str, tool: &str, input: &Value) -> Value {
-    json!({"tool_name": tool, "tool_use_id": tool_use_id, "tool_input": input})
-}
 
 impl FakeCli {
     fn elapsed(&self) -> Duration {
