@@ -20,9 +20,9 @@
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::stdout::StdoutMessage;
@@ -41,6 +41,7 @@ pub mod environment;
 pub mod handlers;
 pub mod replay;
 pub mod tee;
+mod temp_dir;
 
 pub use ending::{
     an_empty_group_ends_at_once, nothing_outlives_a_close_mid_turn,
@@ -49,6 +50,7 @@ pub use ending::{
     nothing_outlives_an_error,
 };
 pub use environment::{identity_variables_reach_the_cli, no_secret_leaks};
+pub use temp_dir::TempDir;
 
 /// The longest any scenario waits for one thing (an event, a request, a
 /// handler call, an exit). Generous: reaching it means a hang, not slowness.
@@ -92,43 +94,6 @@ pub fn real_cli() -> Option<PathBuf> {
         );
     });
     None
-}
-
-// ----- a scratch directory --------------------------------------------------
-
-/// A fresh directory under the system temp dir, removed when dropped.
-#[derive(Debug)]
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    /// Creates `claude-proto-e2e-<pid>-<n>-<nanos>`.
-    pub fn new() -> std::io::Result<Self> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let name = format!(
-            "claude-proto-e2e-{}-{}-{nanos}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        );
-        let path = std::env::temp_dir().join(name);
-        std::fs::create_dir_all(&path)?;
-        // The CLI reports resolved paths (macOS: /private/var/...).
-        Ok(Self(path.canonicalize()?))
-    }
-
-    /// The directory.
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 // ----- the environment of one scenario --------------------------------------

@@ -27,7 +27,7 @@ use claude_proto_testkit::cassette::ReplayOptions;
 use claude_proto_testkit::child;
 use claude_proto_testkit::model_api::{ApiRequest, ModelApi};
 
-use super::TempDir;
+use super::temp_dir::TempDir;
 
 /// What a scenario's peers and sessions do: run live, record, or replay.
 #[derive(Default)]

@@ -14,12 +14,15 @@ use claude_proto::transcript::{
 };
 use serde_json::value::RawValue;
 
+use super::error::SessionsError;
+use super::fork::{ForkOptions, plan_fork};
+use super::ids::{check_agent_id, check_session_id};
 use super::jsonl::{head_and_tail, mtime_from_tail};
 use super::load_all::load_all;
-use super::write::{new_uuid, now_millis, sanitize_tag};
-use super::{
-    ForkOptions, Page, SessionsError, check_agent_id, check_session_id, locate, plan_fork,
-};
+use super::locate;
+use super::page::Page;
+use super::stamp::{new_uuid, now_millis};
+use super::write::sanitize_tag;
 
 /// The sessions of one project in a session store: list them, read their
 /// messages and their subagents', rename, tag, fork and delete them.

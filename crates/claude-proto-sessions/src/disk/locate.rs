@@ -1,5 +1,6 @@
 //! Finding the config directory, a project's directories under
-//! `projects/` and a session's transcript, as the CLI and the SDKs do.
+//! `projects/` and the worktrees of its repository, as the CLI and the
+//! SDKs do.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -7,8 +8,6 @@ use std::time::{Duration, Instant};
 
 use claude_proto::transcript::{MAX_PROJECT_KEY_LEN, is_truncated_key_of, project_key};
 use unicode_normalization::UnicodeNormalization as _;
-
-use super::Sessions;
 
 /// `CLAUDE_CONFIG_DIR` (NFC) if set and not empty, else `$HOME/.claude`.
 pub(super) fn default_config_dir() -> Option<PathBuf> {
@@ -121,35 +120,4 @@ pub(super) fn worktrees(cwd: &str) -> Vec<String> {
         .filter_map(|line| line.strip_prefix("worktree "))
         .map(nfc)
         .collect()
-}
-
-/// A session's transcript: a non-empty `<session id>.jsonl` in the
-/// project's directory, then in its worktrees' (when narrowed to a
-/// project), else in any project directory.
-pub(super) fn find_transcript(sessions: &Sessions, session_id: &str) -> Option<PathBuf> {
-    let file = format!("{session_id}.jsonl");
-    let non_empty = |dir: &Path| {
-        let path = dir.join(&file);
-        std::fs::metadata(&path)
-            .is_ok_and(|m| m.is_file() && m.len() > 0)
-            .then_some(path)
-    };
-    let projects = sessions.projects_dir();
-    match &sessions.project {
-        Some(project) => {
-            if let Some(found) = project_dir(&projects, project).and_then(|d| non_empty(&d)) {
-                return Some(found);
-            }
-            if !sessions.worktrees {
-                return None;
-            }
-            worktrees(project)
-                .iter()
-                .filter(|wt| *wt != project)
-                .find_map(|wt| project_dir(&projects, wt).and_then(|d| non_empty(&d)))
-        }
-        None => all_project_dirs(&projects)
-            .iter()
-            .find_map(|d| non_empty(d)),
-    }
 }

@@ -1,4 +1,5 @@
-//! Reading transcripts: their head and tail for the list, their lines
+//! Reading sessions: [`Sessions`]' list, info and messages (a subagent's
+//! too), from the transcripts' head and tail for the list and their lines
 //! for the conversation.
 
 use std::collections::HashMap;
@@ -11,8 +12,82 @@ use claude_proto::transcript::{
     SessionMessage, Span, TranscriptIndex, is_uuid,
 };
 
+use super::error::{SessionsError, io_error};
+use super::ids::{check_agent_id, check_session_id};
 use super::locate::{all_project_dirs, project_dir, worktrees};
-use super::{Page, Sessions, SessionsError, io_error};
+use super::page::Page;
+use super::sessions::{Sessions, find_transcript};
+
+impl Sessions {
+    /// The sessions, newest first (by modification time), then `page`:
+    /// the SDKs' `list_sessions`. A subagent's transcript, or one with
+    /// nothing to show (no title, prompt or summary), is not listed; a
+    /// session present under several matched project directories is
+    /// listed once, its newest copy. Unreadable files and directories are
+    /// passed over; a missing projects directory lists nothing.
+    pub fn list(&self, page: Page) -> Vec<SessionInfo> {
+        page.apply(list(self))
+    }
+
+    /// One session's listing: the SDKs' `get_session_info`. `Ok(None)` if
+    /// it is not found, or is one [`list`](Self::list) leaves out.
+    pub fn info(&self, session_id: &str) -> Result<Option<SessionInfo>, SessionsError> {
+        check_session_id(session_id)?;
+        Ok(info(self, session_id))
+    }
+
+    /// The messages of a session's conversation, in order, then `page`:
+    /// the SDKs' `get_session_messages`. Only the messages of the page are
+    /// read into memory. Empty for a session that is not found or whose
+    /// transcript is empty, as in the Python SDK and as
+    /// [`StoreSessions::messages`](crate::StoreSessions::messages) reads a store; an id that is not a
+    /// session id is an error ([`SessionsError::InvalidSessionId`]).
+    pub fn messages(
+        &self,
+        session_id: &str,
+        page: Page,
+    ) -> Result<Vec<SessionMessage>, SessionsError> {
+        check_session_id(session_id)?;
+        match find_transcript(self, session_id) {
+            Some(path) => messages(&path, page),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The ids of a session's subagents, in the order of their files: the
+    /// SDKs' `list_subagents`. Empty for a session without subagents, or
+    /// one that is not found.
+    pub fn subagents(&self, session_id: &str) -> Result<Vec<String>, SessionsError> {
+        check_session_id(session_id)?;
+        let Some(path) = find_transcript(self, session_id) else {
+            return Ok(Vec::new());
+        };
+        Ok(agent_files(&path).into_iter().map(|(id, _)| id).collect())
+    }
+
+    /// A subagent's messages, each naming the tool use that started it:
+    /// the SDKs' `get_subagent_messages`. Empty if the session has no such
+    /// subagent, or is not found.
+    pub fn subagent_messages(
+        &self,
+        session_id: &str,
+        agent_id: &str,
+        page: Page,
+    ) -> Result<Vec<SessionMessage>, SessionsError> {
+        check_session_id(session_id)?;
+        check_agent_id(agent_id)?;
+        match find_transcript(self, session_id) {
+            Some(path) => subagent_messages(&path, agent_id, page),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The transcript of a session, if there is a non-empty one.
+    pub fn transcript_path(&self, session_id: &str) -> Result<Option<PathBuf>, SessionsError> {
+        check_session_id(session_id)?;
+        Ok(find_transcript(self, session_id))
+    }
+}
 
 /// A transcript's head and tail, decoded, with its size and mtime.
 pub(super) struct LiteFile {

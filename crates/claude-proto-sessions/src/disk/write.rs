@@ -1,17 +1,112 @@
-//! Changing sessions: one appended line for a title or a tag, removal, and
-//! forks written beside the source.
+//! Changing sessions: [`Sessions`]' rename, tag, archive, delete and fork,
+//! as one appended line for a title or a tag, a mark beside the
+//! transcript, removal, and forks written beside the source.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use claude_proto::transcript::{ArchiveMark, Fork, ForkSource, first_prompt_of, title_of};
 use unicode_normalization::UnicodeNormalization as _;
 
+use super::error::{SessionsError, io_error};
+use super::fork::{ForkOptions, Forked, plan_fork};
+use super::ids::check_session_id;
 use super::locate::{all_project_dirs, project_dir, worktrees};
 use super::read::{archive_mark_path, read_lite, read_span, scan_lines};
-use super::{ForkOptions, Forked, Sessions, SessionsError, io_error, plan_fork};
+use super::sessions::{Sessions, find_transcript};
+use super::stamp::{new_uuid, now_millis};
+
+impl Sessions {
+    /// Titles a session `title` (trimmed; must not be empty): the SDKs'
+    /// `rename_session`. Appends a `custom-title` line; the last one wins.
+    ///
+    /// Safe while a CLI writes the same transcript: the line is appended
+    /// in one write to the file opened in append mode, so it never
+    /// interleaves with the CLI's lines, and the file is never replaced
+    /// (a CLI holding it open would go on writing to a replaced file and
+    /// lose its lines). After a torn last line, the new line starts on a
+    /// line of its own (if a CLI's line was landing at that instant, this
+    /// leaves a blank line, which every reader skips).
+    pub fn rename(&self, session_id: &str, title: &str) -> Result<(), SessionsError> {
+        check_session_id(session_id)?;
+        let title = title.trim();
+        if title.is_empty() {
+            return Err(SessionsError::EmptyTitle);
+        }
+        append_line(self, session_id, &title_line(session_id, title))
+    }
+
+    /// Tags a session, or clears its tag with `None`: the SDKs'
+    /// `tag_session`. The tag is normalized (NFKC) and cleared of invisible
+    /// and private-use characters, then trimmed, as the SDKs do for the
+    /// CLI's tag filter. Appended as [`rename`](Self::rename) appends.
+    pub fn tag(&self, session_id: &str, tag: Option<&str>) -> Result<(), SessionsError> {
+        check_session_id(session_id)?;
+        let tag = match tag {
+            Some(tag) => {
+                let clean = sanitize_tag(tag);
+                if clean.is_empty() {
+                    return Err(SessionsError::EmptyTag);
+                }
+                clean
+            }
+            None => String::new(),
+        };
+        append_line(self, session_id, &tag_line(session_id, &tag))
+    }
+
+    /// Archives a session: TypeScript's `archiveSession`. The transcript
+    /// is not changed; a mark beside it (`<session id>/archived.json`, as
+    /// the TypeScript SDK keeps it) makes [`list`](Self::list) and
+    /// [`info`](Self::info) report `archived: Some(true)` until the session
+    /// is unarchived or the user sends a prompt in it. A running CLI is
+    /// not stopped.
+    pub fn archive(&self, session_id: &str) -> Result<(), SessionsError> {
+        check_session_id(session_id)?;
+        let path = self.require(session_id)?;
+        set_archived(session_id, &path, true)
+    }
+
+    /// Unarchives a session: TypeScript's `unarchiveSession`; it then lists
+    /// with `archived: Some(false)`.
+    pub fn unarchive(&self, session_id: &str) -> Result<(), SessionsError> {
+        check_session_id(session_id)?;
+        let path = self.require(session_id)?;
+        set_archived(session_id, &path, false)
+    }
+
+    /// Deletes a session's transcript and its subagents' directory: the
+    /// SDKs' `delete_session`. Permanent.
+    pub fn delete(&self, session_id: &str) -> Result<(), SessionsError> {
+        check_session_id(session_id)?;
+        let path = self.require(session_id)?;
+        delete(session_id, &path)
+    }
+
+    /// Copies a session's conversation into a new session beside it, with
+    /// fresh uuids and each entry naming its original (`forkedFrom`): the
+    /// SDKs' `fork_session`. The new transcript is written to a temporary
+    /// file and renamed into place, so a reader never sees half of it.
+    pub fn fork(&self, session_id: &str, options: &ForkOptions) -> Result<Forked, SessionsError> {
+        check_session_id(session_id)?;
+        if let Some(up_to) = options.up_to_message_id.as_deref() {
+            // Refused before the transcript is looked for.
+            if !claude_proto::transcript::is_uuid(up_to) {
+                return Err(SessionsError::InvalidMessageId(up_to.to_owned()));
+            }
+        }
+        let path = self.require(session_id)?;
+        fork(session_id, &path, options)
+    }
+
+    fn require(&self, session_id: &str) -> Result<PathBuf, SessionsError> {
+        find_transcript(self, session_id).ok_or_else(|| SessionsError::NotFound {
+            session_id: session_id.to_owned(),
+            project: self.project.clone(),
+        })
+    }
+}
 
 fn json(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_default()
@@ -256,42 +351,4 @@ fn write_fork(
     out.into_inner()
         .map_err(io::IntoInnerError::into_error)?
         .sync_all()
-}
-
-pub(super) fn now_millis() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
-/// A random (version 4) UUID, from the kernel's random source; if that
-/// cannot be read, from std's per-process random hash keys and the clock.
-pub(crate) fn new_uuid() -> String {
-    let mut bytes = [0u8; 16];
-    let from_kernel =
-        File::open("/dev/urandom").and_then(|mut f| io::Read::read_exact(&mut f, &mut bytes));
-    if from_kernel.is_err() {
-        use std::hash::{BuildHasher as _, Hasher as _};
-        for (i, chunk) in bytes.chunks_mut(8).enumerate() {
-            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-            hasher.write_u128(
-                SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .map_or(0, |d| d.as_nanos()),
-            );
-            hasher.write_usize(i);
-            chunk.copy_from_slice(&hasher.finish().to_le_bytes());
-        }
-    }
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    )
 }

@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::reply::{Body, Message};
-use super::{ApiRequest, MAX_RECORDED_OTHER_REQUESTS, MAX_REQUEST_BYTES, Reply};
+use super::limits::{MAX_RECORDED_OTHER_REQUESTS, MAX_REQUEST_BYTES};
+use super::reply::{Body, Message, Reply};
+use super::request::ApiRequest;
 
 /// How long a connection may sit idle before the server gives up on it.
 const READ_TIMEOUT: Duration = Duration::from_secs(30);

@@ -108,30 +108,15 @@ use std::time::{Duration, Instant};
 use claude_proto::options::Options;
 
 mod http;
+mod limits;
 mod reply;
 mod request;
 
+pub use limits::{MAX_MESSAGES_REQUESTS, MAX_RECORDED_OTHER_REQUESTS, MAX_REQUEST_BYTES};
 pub use reply::Reply;
 pub use request::ApiRequest;
 
 use http::{Shared, State};
-
-/// After this many model calls (`POST /v1/messages`) a [`ModelApi`]
-/// started with [`start`](ModelApi::start) or [`turns`](ModelApi::turns)
-/// answers every further one with a 400: a script that makes the CLI loop
-/// fails the turn instead of hanging the test.
-pub const MAX_MESSAGES_REQUESTS: usize = 40;
-
-/// The largest request head, or body, the stand-in reads; a larger one is
-/// answered 413 without being read.
-pub const MAX_REQUEST_BYTES: usize = 64 * 1024 * 1024;
-
-/// How many requests that are not model calls answered by the script (the
-/// 404s, the refused ones, model calls past the limit) a [`ModelApi`]
-/// records; later ones are answered as usual but not recorded in
-/// [`ModelApi::requests`]. The model calls the script answers are all
-/// recorded (there are at most the limit of them).
-pub const MAX_RECORDED_OTHER_REQUESTS: usize = 256;
 
 /// The version of the Claude Code CLI (`@anthropic-ai/claude-code` on npm)
 /// this kit is tested against; what `OFFLINE.md` installs.

@@ -108,8 +108,8 @@ macro_rules! wire_struct {
 
 pub(crate) use wire_struct;
 
-#[cfg(test)]
 #[allow(dead_code, unreachable_pub)] // the declared types exist to be inspected
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::common::Extra;
