@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Side-by-side figures: end to end through each adapter against the official
-# Python SDK and a floor, decode ratios, and memory. Prints Markdown tables.
+# Python SDK and a floor, decode, the typed model, memory, and stress
+# (bench/stress.sh). Prints Markdown tables.
 #
 #   bench/compare.sh            # everything (about 2 minutes on 2 cores, plus the stress runs)
 #   ROUNDS=5 bench/compare.sh   # more end-to-end rounds (default 3)

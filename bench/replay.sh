@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Replaying a 100 MB cassette as fast as possible, through each adapter,
 # against the end-to-end figure (bench-e2e against bench-cli) measured in
-# the same sitting, alternately. Prints Markdown tables.
+# the same run, alternately. Prints Markdown tables.
 #
 #   bench/replay.sh             # 5 rounds, then the memory check (about a minute)
 #   ROUNDS=9 bench/replay.sh

@@ -3,7 +3,7 @@
 //! starting a thread: on a loaded two-core machine a new thread sometimes
 //! waits a whole scheduler tick before it first runs (p99 of an
 //! in-process tool call 4.1 ms with a thread per call; BENCHMARKS.md,
-//! "in-process MCP tool call").
+//! "Earlier results").
 //!
 //! Idle threads end after [`IDLE`] without work, and at once when the
 //! session ends ([`Workers::close`]); a thread busy with a job ends when

@@ -6,8 +6,8 @@
 //! CPU, so the program and the scripted CLI often took turns on one
 //! core. A pipe here wakes a blocked thread with a futex and an async
 //! reader with its waker, neither of which carries that hint, and moves
-//! bytes without a system call (BENCHMARKS.md, the replay section, has
-//! the figures).
+//! bytes without a system call (BENCHMARKS.md has the figures: Earlier
+//! results, "Replaying a 100 MB cassette, and the replay's pipes").
 
 use std::io::{self, Read, Write};
 #[cfg(any(feature = "tokio", feature = "async-std"))]
@@ -27,9 +27,10 @@ pub(crate) const PIPE_CAPACITY: usize = 256 * 1024;
 /// program usually answers within this, and a thread put to sleep takes
 /// tens of microseconds more to wake (a futex wake and, in a virtual
 /// machine, an interrupt between CPUs). Measured with the pipes that came
-/// with it (BENCHMARKS.md, the replay section): the tokio replay of a
-/// 100 MB cassette went from 496-577k messages/s on socket pairs to
-/// 768-800k, the blocking one from 309-370k to 580-594k. The program's async
+/// with it (BENCHMARKS.md, Earlier results, "Replaying a 100 MB cassette,
+/// and the replay's pipes"): the tokio replay of a 100 MB cassette went
+/// from 496-577k messages/s on socket pairs to 768-800k, the blocking one
+/// from 309-370k to 580-594k. The program's async
 /// reads poll again for as long ([`PipeReader`]'s `poll_read_soon`); its
 /// blocking reads never spin: a blocking session's own threads need the
 /// CPUs (spinning there took its replay down to 210-290k).
@@ -457,7 +458,8 @@ impl PipeReader {
     /// and comes back instead of going to sleep, which in a replay costs
     /// more than the scripted CLI takes to answer. Measured: the tokio
     /// replay of a 100 MB cassette went from 727-792k to 870-933k
-    /// messages/s with it (BENCHMARKS.md).
+    /// messages/s with it (BENCHMARKS.md, Earlier results, "Replaying a
+    /// 100 MB cassette, and the replay's pipes").
     #[cfg(any(feature = "tokio", feature = "async-std"))]
     fn poll_read_soon(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
         match self.pipe.poll_read(cx, buf) {
