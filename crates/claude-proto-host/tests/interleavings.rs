@@ -10,11 +10,11 @@ use std::time::Duration;
 
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::permission::PermissionResult;
-use claude_proto_fake_cli::{Policy, Script};
 use claude_proto_host::{Capabilities, CloseStage, Command, Limits, Outcome, State, Transport};
+use claude_proto_testkit::{Behaviour, Policy};
 use proptest::prelude::*;
 use serde_json::json;
-use support::{Jobs, Pair};
+use support::{Jobs, Pair, Served};
 
 const READ_AHEAD: usize = 8 * 1024;
 const MAX_UNWRITTEN: usize = 8 * 1024;
@@ -80,7 +80,7 @@ fn pair(stream: usize, transport: Transport) -> Pair {
     limits.max_concurrent_handlers = 2;
     let mut capabilities = Capabilities::default();
     capabilities.permission = true;
-    let script = Script::default()
+    let script = Behaviour::default()
         .with_policy("mcp_status", Policy::Never)
         .with_stream(stream, 512, Duration::from_millis(5));
     let mut pair = Pair::with(script, limits, capabilities, transport);
@@ -164,16 +164,19 @@ fn run(ops: Vec<Op>, stream: usize, transport: Transport) {
             Op::CliAsks => {
                 if pair.cli.exit_code().is_none() {
                     let n = asked.len();
-                    asked.push(pair.cli.request(json!({"subtype": "can_use_tool",
+                    asked.push(pair.cli.sim_mut().request(json!({"subtype": "can_use_tool",
                         "tool_name": "Bash", "input": {"n": n}, "tool_use_id": format!("t{n}")})));
                 }
             }
             Op::CliWithdraws => {
                 if let Some(id) = asked.last() {
-                    pair.cli.cancel(id);
+                    pair.cli.sim_mut().cancel(id);
                 }
             }
-            Op::CliGarbage => pair.cli.emit_raw(b"not json\n{\"type\":\"mystery\"}\n"),
+            Op::CliGarbage => pair
+                .cli
+                .sim_mut()
+                .emit_raw(b"not json\n{\"type\":\"mystery\"}\n"),
             Op::Advance(ms) => pair.advance_by(Duration::from_millis(ms)),
             Op::EndInput => {
                 pair.host.handle_command(Command::EndInput, pair.now);
@@ -184,7 +187,7 @@ fn run(ops: Vec<Op>, stream: usize, transport: Transport) {
             }
             Op::CliExits(code) => {
                 if pair.cli.exit_code().is_none() {
-                    pair.cli.exit(code, pair.now);
+                    pair.cli.sim_mut().exit(code, pair.now);
                 }
             }
         }
@@ -219,7 +222,10 @@ fn run(ops: Vec<Op>, stream: usize, transport: Transport) {
         "every job is answered or aborted, once"
     );
     for id in &asked {
-        assert!(pair.cli.answers_to(id) <= 1, "request {id} answered twice");
+        assert!(
+            pair.cli.sim().answers_to(id) <= 1,
+            "request {id} answered twice"
+        );
     }
     assert_eq!(pair.host.pending_calls(), 0);
     assert_eq!(pair.host.running_jobs(), 0);

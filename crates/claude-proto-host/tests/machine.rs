@@ -10,13 +10,13 @@ use std::time::Duration;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::hooks::HookEvent;
 use claude_proto::model::permission::PermissionResult;
-use claude_proto_fake_cli::{Policy, Script};
 use claude_proto_host::{
     CallReply, Capabilities, CloseStage, Command, EndReason, Error, Event, Limits, Outcome, Signal,
     Stall, State, TimeoutReason, Transport,
 };
+use claude_proto_testkit::{Behaviour, Policy};
 use serde_json::json;
-use support::{Jobs, Pair, text};
+use support::{Jobs, Pair, Served, text};
 
 fn started(pair: &mut Pair) {
     pair.run();
@@ -41,7 +41,7 @@ fn limits(change: impl FnOnce(&mut Limits)) -> Limits {
 
 #[test]
 fn one_turn_then_a_clean_close() {
-    let mut pair = Pair::new(Script::default());
+    let mut pair = Pair::new(Behaviour::default());
     started(&mut pair);
     let sent = pair.send("hello");
     pair.run();
@@ -60,7 +60,7 @@ fn one_turn_then_a_clean_close() {
 #[test]
 fn prompts_sent_before_initialize_is_answered_are_queued_in_order() {
     let mut pair = Pair::new(
-        Script::default().with_policy("initialize", Policy::Delay(Duration::from_secs(1))),
+        Behaviour::default().with_policy("initialize", Policy::Delay(Duration::from_secs(1))),
     );
     let first = pair.send("one");
     let second = pair.send("two");
@@ -80,16 +80,16 @@ fn prompts_sent_before_initialize_is_answered_are_queued_in_order() {
 
 #[test]
 fn a_byte_order_mark_before_the_initialize_answer_does_not_lose_it() {
-    let mut pair = Pair::new(Script::default().with_bom());
+    let mut pair = Pair::new(Behaviour::default().with_bom());
     started(&mut pair);
 }
 
 #[test]
 fn exit_before_initialize_fails_it_with_the_exit_at_once() {
-    let mut pair = Pair::new(Script::default().with_policy("initialize", Policy::Never));
+    let mut pair = Pair::new(Behaviour::default().with_policy("initialize", Policy::Never));
     pair.run();
-    pair.cli.emit_stderr(b"startup failed\n");
-    pair.cli.exit(2, pair.now);
+    pair.cli.sim_mut().emit_stderr(b"startup failed\n");
+    pair.cli.sim_mut().exit(2, pair.now);
     pair.run();
     let Err(error) = &pair.initialized[0] else {
         panic!("initialize cannot succeed")
@@ -114,11 +114,11 @@ fn error_result(words: &str) -> serde_json::Value {
 /// Python SDK does), not only the exit.
 #[test]
 fn an_error_result_before_the_exit_gives_the_end_its_words() {
-    let mut pair = Pair::new(Script::default().with_policy("initialize", Policy::Never));
+    let mut pair = Pair::new(Behaviour::default().with_policy("initialize", Policy::Never));
     pair.run();
     let words = "Resume rejected by --resume-drops-turn: the cut is not inside that turn";
-    pair.cli.emit(error_result(words));
-    pair.cli.exit(1, pair.now);
+    pair.cli.sim_mut().emit(error_result(words));
+    pair.cli.sim_mut().exit(1, pair.now);
     pair.run();
     let Err(Error::Ended(ended)) = &pair.initialized[0] else {
         panic!("initialize cannot succeed: {:?}", pair.initialized[0])
@@ -134,12 +134,12 @@ fn an_error_result_before_the_exit_gives_the_end_its_words() {
 /// read (`errors` a bare string): the Python SDK still gives a text there.
 #[test]
 fn a_failed_turn_names_its_failure_whatever_its_shape() {
-    let mut pair = Pair::new(Script::default());
+    let mut pair = Pair::new(Behaviour::default());
     started(&mut pair);
     let mut odd = error_result("unused");
     odd["errors"] = json!("  a bare string  ");
-    pair.cli.emit(odd);
-    pair.cli.emit(error_result("max turns"));
+    pair.cli.sim_mut().emit(odd);
+    pair.cli.sim_mut().emit(error_result("max turns"));
     pair.run();
     let events = pair.events.clone();
     let turn = pair.collect(0);
@@ -155,30 +155,30 @@ fn a_failed_turn_names_its_failure_whatever_its_shape() {
 /// later success clears it.
 #[test]
 fn only_the_clis_own_end_after_a_failed_result_carries_it() {
-    let mut pair = Pair::new(Script::default());
+    let mut pair = Pair::new(Behaviour::default());
     started(&mut pair);
-    pair.cli.emit(error_result("max turns"));
+    pair.cli.sim_mut().emit(error_result("max turns"));
     pair.run();
     pair.command(|_| Command::Close);
     pair.run_until(Pair::is_ended);
     assert_eq!(pair.ended[0].reason(), EndReason::Closed);
     assert_eq!(pair.ended[0].failure(), None);
 
-    let mut pair = Pair::new(Script::default());
+    let mut pair = Pair::new(Behaviour::default());
     started(&mut pair);
-    pair.cli.emit(error_result("max turns"));
+    pair.cli.sim_mut().emit(error_result("max turns"));
     let sent = pair.send("hello");
     pair.run();
     let _ = pair.collect(pair.turn_of(sent));
-    pair.cli.exit(0, pair.now);
+    pair.cli.sim_mut().exit(0, pair.now);
     pair.run_until(Pair::is_ended);
     assert_eq!(pair.ended[0].reason(), EndReason::Exited);
     assert_eq!(pair.ended[0].failure(), None, "the success came last");
 
-    let mut pair = Pair::new(Script::default());
+    let mut pair = Pair::new(Behaviour::default());
     started(&mut pair);
-    pair.cli.emit(error_result("max turns"));
-    pair.cli.exit(1, pair.now);
+    pair.cli.sim_mut().emit(error_result("max turns"));
+    pair.cli.sim_mut().exit(1, pair.now);
     pair.run_until(Pair::is_ended);
     assert_eq!(pair.ended[0].failure(), Some("max turns"));
 }
@@ -187,7 +187,7 @@ fn only_the_clis_own_end_after_a_failed_result_carries_it() {
 
 #[test]
 fn a_control_answer_behind_unread_events_is_not_stuck() {
-    let mut pair = Pair::new(Script::default().with_stream(400, 200, Duration::ZERO));
+    let mut pair = Pair::new(Behaviour::default().with_stream(400, 200, Duration::ZERO));
     started(&mut pair);
     pair.reading = false;
     pair.send("stream a lot");
@@ -205,7 +205,7 @@ fn a_control_answer_behind_unread_events_is_not_stuck() {
 #[test]
 fn a_permission_request_behind_a_thousand_unread_events_is_answered() {
     let mut pair = Pair::with(
-        Script::default().with_stream(1000, 100, Duration::ZERO),
+        Behaviour::default().with_stream(1000, 100, Duration::ZERO),
         Limits::default(),
         permission(),
         Transport::Process,
@@ -218,10 +218,10 @@ fn a_permission_request_behind_a_thousand_unread_events_is_answered() {
         pair.started, 1,
         "the handler ran while the user read nothing"
     );
-    let asked = pair.cli.control_requests_received("can_use_tool");
+    let asked = pair.cli.sim().control_requests_received("can_use_tool");
     assert!(asked.is_empty(), "the fake sends, the host receives");
     assert_eq!(
-        pair.cli.turns_completed(),
+        pair.cli.sim().turns_completed(),
         1,
         "the turn went on after the answer"
     );
@@ -231,7 +231,7 @@ fn a_permission_request_behind_a_thousand_unread_events_is_answered() {
 fn a_spent_read_ahead_budget_pauses_reading_and_names_itself() {
     let limits = limits(|l| l.read_ahead_bytes = 64 * 1024);
     let mut pair = Pair::with(
-        Script::default().with_stream(200, 4096, Duration::ZERO),
+        Behaviour::default().with_stream(200, 4096, Duration::ZERO),
         limits,
         Capabilities::default(),
         Transport::Process,
@@ -273,7 +273,7 @@ fn a_spent_read_ahead_budget_pauses_reading_and_names_itself() {
 
 #[test]
 fn lines_the_model_cannot_read_do_not_shift_turns() {
-    let mut pair = Pair::new(Script::default());
+    let mut pair = Pair::new(Behaviour::default());
     started(&mut pair);
     let first = pair.send("first #deep #bignum");
     let second = pair.send("second");
@@ -293,7 +293,7 @@ fn lines_the_model_cannot_read_do_not_shift_turns() {
 
 #[test]
 fn a_turn_abandoned_half_way_does_not_shift_the_next() {
-    let mut pair = Pair::new(Script::default().with_stream(20, 50, Duration::from_millis(10)));
+    let mut pair = Pair::new(Behaviour::default().with_stream(20, 50, Duration::from_millis(10)));
     started(&mut pair);
     pair.send("abandoned");
     pair.run();
@@ -301,14 +301,14 @@ fn a_turn_abandoned_half_way_does_not_shift_the_next() {
     assert!(!pair.events.is_empty());
     pair.events.clear();
     let next = pair.send("next");
-    pair.run_until(|p| p.cli.turns_completed() == 2);
+    pair.run_until(|p| p.cli.sim().turns_completed() == 2);
     pair.run();
     assert_eq!(text(&pair.collect(pair.turn_of(next))), "echo: next");
 }
 
 #[test]
 fn a_result_of_an_unknown_shape_still_ends_its_turn() {
-    let mut pair = Pair::new(Script::default());
+    let mut pair = Pair::new(Behaviour::default());
     started(&mut pair);
     let odd = pair.send("odd #nousage");
     let after = pair.send("after");
@@ -325,7 +325,7 @@ fn a_result_of_an_unknown_shape_still_ends_its_turn() {
 
 #[test]
 fn a_deadline_counts_the_time_before_the_host_saw_the_call() {
-    let mut pair = Pair::new(Script::default().with_policy("set_model", Policy::Never));
+    let mut pair = Pair::new(Behaviour::default().with_policy("set_model", Policy::Never));
     started(&mut pair);
     let issued_at = pair.now;
     pair.advance_by(Duration::from_secs(5));
@@ -362,7 +362,7 @@ fn a_deadline_counts_the_time_before_the_host_saw_the_call() {
 fn a_cli_that_stops_reading_stdin_bounds_what_is_queued_for_it() {
     let limits = limits(|l| l.max_unwritten_bytes = 32 * 1024);
     let mut pair = Pair::with(
-        Script::default().with_stop_reading_after(1),
+        Behaviour::default().with_stop_reading_after(1),
         limits,
         Capabilities::default(),
         Transport::Process,
@@ -372,6 +372,7 @@ fn a_cli_that_stops_reading_stdin_bounds_what_is_queued_for_it() {
     // refused by the core; the refusals pile up for a reader that left).
     for _ in 0..2000 {
         pair.cli
+            .sim_mut()
             .request(json!({"subtype": "no_such_thing", "pad": "x".repeat(200)}));
     }
     pair.run();
@@ -423,12 +424,18 @@ fn backlog_error_says_what_happened(error: &Error) {
 #[test]
 fn handler_concurrency_is_bounded_and_waiting_requests_count_in_bytes() {
     let limits = limits(|l| l.max_concurrent_handlers = 2);
-    let mut pair = Pair::with(Script::default(), limits, permission(), Transport::Process);
+    let mut pair = Pair::with(
+        Behaviour::default(),
+        limits,
+        permission(),
+        Transport::Process,
+    );
     started(&mut pair);
     pair.jobs = Jobs::Hold;
     let ids: Vec<String> = (0..5)
         .map(|i| {
             pair.cli
+                .sim_mut()
                 .request(json!({"subtype": "can_use_tool", "tool_name": "Bash",
                 "input": {"command": format!("echo {i}")}, "tool_use_id": format!("t{i}")}))
         })
@@ -443,14 +450,14 @@ fn handler_concurrency_is_bounded_and_waiting_requests_count_in_bytes() {
     }
     assert_eq!(pair.started, 5);
     for id in &ids {
-        assert_eq!(pair.cli.answers_to(id), 1, "{id}");
+        assert_eq!(pair.cli.sim().answers_to(id), 1, "{id}");
     }
 }
 
 #[test]
 fn a_cancelled_request_aborts_its_handler_and_its_answer_is_dropped() {
     let mut pair = Pair::with(
-        Script::default(),
+        Behaviour::default(),
         Limits::default(),
         permission(),
         Transport::Process,
@@ -459,19 +466,20 @@ fn a_cancelled_request_aborts_its_handler_and_its_answer_is_dropped() {
     pair.jobs = Jobs::Hold;
     let id = pair
         .cli
+        .sim_mut()
         .request(json!({"subtype": "can_use_tool", "tool_name": "Bash",
         "input": {}, "tool_use_id": "t"}));
     pair.run();
     let job_id = pair.held[0].id;
     let job = pair.held.remove(0);
-    pair.cli.cancel(&id);
+    pair.cli.sim_mut().cancel(&id);
     pair.run();
     assert_eq!(pair.aborted, vec![job_id]);
     pair.host
         .handle_completion(job.finish(Ok(Outcome::Permission(PermissionResult::allow()))));
     pair.run();
     assert_eq!(
-        pair.cli.answers_to(&id),
+        pair.cli.sim().answers_to(&id),
         0,
         "a withdrawn request is never answered"
     );
@@ -484,16 +492,17 @@ fn a_failing_handler_is_reported_and_the_cli_gets_an_error_answer() {
         .hooks
         .register(HookEvent::Stop, None, None, None);
     let mut pair = Pair::with(
-        Script::default(),
+        Behaviour::default(),
         Limits::default(),
         capabilities,
         Transport::Process,
     );
     started(&mut pair);
     pair.jobs = Jobs::Hold;
-    let id = pair
-        .cli
-        .request(json!({"subtype": "hook_callback", "callback_id": "hook_0",
+    let id =
+        pair.cli
+            .sim_mut()
+            .request(json!({"subtype": "hook_callback", "callback_id": "hook_0",
         "input": {"hook_event_name": "Stop", "session_id": "s", "transcript_path": "t",
                   "cwd": "/", "stop_hook_active": false}}));
     pair.run();
@@ -501,7 +510,7 @@ fn a_failing_handler_is_reported_and_the_cli_gets_an_error_answer() {
     pair.run();
     assert!(pair.events.iter().any(|d| matches!(&d.event,
         Event::HandlerFailed { message, .. } if message == "boom")));
-    let answer = pair.cli.answer(&id).unwrap();
+    let answer = pair.cli.sim().answer(&id).unwrap();
     assert!(answer.to_string().contains("boom"), "{answer}");
 }
 
@@ -509,7 +518,7 @@ fn a_failing_handler_is_reported_and_the_cli_gets_an_error_answer() {
 
 #[test]
 fn closing_a_cli_that_ignores_sigterm_escalates_to_sigkill() {
-    let mut pair = Pair::new(Script::default().with_ignore_sigterm().with_linger());
+    let mut pair = Pair::new(Behaviour::default().with_ignore_sigterm().with_linger());
     started(&mut pair);
     pair.command(|_| Command::Close);
     pair.run();
@@ -523,10 +532,10 @@ fn closing_a_cli_that_ignores_sigterm_escalates_to_sigkill() {
 
 #[test]
 fn pipes_held_open_after_the_exit_are_given_up() {
-    let mut pair = Pair::new(Script::default());
+    let mut pair = Pair::new(Behaviour::default());
     started(&mut pair);
     // A grandchild keeps stdout open: the exit comes, stdout never ends.
-    pair.cli.exit(0, pair.now);
+    pair.cli.sim_mut().exit(0, pair.now);
     pair.host.handle_exit(
         Some(claude_proto_host::ProcessExit::new(Some(0), None)),
         pair.now,
@@ -545,7 +554,7 @@ fn pipes_held_open_after_the_exit_are_given_up() {
 #[test]
 fn a_stream_peer_that_never_ends_is_given_up_after_the_grace() {
     let mut pair = Pair::with(
-        Script::default().with_linger(),
+        Behaviour::default().with_linger(),
         Limits::default(),
         Capabilities::default(),
         Transport::Stream,
@@ -562,7 +571,7 @@ fn a_stream_peer_that_never_ends_is_given_up_after_the_grace() {
 #[test]
 fn everything_waiting_settles_with_the_exit() {
     let mut pair = Pair::with(
-        Script::default().with_policy("mcp_status", Policy::Never),
+        Behaviour::default().with_policy("mcp_status", Policy::Never),
         Limits::default(),
         permission(),
         Transport::Process,
@@ -570,12 +579,12 @@ fn everything_waiting_settles_with_the_exit() {
     started(&mut pair);
     pair.jobs = Jobs::Hold;
     let call = pair.call(ControlRequest::mcp_status(), None);
-    pair.cli.request(
+    pair.cli.sim_mut().request(
         json!({"subtype": "can_use_tool", "tool_name": "Bash", "input": {}, "tool_use_id": "t"}),
     );
     pair.run();
-    pair.cli.emit_stderr(b"simulated crash\n");
-    pair.cli.exit(3, pair.now);
+    pair.cli.sim_mut().emit_stderr(b"simulated crash\n");
+    pair.cli.sim_mut().exit(3, pair.now);
     pair.run();
     assert!(pair.is_ended());
     let Some(Err(Error::Ended(ended))) = pair.outcome(call) else {
@@ -623,7 +632,7 @@ fn a_cli_that_neither_reads_nor_is_read_is_closed_after_the_stall_timeout() {
         l.stdin_stall_timeout = Duration::from_secs(10);
     });
     let mut pair = Pair::with(
-        Script::default().with_stop_reading_after(1),
+        Behaviour::default().with_stop_reading_after(1),
         limits,
         Capabilities::default(),
         Transport::Process,
@@ -631,6 +640,7 @@ fn a_cli_that_neither_reads_nor_is_read_is_closed_after_the_stall_timeout() {
     pair.run();
     for _ in 0..2000 {
         pair.cli
+            .sim_mut()
             .request(json!({"subtype": "no_such_thing", "pad": "x".repeat(200)}));
     }
     pair.run();
@@ -668,7 +678,7 @@ fn calc(tools: &[&str]) -> claude_proto::dispatch::McpServerSpec {
 }
 
 fn tools_call(pair: &mut Pair, tool: &str) -> String {
-    pair.cli.request(json!({"subtype": "mcp_message", "server_name": "calc", "message":
+    pair.cli.sim_mut().request(json!({"subtype": "mcp_message", "server_name": "calc", "message":
         {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": tool, "arguments": {}}}}))
 }
 
@@ -677,7 +687,7 @@ fn tools_changed_while_running_are_routed_by_name_and_the_cli_is_told() {
     let mut capabilities = Capabilities::default();
     capabilities.mcp_servers.push(calc(&["add"]));
     let mut pair = Pair::with(
-        Script::default(),
+        Behaviour::default(),
         Limits::default(),
         capabilities,
         Transport::Process,
@@ -689,7 +699,7 @@ fn tools_changed_while_running_are_routed_by_name_and_the_cli_is_told() {
     let early = tools_call(&mut pair, "mul");
     pair.run();
     assert_eq!(pair.started, 0);
-    let answer = pair.cli.answer(&early).expect("answered");
+    let answer = pair.cli.sim().answer(&early).expect("answered");
     assert!(answer.to_string().contains("Unknown tool: mul"), "{answer}");
 
     // Added: the CLI gets `tools/list_changed` and the new list.
@@ -704,7 +714,7 @@ fn tools_changed_while_running_are_routed_by_name_and_the_cli_is_told() {
         pair.outcome(update),
         Some(Ok(CallReply::Answered(_)))
     ));
-    let told = pair.cli.control_requests_received("mcp_message");
+    let told = pair.cli.sim().control_requests_received("mcp_message");
     assert_eq!(told.len(), 1);
     assert_eq!(told[0]["request"]["server_name"], "calc");
     assert_eq!(
@@ -718,10 +728,12 @@ fn tools_changed_while_running_are_routed_by_name_and_the_cli_is_told() {
 
     let list = pair
         .cli
+        .sim_mut()
         .request(json!({"subtype": "mcp_message", "server_name": "calc",
         "message": {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}}));
     pair.run();
-    let listed = &pair.cli.answer(&list).unwrap()["response"]["mcp_response"]["result"]["tools"];
+    let listed =
+        &pair.cli.sim().answer(&list).unwrap()["response"]["mcp_response"]["result"]["tools"];
     let names: Vec<&str> = listed
         .as_array()
         .unwrap()
@@ -744,6 +756,7 @@ fn tools_changed_while_running_are_routed_by_name_and_the_cli_is_told() {
     pair.run();
     assert!(
         pair.cli
+            .sim()
             .answer(&call)
             .unwrap()
             .to_string()
@@ -763,17 +776,24 @@ fn tools_changed_while_running_are_routed_by_name_and_the_cli_is_told() {
     assert!(pair.held.is_empty());
     assert!(
         pair.cli
+            .sim()
             .answer(&late)
             .unwrap()
             .to_string()
             .contains("Unknown tool: mul")
     );
-    assert_eq!(pair.cli.control_requests_received("mcp_message").len(), 2);
+    assert_eq!(
+        pair.cli
+            .sim()
+            .control_requests_received("mcp_message")
+            .len(),
+        2
+    );
 }
 
 #[test]
 fn changing_the_tools_of_an_unknown_server_fails_and_tells_the_cli_nothing() {
-    let mut pair = Pair::new(Script::default());
+    let mut pair = Pair::new(Behaviour::default());
     started(&mut pair);
     let now = pair.now;
     let update = pair.command(|waiter| Command::UpdateMcpServer {
@@ -786,7 +806,12 @@ fn changing_the_tools_of_an_unknown_server_fails_and_tells_the_cli_nothing() {
         panic!("expected UnknownMcpServer, got {:?}", pair.outcome(update))
     };
     assert_eq!(name, "calc");
-    assert!(pair.cli.control_requests_received("mcp_message").is_empty());
+    assert!(
+        pair.cli
+            .sim()
+            .control_requests_received("mcp_message")
+            .is_empty()
+    );
 }
 
 // ----- hooks meant to fail closed ------------------------------------------------
@@ -804,7 +829,8 @@ fn blocking_hook() -> Capabilities {
 
 #[test]
 fn blocking_hooks_hold_prompts_until_the_cli_confirms_them() {
-    let script = Script::default().with_policy("initialize", Policy::Delay(Duration::from_secs(1)));
+    let script =
+        Behaviour::default().with_policy("initialize", Policy::Delay(Duration::from_secs(1)));
     let mut pair = Pair::with(
         script,
         Limits::default(),
@@ -817,16 +843,19 @@ fn blocking_hooks_hold_prompts_until_the_cli_confirms_them() {
         pair.initialized.is_empty(),
         "initialize is still unanswered"
     );
-    assert!(pair.cli.user_messages().is_empty(), "the prompt was held");
+    assert!(
+        pair.cli.sim().user_messages().is_empty(),
+        "the prompt was held"
+    );
     assert_eq!(
-        pair.cli.control_requests_received("initialize").len(),
+        pair.cli.sim().control_requests_received("initialize").len(),
         1,
         "initialize went out"
     );
     pair.advance_by(Duration::from_secs(1));
     pair.run();
     assert!(matches!(pair.initialized.as_slice(), [Ok(_)]));
-    assert_eq!(pair.cli.user_messages().len(), 1);
+    assert_eq!(pair.cli.sim().user_messages().len(), 1);
     let turn = pair.collect(pair.turn_of(sent));
     assert_eq!(text(&turn), "echo: hello");
 }
@@ -846,7 +875,7 @@ fn blocking_hooks_the_cli_cannot_honour_refuse_the_session() {
         ),
         ("hooks_applied", json!(false), "did not register the hooks"),
     ] {
-        let script = Script::default().with_initialize_field(field, value);
+        let script = Behaviour::default().with_initialize_field(field, value);
         let mut pair = Pair::with(
             script,
             Limits::default(),
@@ -863,7 +892,7 @@ fn blocking_hooks_the_cli_cannot_honour_refuse_the_session() {
         };
         assert!(reason.contains(says), "{field}: {reason}");
         assert!(
-            pair.cli.user_messages().is_empty(),
+            pair.cli.sim().user_messages().is_empty(),
             "{field}: a prompt went out"
         );
         assert!(matches!(
@@ -880,14 +909,18 @@ fn hooks_that_continue_on_failure_hold_nothing() {
     capabilities
         .hooks
         .register(HookEvent::PreToolUse, None, None, None);
-    let script = Script::default()
+    let script = Behaviour::default()
         .with_policy("initialize", Policy::Delay(Duration::from_secs(1)))
         .with_initialize_field("hook_on_failure_supported", serde_json::Value::Null);
     let mut pair = Pair::with(script, Limits::default(), capabilities, Transport::Process);
     pair.send("hello");
     pair.run();
     assert!(pair.initialized.is_empty());
-    assert_eq!(pair.cli.user_messages().len(), 1, "nothing to hold for");
+    assert_eq!(
+        pair.cli.sim().user_messages().len(),
+        1,
+        "nothing to hold for"
+    );
 }
 
 // ----- the CLI's version --------------------------------------------------------
@@ -906,7 +939,7 @@ fn cli_versions(pair: &Pair) -> Vec<claude_proto::version::VersionCheck> {
 fn an_old_or_silent_cli_gets_one_version_warning() {
     use claude_proto::version::VersionCheck;
     for (value, expect_older) in [(json!("2.0.50"), true), (serde_json::Value::Null, false)] {
-        let script = Script::default().with_initialize_field("claude_code_version", value);
+        let script = Behaviour::default().with_initialize_field("claude_code_version", value);
         let mut pair = Pair::new(script);
         started(&mut pair);
         let sent = pair.send("hello");
@@ -930,13 +963,13 @@ fn an_old_or_silent_cli_gets_one_version_warning() {
 
 #[test]
 fn the_tested_cli_gets_no_warning_and_the_check_can_be_off() {
-    let mut pair = Pair::new(Script::default());
+    let mut pair = Pair::new(Behaviour::default());
     started(&mut pair);
     pair.send("hello");
     pair.run();
     assert!(cli_versions(&pair).is_empty());
 
-    let script = Script::default().with_initialize_field("claude_code_version", json!("1.0.1"));
+    let script = Behaviour::default().with_initialize_field("claude_code_version", json!("1.0.1"));
     let mut pair = Pair::with(
         script,
         limits(|l| l.check_cli_version = false),
@@ -949,7 +982,8 @@ fn the_tested_cli_gets_no_warning_and_the_check_can_be_off() {
 
 #[test]
 fn an_incompatible_cli_is_refused_with_what_to_install() {
-    let script = Script::default().with_initialize_field("claude_code_version", json!("1.0.128"));
+    let script =
+        Behaviour::default().with_initialize_field("claude_code_version", json!("1.0.128"));
     let mut pair = Pair::new(script);
     pair.run_until(Pair::is_ended);
     let [Err(Error::IncompatibleCli { reason })] = pair.initialized.as_slice() else {
@@ -972,13 +1006,13 @@ fn elicitations_and_dialogs_go_to_their_handlers_and_kinds_are_advertised() {
     capabilities.elicitation = true;
     capabilities.user_dialog_kinds = Some(vec!["refusal_fallback_prompt".into()]);
     let mut pair = Pair::with(
-        Script::default(),
+        Behaviour::default(),
         Limits::default(),
         capabilities,
         Transport::Process,
     );
     started(&mut pair);
-    let sent = pair.cli.initialize_request().unwrap();
+    let sent = pair.cli.sim().initialize_request().unwrap();
     assert_eq!(
         sent["supportedDialogKinds"],
         json!(["refusal_fallback_prompt"])
@@ -986,9 +1020,13 @@ fn elicitations_and_dialogs_go_to_their_handlers_and_kinds_are_advertised() {
     pair.jobs = Jobs::Hold;
     let asked = pair
         .cli
+        .sim_mut()
         .request(json!({"subtype": "elicitation", "mcp_server_name": "gh",
         "message": "Which repo?", "mode": "form", "requested_schema": {"type": "object"}}));
-    let shown = pair.cli.request(json!({"subtype": "request_user_dialog",
+    let shown = pair
+        .cli
+        .sim_mut()
+        .request(json!({"subtype": "request_user_dialog",
         "dialog_kind": "refusal_fallback_prompt", "payload": {"x": 1}}));
     pair.run();
     assert_eq!(pair.held.len(), 2);
@@ -1009,33 +1047,37 @@ fn elicitations_and_dialogs_go_to_their_handlers_and_kinds_are_advertised() {
         )))),
     );
     pair.run();
-    let answer = &pair.cli.answer(&asked).unwrap()["response"];
+    let answer = &pair.cli.sim().answer(&asked).unwrap()["response"];
     assert_eq!(answer["action"], "accept");
     assert_eq!(answer["content"], json!({"repo": "a/b"}));
-    let answer = &pair.cli.answer(&shown).unwrap()["response"];
+    let answer = &pair.cli.sim().answer(&shown).unwrap()["response"];
     assert_eq!(answer, &json!({"behavior": "completed", "result": "retry"}));
 }
 
 #[test]
 fn without_handlers_elicitations_are_declined_and_no_dialog_kind_is_advertised() {
-    let mut pair = Pair::new(Script::default());
+    let mut pair = Pair::new(Behaviour::default());
     started(&mut pair);
-    let sent = pair.cli.initialize_request().unwrap();
+    let sent = pair.cli.sim().initialize_request().unwrap();
     assert!(sent.get("supportedDialogKinds").is_none(), "{sent}");
     let asked = pair
         .cli
+        .sim_mut()
         .request(json!({"subtype": "elicitation", "mcp_server_name": "gh",
         "message": "?"}));
-    let shown = pair.cli.request(json!({"subtype": "request_user_dialog",
+    let shown = pair
+        .cli
+        .sim_mut()
+        .request(json!({"subtype": "request_user_dialog",
         "dialog_kind": "k", "payload": {}}));
     pair.run();
     assert_eq!(pair.started, 0);
     assert_eq!(
-        pair.cli.answer(&asked).unwrap()["response"]["action"],
+        pair.cli.sim().answer(&asked).unwrap()["response"]["action"],
         "decline"
     );
     assert_eq!(
-        pair.cli.answer(&shown).unwrap()["response"]["behavior"],
+        pair.cli.sim().answer(&shown).unwrap()["response"]["behavior"],
         "cancelled"
     );
 }
@@ -1045,7 +1087,7 @@ fn a_failing_elicitation_handler_declines() {
     let mut capabilities = Capabilities::default();
     capabilities.elicitation = true;
     let mut pair = Pair::with(
-        Script::default(),
+        Behaviour::default(),
         Limits::default(),
         capabilities,
         Transport::Process,
@@ -1054,20 +1096,21 @@ fn a_failing_elicitation_handler_declines() {
     pair.jobs = Jobs::Hold;
     let asked = pair
         .cli
+        .sim_mut()
         .request(json!({"subtype": "elicitation", "mcp_server_name": "gh",
         "message": "?"}));
     pair.run();
     pair.complete_held(0, Err("no one is here".into()));
     pair.run();
     assert_eq!(
-        pair.cli.answer(&asked).unwrap()["response"]["action"],
+        pair.cli.sim().answer(&asked).unwrap()["response"]["action"],
         "decline"
     );
 }
 
 // ----- fields the CLI reads only at launch ----------------------------------------
 
-fn with_launch_field(script: Script) -> Pair {
+fn with_launch_field(script: Behaviour) -> Pair {
     use claude_proto::model::initialize::InitializeRequest;
     use claude_proto::model::mcp::McpServerConfig;
     Pair::with_initialize(
@@ -1081,13 +1124,16 @@ fn with_launch_field(script: Script) -> Pair {
 
 #[test]
 fn launch_fields_hold_prompts_until_the_cli_answers() {
-    let script = Script::default()
+    let script = Behaviour::default()
         .with_policy("initialize", Policy::Delay(Duration::from_secs(1)))
         .with_initialize_field("mcp_servers_applied", json!(true));
     let mut pair = with_launch_field(script);
     let sent = pair.send("hello");
     pair.run();
-    assert!(pair.cli.user_messages().is_empty(), "the prompt was held");
+    assert!(
+        pair.cli.sim().user_messages().is_empty(),
+        "the prompt was held"
+    );
     pair.advance_by(Duration::from_secs(1));
     pair.run();
     assert!(matches!(pair.initialized.as_slice(), [Ok(_)]));
@@ -1097,7 +1143,7 @@ fn launch_fields_hold_prompts_until_the_cli_answers() {
 
 #[test]
 fn launch_fields_the_cli_did_not_apply_refuse_the_session() {
-    let script = Script::default().with_initialize_field("mcp_servers_applied", json!(false));
+    let script = Behaviour::default().with_initialize_field("mcp_servers_applied", json!(false));
     let mut pair = with_launch_field(script);
     pair.send("hello");
     pair.run_until(Pair::is_ended);
@@ -1108,7 +1154,10 @@ fn launch_fields_the_cli_did_not_apply_refuse_the_session() {
         )
     };
     assert_eq!(fields, &["mcpServers"]);
-    assert!(pair.cli.user_messages().is_empty(), "a prompt went out");
+    assert!(
+        pair.cli.sim().user_messages().is_empty(),
+        "a prompt went out"
+    );
     assert_eq!(pair.ended[0].reason(), EndReason::LaunchFieldsNotApplied);
 }
 
@@ -1116,7 +1165,8 @@ fn launch_fields_the_cli_did_not_apply_refuse_the_session() {
 
 #[test]
 fn a_big_prompt_held_for_confirmation_does_not_stop_reading() {
-    let script = Script::default().with_policy("initialize", Policy::Delay(Duration::from_secs(1)));
+    let script =
+        Behaviour::default().with_policy("initialize", Policy::Delay(Duration::from_secs(1)));
     let mut pair = Pair::with(
         script,
         Limits::default(),
@@ -1140,7 +1190,7 @@ fn a_big_prompt_held_for_confirmation_does_not_stop_reading() {
     let turn = pair.collect(pair.turn_of(sent));
     assert!(text(&turn).starts_with("echo: xxx"));
     // Over the budget, a held prompt is refused as any other.
-    let script = Script::default().with_policy("initialize", Policy::Never);
+    let script = Behaviour::default().with_policy("initialize", Policy::Never);
     let mut pair = Pair::with(
         script,
         Limits::default(),
@@ -1158,7 +1208,7 @@ fn a_big_prompt_held_for_confirmation_does_not_stop_reading() {
 fn the_clis_requests_are_answered_while_prompts_are_held() {
     let mut capabilities = blocking_hook();
     capabilities.mcp_servers.push(calc(&["add"]));
-    let script = Script::default().with_policy("initialize", Policy::Never);
+    let script = Behaviour::default().with_policy("initialize", Policy::Never);
     let mut pair = Pair::with(script, Limits::default(), capabilities, Transport::Process);
     pair.send("hello");
     pair.run();
@@ -1166,12 +1216,13 @@ fn the_clis_requests_are_answered_while_prompts_are_held() {
     // `initialize`: it must not wait behind the hold.
     let asked = pair
         .cli
+        .sim_mut()
         .request(json!({"subtype": "mcp_message", "server_name": "calc",
         "message": {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}}));
     pair.run();
-    assert!(pair.cli.answer(&asked).is_some());
+    assert!(pair.cli.sim().answer(&asked).is_some());
     assert!(
-        pair.cli.user_messages().is_empty(),
+        pair.cli.sim().user_messages().is_empty(),
         "the prompt is still held"
     );
 }
@@ -1179,7 +1230,8 @@ fn the_clis_requests_are_answered_while_prompts_are_held() {
 #[test]
 fn end_input_while_held_waits_for_the_answer_and_a_failed_answer_is_not_a_refusal() {
     // Confirmed: the prompt goes out, then stdin closes.
-    let script = Script::default().with_policy("initialize", Policy::Delay(Duration::from_secs(1)));
+    let script =
+        Behaviour::default().with_policy("initialize", Policy::Delay(Duration::from_secs(1)));
     let mut pair = Pair::with(
         script,
         Limits::default(),
@@ -1189,15 +1241,15 @@ fn end_input_while_held_waits_for_the_answer_and_a_failed_answer_is_not_a_refusa
     let sent = pair.send("hello");
     pair.command(|_| Command::EndInput);
     pair.run();
-    assert!(pair.cli.user_messages().is_empty());
+    assert!(pair.cli.sim().user_messages().is_empty());
     pair.advance_by(Duration::from_secs(1));
     pair.run_until(Pair::is_ended);
-    assert_eq!(pair.cli.user_messages().len(), 1);
+    assert_eq!(pair.cli.sim().user_messages().len(), 1);
     let turn = pair.collect(pair.turn_of(sent));
     assert_eq!(text(&turn), "echo: hello");
     // Never answered: the initialize error says why, the prompt never goes
     // out, and the session does not claim a refusal.
-    let script = Script::default().with_policy("initialize", Policy::Never);
+    let script = Behaviour::default().with_policy("initialize", Policy::Never);
     let mut pair = Pair::with(
         script,
         Limits::default(),
@@ -1211,7 +1263,7 @@ fn end_input_while_held_waits_for_the_answer_and_a_failed_answer_is_not_a_refusa
         pair.initialized.as_slice(),
         [Err(Error::TimedOut { .. })]
     ));
-    assert!(pair.cli.user_messages().is_empty());
+    assert!(pair.cli.sim().user_messages().is_empty());
     assert_ne!(pair.ended[0].reason(), EndReason::HooksNotHonoured);
 }
 
@@ -1219,6 +1271,7 @@ fn end_input_while_held_waits_for_the_answer_and_a_failed_answer_is_not_a_refusa
 
 fn to_weather(pair: &mut Pair, message: serde_json::Value) -> String {
     pair.cli
+        .sim_mut()
         .request(json!({"subtype": "mcp_message", "server_name": "weather", "message": message}))
 }
 
@@ -1232,13 +1285,17 @@ fn messages_for_an_endpoint_server_reach_it_unchanged_and_its_answers_go_back() 
     let mut capabilities = Capabilities::default();
     capabilities.mcp_endpoints.push("weather".to_owned());
     let mut pair = Pair::with(
-        Script::default(),
+        Behaviour::default(),
         Limits::default(),
         capabilities,
         Transport::Process,
     );
     started(&mut pair);
-    let init = pair.cli.initialize_request().expect("initialize sent");
+    let init = pair
+        .cli
+        .sim()
+        .initialize_request()
+        .expect("initialize sent");
     assert_eq!(init["sdkMcpServers"], json!(["weather"]));
     pair.jobs = Jobs::Hold;
 
@@ -1272,7 +1329,13 @@ fn messages_for_an_endpoint_server_reach_it_unchanged_and_its_answers_go_back() 
     pair.complete_held(0, Ok(Outcome::Mcp(Some(json!("not JSON-RPC")))));
     pair.complete_held(0, Err("the server went away".to_owned()));
     pair.run();
-    let answer = |pair: &Pair, at: usize| pair.cli.answer(&requests[at]).expect("answered").clone();
+    let answer = |pair: &Pair, at: usize| {
+        pair.cli
+            .sim()
+            .answer(&requests[at])
+            .expect("answered")
+            .clone()
+    };
     assert_eq!(answer(&pair, 0)["response"]["mcp_response"], listed);
     assert_eq!(
         answer(&pair, 1)["response"]["mcp_response"]["result"],
@@ -1294,7 +1357,12 @@ fn endpoint_notifications_do_not_wait_for_a_handler_slot() {
     capabilities.mcp_endpoints.push("weather".to_owned());
     let mut limits = Limits::default();
     limits.max_concurrent_handlers = 1;
-    let mut pair = Pair::with(Script::default(), limits, capabilities, Transport::Process);
+    let mut pair = Pair::with(
+        Behaviour::default(),
+        limits,
+        capabilities,
+        Transport::Process,
+    );
     started(&mut pair);
     pair.jobs = Jobs::Hold;
     let call = |id: u64| {

@@ -10,19 +10,19 @@ use std::time::Duration;
 use claude_proto::model::MessageType;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::transcript::SessionKey;
-use claude_proto_fake_cli::Script;
 use claude_proto_host::{
     CallReply, Capabilities, Command, Event, Limits, MirrorConfig, MirrorFailure, State,
     TimeoutReason, Transport,
 };
+use claude_proto_testkit::Behaviour;
 use serde_json::{Value, json};
-use support::Pair;
+use support::{Pair, Served};
 
 const PROJECTS: &str = "/cfg/projects";
 
 fn mirrored(change: impl FnOnce(&mut MirrorConfig)) -> Pair {
     let mut pair = Pair::with(
-        Script::default(),
+        Behaviour::default(),
         Limits::default(),
         Capabilities::default(),
         Transport::Process,
@@ -78,8 +78,8 @@ fn mirror_lines_in_events(pair: &Pair) -> usize {
 #[test]
 fn a_turns_lines_go_to_the_store_in_order_at_its_result_and_not_to_the_user() {
     let mut pair = mirrored(|_| {});
-    pair.cli.emit(frame("s1", &["a", "b"]));
-    pair.cli.emit(frame("s1", &["c"]));
+    pair.cli.sim_mut().emit(frame("s1", &["a", "b"]));
+    pair.cli.sim_mut().emit(frame("s1", &["c"]));
     pair.run();
     assert!(pair.appends.is_empty(), "batched until the turn ends");
     pair.send("hello");
@@ -95,14 +95,14 @@ fn a_turns_lines_go_to_the_store_in_order_at_its_result_and_not_to_the_user() {
 #[test]
 fn keys_are_appended_one_at_a_time_in_first_seen_order() {
     let mut pair = mirrored(|_| {});
-    pair.cli.emit(frame("s1", &["a"]));
+    pair.cli.sim_mut().emit(frame("s1", &["a"]));
     let sub = json!({
         "type": "transcript_mirror",
         "filePath": format!("{PROJECTS}/-work/s1/subagents/agent-x.jsonl"),
         "entries": [{"type": "user", "uuid": "x1"}],
     });
-    pair.cli.emit(sub);
-    pair.cli.emit(frame("s1", &["b"]));
+    pair.cli.sim_mut().emit(sub);
+    pair.cli.sim_mut().emit(frame("s1", &["b"]));
     pair.send("go");
     pair.run();
     assert_eq!(pair.appends.len(), 1, "the next waits for the first");
@@ -118,7 +118,7 @@ fn keys_are_appended_one_at_a_time_in_first_seen_order() {
 #[test]
 fn a_failing_append_is_retried_after_its_backoff_then_reported_and_the_session_goes_on() {
     let mut pair = mirrored(|_| {});
-    pair.cli.emit(frame("s1", &["a"]));
+    pair.cli.sim_mut().emit(frame("s1", &["a"]));
     pair.send("one");
     pair.run();
     pair.store_answers(Err("connection refused"));
@@ -157,7 +157,7 @@ fn a_failing_append_is_retried_after_its_backoff_then_reported_and_the_session_g
     );
 
     // The next turn's lines still go out.
-    pair.cli.emit(frame("s1", &["b"]));
+    pair.cli.sim_mut().emit(frame("s1", &["b"]));
     pair.send("two");
     pair.run();
     assert_eq!(uuids(&pair.store_answers(Ok(()))), ["b"]);
@@ -166,11 +166,11 @@ fn a_failing_append_is_retried_after_its_backoff_then_reported_and_the_session_g
 #[test]
 fn a_transient_failure_loses_nothing() {
     let mut pair = mirrored(|_| {});
-    pair.cli.emit(frame("s1", &["a", "b"]));
+    pair.cli.sim_mut().emit(frame("s1", &["a", "b"]));
     pair.send("one");
     pair.run();
     pair.store_answers(Err("busy"));
-    pair.cli.emit(frame("s1", &["c"]));
+    pair.cli.sim_mut().emit(frame("s1", &["c"]));
     pair.send("two");
     pair.run();
     pair.run_until(|p| !p.appends.is_empty());
@@ -187,10 +187,10 @@ fn a_transient_failure_loses_nothing() {
 #[test]
 fn an_append_past_its_deadline_is_abandoned_not_retried_and_the_next_goes_out() {
     let mut pair = mirrored(|c| c.append_timeout = Duration::from_secs(5));
-    pair.cli.emit(frame("s1", &["a"]));
+    pair.cli.sim_mut().emit(frame("s1", &["a"]));
     pair.send("one");
     pair.run();
-    pair.cli.emit(frame("s1", &["b"]));
+    pair.cli.sim_mut().emit(frame("s1", &["b"]));
     pair.send("two");
     pair.run();
     let hung = pair.appends[0].id;
@@ -218,12 +218,14 @@ fn a_store_that_is_down_cannot_grow_memory_past_the_bound() {
         c.max_buffered_bytes = 4096;
         c.append_timeout = Duration::from_secs(3600);
     });
-    pair.cli.emit(frame("s1", &["first"]));
+    pair.cli.sim_mut().emit(frame("s1", &["first"]));
     pair.send("one");
     pair.run();
     assert_eq!(pair.appends.len(), 1, "the store never answers this one");
     for i in 0..200 {
-        pair.cli.emit(frame("s1", &[&format!("line-{i}")]));
+        pair.cli
+            .sim_mut()
+            .emit(frame("s1", &[&format!("line-{i}")]));
     }
     pair.run();
     let failed = failures(&pair);
@@ -245,7 +247,7 @@ fn flush_sends_at_once_and_resolves_when_the_store_has_everything() {
         pair.outcome(idle),
         Some(Ok(CallReply::MirrorSettled))
     ));
-    pair.cli.emit(frame("s1", &["a"]));
+    pair.cli.sim_mut().emit(frame("s1", &["a"]));
     pair.run();
     let flush = pair.command(|waiter| Command::FlushMirror { waiter });
     pair.run();
@@ -266,9 +268,9 @@ fn flush_sends_at_once_and_resolves_when_the_store_has_everything() {
 
 #[test]
 fn without_a_mirror_lines_reach_the_user_and_flush_resolves_at_once() {
-    let mut pair = Pair::new(Script::default());
+    let mut pair = Pair::new(Behaviour::default());
     pair.run();
-    pair.cli.emit(frame("s1", &["a"]));
+    pair.cli.sim_mut().emit(frame("s1", &["a"]));
     pair.run();
     assert_eq!(mirror_lines_in_events(&pair), 1);
     let flush = pair.command(|waiter| Command::FlushMirror { waiter });
@@ -282,7 +284,7 @@ fn without_a_mirror_lines_reach_the_user_and_flush_resolves_at_once() {
 #[test]
 fn the_last_lines_are_stored_before_the_session_lets_go() {
     let mut pair = mirrored(|_| {});
-    pair.cli.emit(frame("s1", &["a"]));
+    pair.cli.sim_mut().emit(frame("s1", &["a"]));
     pair.run();
     pair.command(|_| Command::Close);
     pair.run_until(|p| p.is_ended());
@@ -296,7 +298,7 @@ fn the_last_lines_are_stored_before_the_session_lets_go() {
 #[test]
 fn the_final_flush_is_bounded_by_the_append_deadline() {
     let mut pair = mirrored(|c| c.append_timeout = Duration::from_secs(2));
-    pair.cli.emit(frame("s1", &["a"]));
+    pair.cli.sim_mut().emit(frame("s1", &["a"]));
     pair.run();
     pair.command(|_| Command::Close);
     pair.run_until(|p| p.is_ended());
@@ -309,12 +311,13 @@ fn the_final_flush_is_bounded_by_the_append_deadline() {
 #[test]
 fn lines_from_another_config_directory_or_malformed_are_reported_not_fatal() {
     let mut pair = mirrored(|_| {});
-    pair.cli.emit(json!({
+    pair.cli.sim_mut().emit(json!({
         "type": "transcript_mirror",
         "filePath": "/elsewhere/projects/-work/s1.jsonl",
         "entries": [{"type": "user", "uuid": "a"}],
     }));
     pair.cli
+        .sim_mut()
         .emit(json!({"type": "transcript_mirror", "entries": 7}));
     pair.run();
     let failed = failures(&pair);
@@ -331,9 +334,9 @@ fn lines_from_another_config_directory_or_malformed_are_reported_not_fatal() {
 #[test]
 fn eager_mode_appends_each_line_one_append_at_a_time() {
     let mut pair = mirrored(|c| c.eager = true);
-    pair.cli.emit(frame("s1", &["a"]));
-    pair.cli.emit(frame("s1", &["b"]));
-    pair.cli.emit(frame("s1", &["c"]));
+    pair.cli.sim_mut().emit(frame("s1", &["a"]));
+    pair.cli.sim_mut().emit(frame("s1", &["b"]));
+    pair.cli.sim_mut().emit(frame("s1", &["c"]));
     pair.run();
     assert_eq!(pair.appends.len(), 1);
     assert_eq!(uuids(&pair.store_answers(Ok(()))), ["a"]);
@@ -346,10 +349,10 @@ fn eager_mode_appends_each_line_one_append_at_a_time() {
 #[test]
 fn a_batch_past_its_bounds_goes_out_before_the_turn_ends() {
     let mut pair = mirrored(|c| c.batch_entries = 3);
-    pair.cli.emit(frame("s1", &["a", "b"]));
+    pair.cli.sim_mut().emit(frame("s1", &["a", "b"]));
     pair.run();
     assert!(pair.appends.is_empty());
-    pair.cli.emit(frame("s1", &["c", "d"]));
+    pair.cli.sim_mut().emit(frame("s1", &["c", "d"]));
     pair.run();
     assert_eq!(uuids(&pair.appends[0].entries), ["a", "b", "c", "d"]);
 }
@@ -411,7 +414,7 @@ mod interleavings {
                         let session = format!("s{key}");
                         let ids: Vec<String> = (0..n).map(|_| { next += 1; format!("u{next}") }).collect();
                         let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-                        pair.cli.emit(frame(&session, &refs));
+                        pair.cli.sim_mut().emit(frame(&session, &refs));
                         sent.entry(session).or_default().extend(ids);
                     }
                     Step::Flush => {

@@ -8,11 +8,11 @@ mod support;
 use std::time::Duration;
 
 use claude_proto::model::hooks::HookEvent;
-use claude_proto_fake_cli::Script;
 use claude_proto_host::run_end::{DEFAULT_CEILING, MAX_CEILING, ceiling_from};
 use claude_proto_host::{Capabilities, Command, Event, Limits, Transport};
+use claude_proto_testkit::Behaviour;
 use serde_json::{Value, json};
-use support::Pair;
+use support::{Pair, Served};
 
 const CEILING: Duration = Duration::from_secs(600);
 
@@ -39,7 +39,7 @@ fn run(capabilities: Capabilities, ceiling: Option<Duration>) -> Pair {
 /// is what is seen.
 fn lingering(capabilities: Capabilities) -> Pair {
     Pair::with(
-        Script::default().with_linger(),
+        Behaviour::default().with_linger(),
         Limits::default(),
         capabilities,
         Transport::Process,
@@ -81,7 +81,7 @@ fn result() -> Value {
 
 fn emit(pair: &mut Pair, lines: &[Value]) {
     for line in lines {
-        pair.cli.emit(line.clone());
+        pair.cli.sim_mut().emit(line.clone());
     }
     pair.run();
 }
@@ -102,7 +102,11 @@ fn with_nothing_to_call_back_stdin_closes_after_the_prompt() {
     });
     pair.run();
     assert!(!stdin_open(&pair));
-    assert_eq!(pair.cli.user_messages().len(), 1, "the prompt went first");
+    assert_eq!(
+        pair.cli.sim().user_messages().len(),
+        1,
+        "the prompt went first"
+    );
 }
 
 /// Every kind of handler counts as something the CLI may call back; with
@@ -334,7 +338,7 @@ fn work_after_the_end_reopens_the_run_until_stdin_closed() {
 /// (`sdk_host_only`) are not the user's; the ones the user opted into are.
 #[test]
 fn host_only_session_state_is_not_delivered() {
-    let mut pair = Pair::new(Script::default().with_linger());
+    let mut pair = Pair::new(Behaviour::default().with_linger());
     pair.run();
     emit(&mut pair, &[state("running")]);
     let mut own = state("idle");
@@ -369,7 +373,7 @@ fn a_cli_that_outstays_the_ceiling_after_the_end_is_closed() {
 
     let mut pair = running_run(Some(CEILING));
     emit(&mut pair, &[state("idle")]);
-    pair.cli.exit(0, pair.now);
+    pair.cli.sim_mut().exit(0, pair.now);
     pair.run_until(Pair::is_ended);
     assert!(pair.signals.is_empty(), "{:?}", pair.signals);
 }

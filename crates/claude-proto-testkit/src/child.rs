@@ -44,6 +44,7 @@ use serde_json::{Value, json};
 
 use crate::engine::{FAILURE_EXIT_CODE, Report, ScriptedCli, Settings};
 use crate::script::{Script, ScriptError};
+use crate::serve::Signal;
 use crate::step::{Difference, Failure, FailureKind, Steps};
 
 /// The environment variable naming the script file the binary runs.
@@ -638,6 +639,10 @@ fn failure_to_json(failure: &Failure) -> Value {
         FailureKind::QueueFull { limit } => json!({"queue_full": {"limit": limit}}),
         FailureKind::Unresolved { what } => json!({"unresolved": {"what": what}}),
         FailureKind::InvalidStep(why) => json!({"invalid_step": why}),
+        FailureKind::Signalled { signal } => json!({"signalled": {"signal": match signal {
+            Signal::Term => "term",
+            Signal::Kill => "kill",
+        }}}),
     };
     json!({"step": failure.step, "label": failure.label, "kind": kind})
 }
@@ -696,6 +701,14 @@ fn failure_from_json(value: &Value) -> Result<Failure, String> {
     } else if let Some(u) = k.get("unresolved") {
         FailureKind::Unresolved {
             what: text(u, "what")?,
+        }
+    } else if let Some(s) = k.get("signalled") {
+        FailureKind::Signalled {
+            signal: match s["signal"].as_str() {
+                Some("kill") => Signal::Kill,
+                Some("term") => Signal::Term,
+                _ => return Err(String::from("signal is neither kill nor term")),
+            },
         }
     } else if k.get("invalid_step").is_some() {
         FailureKind::InvalidStep(text(k, "invalid_step")?)

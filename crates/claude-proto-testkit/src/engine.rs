@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 use crate::diff::{self, Bindings, Mode};
+use crate::serve::{Behaviour, Signal, Simulation};
 use crate::step::{Failure, FailureKind, Matcher, Outgoing, Reply, Step, Steps};
 
 /// How long an expecting step waits by default.
@@ -31,6 +32,9 @@ const MAX_PENDING_OUTPUT: usize = 1 << 20;
 /// How many bytes of lines [`ScriptedCli::read_ahead`] prepares at most
 /// before their steps run.
 const MAX_READ_AHEAD: usize = 1 << 20;
+/// The most bytes a serving simulation hands over at once
+/// ([`ScriptedCli::poll_stdout`]).
+const SERVED_CHUNK: usize = 64 * 1024;
 /// The exit code of a scripted CLI whose script failed (`EX_SOFTWARE`):
 /// distinct from the codes a script's own [`Step::Exit`] usually gives.
 pub const FAILURE_EXIT_CODE: i32 = 70;
@@ -50,6 +54,7 @@ pub struct Settings {
     pub(crate) max_queued_bytes: usize,
     pub(crate) allow_trailing_lines: bool,
     pub(crate) keep_received_bytes: usize,
+    pub(crate) serve: Option<Behaviour>,
 }
 
 impl Default for Settings {
@@ -62,6 +67,7 @@ impl Default for Settings {
             max_queued_bytes: DEFAULT_MAX_QUEUED_BYTES,
             allow_trailing_lines: false,
             keep_received_bytes: DEFAULT_KEEP_RECEIVED_BYTES,
+            serve: None,
         }
     }
 }
@@ -125,6 +131,21 @@ impl Settings {
     /// [`FailureKind::Unexpected`] (default: not allowed).
     pub fn allow_trailing_lines(mut self, allow: bool) -> Self {
         self.allow_trailing_lines = allow;
+        self
+    }
+
+    /// After the last step, serves by itself as `behaviour` says instead
+    /// of waiting for the program's end: every prompt is answered with a
+    /// turn, every control request as the real CLI answers it (or as the
+    /// behaviour's policies say), until it exits (see [`crate::serve`]).
+    /// A script of no steps that serves is a whole CLI. The lines the
+    /// steps left unread are the first it serves; an `initialize` already
+    /// answered stays answered (its hooks and MCP servers are known).
+    /// While it serves, [`ScriptedCli::serving_mut`] reaches it. A script
+    /// that serves cannot be saved for the child runner yet
+    /// ([`Script::to_json`](crate::Script::to_json) says so).
+    pub fn serve(mut self, behaviour: Behaviour) -> Self {
+        self.serve = Some(behaviour);
         self
     }
 
@@ -248,6 +269,9 @@ enum Phase {
     Exited,
     /// A [`Step::Hang`]: nothing more is read or written.
     Hung,
+    /// The steps are done and the simulation answers by itself
+    /// ([`Settings::serve`]).
+    Serving,
 }
 
 /// The scripted CLI: runs steps from a [`Steps`] source against a program,
@@ -335,6 +359,8 @@ pub struct ScriptedCli {
     ahead_bytes: usize,
     /// The source has no more steps.
     source_done: bool,
+    /// What answers once the steps are done, with [`Settings::serve`].
+    serving: Option<Box<Simulation>>,
 }
 
 /// Which queued line a step takes.
@@ -391,6 +417,7 @@ impl ScriptedCli {
             ahead: VecDeque::new(),
             ahead_bytes: 0,
             source_done: false,
+            serving: None,
         };
         cli.advance(now);
         cli
@@ -399,6 +426,10 @@ impl ScriptedCli {
     /// Bytes the program wrote, in any chunking. Ignored once the CLI no
     /// longer reads ([`wants_stdin`](Self::wants_stdin) is false).
     pub fn handle_stdin(&mut self, mut bytes: &[u8], now: Instant) {
+        if let Some(simulation) = self.serving.as_mut() {
+            simulation.handle_stdin(bytes, now);
+            return self.settle_serving();
+        }
         while !bytes.is_empty() && self.wants_stdin() {
             let newline = claude_proto::find_newline(bytes);
             let take = newline.map_or(bytes.len(), |at| at + 1);
@@ -443,6 +474,10 @@ impl ScriptedCli {
     /// The program closed its end (the CLI's stdin reached its end). A
     /// partial last line without a newline is taken as a line.
     pub fn handle_stdin_end(&mut self, now: Instant) {
+        if let Some(simulation) = self.serving.as_mut() {
+            simulation.handle_stdin_end(now);
+            return self.settle_serving();
+        }
         if !self.wants_stdin() {
             return;
         }
@@ -459,19 +494,77 @@ impl ScriptedCli {
 
     /// Time passed: call at (or after) [`poll_timeout`](Self::poll_timeout).
     pub fn handle_timeout(&mut self, now: Instant) {
+        if let Some(simulation) = self.serving.as_mut() {
+            simulation.handle_timeout(now);
+            return self.settle_serving();
+        }
         self.advance(now);
+    }
+
+    /// A signal from the program: a serving CLI takes it as its behaviour
+    /// says ([`Behaviour::ignore_sigterm`]); otherwise `Term` exits 143 and
+    /// `Kill` 137, as a process would. Steps not done by then fail the run
+    /// ([`FailureKind::Signalled`]).
+    pub fn handle_signal(&mut self, signal: Signal, now: Instant) {
+        if let Some(simulation) = self.serving.as_mut() {
+            simulation.handle_signal(signal, now);
+            return self.settle_serving();
+        }
+        let code = match signal {
+            Signal::Term => 143,
+            Signal::Kill => 137,
+        };
+        match self.phase {
+            Phase::Exited => {}
+            Phase::Running => {
+                let failure = Failure::new(
+                    self.step,
+                    self.label.clone(),
+                    FailureKind::Signalled { signal },
+                );
+                self.exit(Err(failure), code);
+            }
+            Phase::Finished { .. } => self.exit(Ok(()), code),
+            // The run passed when it hung: only the process ends.
+            Phase::Hung | Phase::Serving => {
+                self.phase = Phase::Exited;
+                self.stdout_closed = true;
+                self.report.exit_code = Some(code);
+            }
+        }
     }
 
     /// The next line to write to the program, newline included.
     pub fn poll_stdout(&mut self) -> Option<Vec<u8>> {
-        let line = self.stdout.pop_front()?;
-        self.stdout_bytes -= line.len();
-        Some(line)
+        self.poll_stdout_at_most(usize::MAX)
+    }
+
+    /// Like [`poll_stdout`](Self::poll_stdout), but at most `max` bytes: a
+    /// line longer than that comes in pieces, to play a pipe that splits
+    /// lines anywhere. `None` when nothing waits (or `max` is 0).
+    pub fn poll_stdout_at_most(&mut self, max: usize) -> Option<Vec<u8>> {
+        if max == 0 {
+            return None;
+        }
+        if let Some(mut line) = self.stdout.pop_front() {
+            if line.len() > max {
+                let rest = line.split_off(max);
+                self.stdout.push_front(rest);
+            }
+            self.stdout_bytes -= line.len();
+            return Some(line);
+        }
+        let simulation = self.serving.as_mut()?;
+        let bytes = simulation.poll_stdout(max.min(SERVED_CHUNK));
+        self.settle_serving();
+        bytes
     }
 
     /// The next text to write to stderr, newline included.
     pub fn poll_stderr(&mut self) -> Option<Vec<u8>> {
-        self.stderr.pop_front()
+        self.stderr
+            .pop_front()
+            .or_else(|| self.serving.as_mut()?.poll_stderr())
     }
 
     /// When to call [`handle_timeout`](Self::handle_timeout) next; `None`:
@@ -481,6 +574,7 @@ impl ScriptedCli {
     /// again (an instant already past means "at once").
     pub fn poll_timeout(&self) -> Option<Instant> {
         match self.phase {
+            Phase::Serving => self.serving.as_ref()?.poll_timeout(),
             Phase::Exited | Phase::Hung => None,
             Phase::Finished { deadline } => Some(deadline),
             Phase::Running => match self.active.as_ref()? {
@@ -496,14 +590,24 @@ impl ScriptedCli {
     /// Whether the scripted CLI still reads its stdin: false once it has
     /// exited, failed or hung. Bytes given after that are dropped.
     pub fn wants_stdin(&self) -> bool {
-        matches!(self.phase, Phase::Running | Phase::Finished { .. }) && !self.stdin_ended
+        match &self.serving {
+            Some(simulation) => self.phase == Phase::Serving && simulation.wants_stdin(),
+            None => {
+                matches!(self.phase, Phase::Running | Phase::Finished { .. }) && !self.stdin_ended
+            }
+        }
     }
 
     /// Whether the scripted CLI's output has ended (it exited or failed):
     /// once the queued output is written, close the program's reading end.
     /// False while it hangs.
     pub fn stdout_closed(&self) -> bool {
-        self.stdout_closed
+        match &self.serving {
+            Some(simulation) if self.phase == Phase::Serving => {
+                self.stdout.is_empty() && simulation.stdout_closed()
+            }
+            _ => self.stdout_closed,
+        }
     }
 
     /// The outcome, once the run is over: the report when every step
@@ -521,9 +625,31 @@ impl ScriptedCli {
     /// run that passed, the code of a [`Step::Exit`], or
     /// [`FAILURE_EXIT_CODE`]; `None` while it runs or hangs.
     pub fn exit_code(&self) -> Option<i32> {
-        self.report
-            .exit_code
-            .filter(|_| self.phase == Phase::Exited)
+        match &self.serving {
+            Some(simulation) if self.phase == Phase::Serving => simulation.exit_code(),
+            _ => self
+                .report
+                .exit_code
+                .filter(|_| self.phase == Phase::Exited),
+        }
+    }
+
+    /// The simulation answering by itself once the steps are done
+    /// ([`Settings::serve`]): write any traffic through it, see what the
+    /// program sent. `None` before (or without) serving.
+    pub fn serving(&self) -> Option<&Simulation> {
+        self.serving
+            .as_deref()
+            .filter(|_| self.phase == Phase::Serving)
+    }
+
+    /// [`serving`](Self::serving), to write through it. Drain the outputs
+    /// after using it, as after any input.
+    pub fn serving_mut(&mut self) -> Option<&mut Simulation> {
+        match self.phase {
+            Phase::Serving => self.serving.as_deref_mut(),
+            _ => None,
+        }
     }
 
     /// Reads one complete line: `initialize` answered, ignored lines
@@ -624,7 +750,7 @@ impl ScriptedCli {
     fn advance(&mut self, now: Instant) {
         loop {
             match self.phase {
-                Phase::Exited | Phase::Hung => return,
+                Phase::Exited | Phase::Hung | Phase::Serving => return,
                 Phase::Finished { deadline } => {
                     self.finished(now, deadline);
                     return;
@@ -633,6 +759,10 @@ impl ScriptedCli {
             }
             if self.active.is_none() {
                 match self.next_taken() {
+                    None if self.settings.serve.is_some() => {
+                        self.start_serving(now);
+                        return;
+                    }
                     None => {
                         self.step_over("after the last step");
                         self.phase = Phase::Finished {
@@ -1129,6 +1259,73 @@ impl ScriptedCli {
 
     fn report_now(&self) -> Report {
         self.report.clone()
+    }
+
+    /// The steps are done: the simulation takes over, with the lines the
+    /// steps left unread and what the program has said so far.
+    fn start_serving(&mut self, now: Instant) {
+        let Some(behaviour) = self.settings.serve.take() else {
+            return;
+        };
+        self.step_over("serving after the last step");
+        let mut simulation = Simulation::new(behaviour, now);
+        if let Some(initialize) = &self.report.initialize {
+            simulation.adopt_initialize(initialize);
+        }
+        for line in std::mem::take(&mut self.inbox) {
+            let mut bytes = line.text.into_bytes();
+            bytes.push(b'\n');
+            simulation.handle_stdin(&bytes, now);
+        }
+        self.inbox_bytes = 0;
+        let partial = std::mem::take(&mut self.partial);
+        if !partial.is_empty() {
+            simulation.handle_stdin(&partial, now);
+        }
+        if self.stdin_ended {
+            simulation.handle_stdin_end(now);
+        }
+        self.serving = Some(Box::new(simulation));
+        self.phase = Phase::Serving;
+        self.settle_serving();
+    }
+
+    /// Once the simulation has exited, the run's outcome is known: it
+    /// passed (a simulation has no steps to fail), with its exit code and
+    /// what it read.
+    fn settle_serving(&mut self) {
+        let Some(simulation) = self.serving.as_ref() else {
+            return;
+        };
+        let Some(code) = simulation.exit_code() else {
+            return;
+        };
+        if self.report.exit_code.is_some() {
+            return;
+        }
+        self.report.exit_code = Some(code);
+        for line in simulation.received() {
+            self.report.lines_received += 1;
+            let text = match line {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            if self.kept_bytes + text.len() <= self.settings.keep_received_bytes
+                && self.report.received_complete
+            {
+                self.kept_bytes += text.len();
+                self.report.received.push(text);
+            } else {
+                self.report.received_complete = false;
+            }
+        }
+        if let Some(initialize) = simulation.initialize_request() {
+            self.report.initialize = Some(json!({
+                "type": "control_request",
+                "request": initialize,
+            }));
+        }
+        self.outcome = Some(Ok(self.report_now()));
     }
 
     /// The scripted CLI exits with `code`: its output ends.

@@ -124,6 +124,7 @@ pub mod model_api;
 mod pipe;
 mod run;
 mod script;
+pub mod serve;
 mod step;
 #[cfg(feature = "tokio")]
 pub mod tokio;
@@ -136,4 +137,5 @@ pub use model_api::ModelApi;
 pub use pipe::{PipeReader, PipeWriter};
 pub use run::{Finish, ProgramEnds, ScriptRun};
 pub use script::{SCRIPT_FORMAT, Script, ScriptError};
+pub use serve::{BadLine, Behaviour, Extra, Policy, Signal, Simulation};
 pub use step::{CheckFn, Difference, Failure, FailureKind, Matcher, Outgoing, Reply, Step, Steps};

@@ -253,6 +253,14 @@ impl Script {
         self
     }
 
+    /// After the last step, serves by itself as `behaviour` says; see
+    /// [`Settings::serve`]. `Script::new().serve(Behaviour::default())`
+    /// is a whole CLI that echoes every prompt.
+    pub fn serve(mut self, behaviour: crate::Behaviour) -> Self {
+        self.settings = self.settings.serve(behaviour);
+        self
+    }
+
     /// Lets the program send more lines after the last step; see
     /// [`Settings::allow_trailing_lines`].
     pub fn allow_trailing_lines(mut self) -> Self {
@@ -264,6 +272,14 @@ impl Script {
     /// binary runs. Fails on a step it cannot save: a
     /// [`Matcher::Check`] (a closure).
     pub fn to_json(&self) -> Result<Value, ScriptError> {
+        if self.settings.serve.is_some() {
+            return Err(ScriptError::at(
+                0,
+                "a script that serves by itself (Settings::serve) cannot be saved yet: \
+                 run it in process (Script::start) or by hand (ScriptedCli)"
+                    .to_owned(),
+            ));
+        }
         let steps = self
             .steps
             .iter()

@@ -282,6 +282,13 @@ pub enum FailureKind {
     /// The step itself cannot be run (a request that is not a JSON
     /// object, a raw line with a newline in it).
     InvalidStep(String),
+    /// The program ended the scripted CLI with a signal
+    /// ([`ScriptedCli::handle_signal`](crate::ScriptedCli::handle_signal))
+    /// before the steps were done.
+    Signalled {
+        /// The signal.
+        signal: crate::Signal,
+    },
 }
 
 impl Failure {
@@ -318,6 +325,10 @@ impl fmt::Display for Failure {
             FailureKind::Timeout { expected, waited } => {
                 write!(f, "nothing came within {waited:?}\n  expected: {expected}")
             }
+            FailureKind::Signalled { signal } => write!(
+                f,
+                "the program ended the scripted CLI with {signal:?} before the steps were done"
+            ),
             FailureKind::ProgramClosed { expected } => write!(
                 f,
                 "the program closed its end while the step waited\n  expected: {expected}"

@@ -281,3 +281,22 @@ fn connect_outside_a_runtime_is_an_error() {
         claude_proto_testkit::tokio::connect(builder, Script::new()).expect_err("no runtime");
     assert!(error.to_string().contains("tokio runtime"), "{error}");
 }
+
+/// A script of no steps that serves is a whole CLI: an agent's turns, a
+/// model switch and its answers, through the tokio adapter, in process.
+#[tokio::test]
+async fn a_serving_script_is_a_whole_cli() -> Result {
+    let script = Script::new().serve(claude_proto_testkit::Behaviour::default());
+    let (mut claude, run) =
+        claude_proto_testkit::tokio::connect(Claude::builder(Options::default()), script)?;
+    let first = claude.ask("one").await?;
+    assert_eq!(first.text(), Some("echo: one"));
+    claude.set_model("opus").await?;
+    let second = claude.ask("two").await?;
+    assert_eq!(second.text(), Some("echo: two"));
+    claude.close().await?;
+    let report = run.finish().await?;
+    assert_eq!(report.exit_code, Some(0));
+    assert_eq!(report.user_messages().len(), 2);
+    Ok(())
+}

@@ -17,12 +17,12 @@ use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::{InitializeRequest, InitializeResponse};
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::model::user::UserMessage;
-use claude_proto_fake_cli::{FakeCli, Script, Signal as FakeSignal};
 use claude_proto_host::{
     CallReply, Capabilities, Command, Delivery, Error, Host, Job, Limits, MirrorAppend, MirrorId,
     Outcome, Output, ProcessExit, SessionEnded, Signal, State, StdinStep, Transport, TurnCollector,
     TurnId,
 };
+use claude_proto_testkit::{Behaviour, Script, ScriptedCli, Signal as CliSignal, Simulation};
 
 /// How the test's "user" answers jobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +39,7 @@ pub type Waiter = u32;
 /// The pair and everything observed.
 pub struct Pair {
     pub host: Host<Waiter>,
-    pub cli: FakeCli,
+    pub cli: ScriptedCli,
     pub now: Instant,
     /// Read events as they come (`false`: a user who does not read).
     pub reading: bool,
@@ -76,7 +76,7 @@ pub struct Pair {
 
 impl Pair {
     /// A process transport with default limits.
-    pub fn new(script: Script) -> Self {
+    pub fn new(script: Behaviour) -> Self {
         Self::with(
             script,
             Limits::default(),
@@ -86,7 +86,7 @@ impl Pair {
     }
 
     pub fn with(
-        script: Script,
+        script: Behaviour,
         limits: Limits,
         capabilities: Capabilities,
         transport: Transport,
@@ -102,7 +102,7 @@ impl Pair {
 
     /// [`with`](Self::with), sending `initialize` as the request's base.
     pub fn with_initialize(
-        script: Script,
+        script: Behaviour,
         limits: Limits,
         capabilities: Capabilities,
         transport: Transport,
@@ -122,7 +122,10 @@ impl Pair {
         .expect("valid limits");
         Self {
             host,
-            cli: FakeCli::new(script, now),
+            cli: {
+                let (steps, settings) = Script::new().serve(script).into_parts();
+                ScriptedCli::new(steps, settings, now)
+            },
             now,
             reading: true,
             jobs: Jobs::Answer,
@@ -293,8 +296,8 @@ impl Pair {
                 Output::Signal(signal) => {
                     self.signals.push(signal);
                     let signal = match signal {
-                        Signal::Terminate => FakeSignal::Term,
-                        _ => FakeSignal::Kill,
+                        Signal::Terminate => CliSignal::Term,
+                        _ => CliSignal::Kill,
                     };
                     self.cli.handle_signal(signal, self.now);
                 }
@@ -348,7 +351,7 @@ impl Pair {
         if self.stdout_ended || !self.host.wants_stdout() {
             return false;
         }
-        if let Some(bytes) = self.cli.poll_stdout(self.chunk) {
+        if let Some(bytes) = self.cli.poll_stdout_at_most(self.chunk) {
             self.host.handle_stdout(&bytes, self.now);
             return true;
         }
@@ -453,4 +456,25 @@ pub fn allow_outcome(job: &Job) -> Outcome {
 /// The text of a turn's result.
 pub fn text(turn: &claude_proto_host::Turn) -> String {
     turn.text().unwrap_or_default().to_owned()
+}
+
+/// The scripted CLI's simulation, which serves from the start: what the
+/// tests write through and read back.
+pub trait Served {
+    /// The simulation, to read what the host sent.
+    fn sim(&self) -> &Simulation;
+    /// The simulation, to write through it.
+    fn sim_mut(&mut self) -> &mut Simulation;
+}
+
+impl Served for ScriptedCli {
+    fn sim(&self) -> &Simulation {
+        self.serving()
+            .expect("the pair's CLI serves from the start")
+    }
+
+    fn sim_mut(&mut self) -> &mut Simulation {
+        self.serving_mut()
+            .expect("the pair's CLI serves from the start")
+    }
 }

@@ -37,12 +37,15 @@ impl Harness {
 
     fn drain(&mut self) {
         while let Some(bytes) = self.cli.poll_stdout() {
+            // Steps come a line at a time; a serving CLI hands over up to
+            // 64 KiB at once (whole lines here: the tests' are short).
             assert_eq!(bytes.last(), Some(&b'\n'));
             let text = String::from_utf8(bytes).expect("the CLI writes UTF-8");
-            let text = text.trim_end_matches('\n');
-            self.written.push(
-                serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned())),
-            );
+            for text in text.lines() {
+                self.written.push(
+                    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned())),
+                );
+            }
         }
     }
 
@@ -1122,4 +1125,146 @@ fn requests_in_sent_lines_are_found_as_a_value_reads_them() {
     );
     assert_eq!(id(r#"{"type":"user","text":"\"control_request\""}"#), None);
     assert_eq!(id(r#"not json "control_request""#), None);
+}
+
+// ----- serving after the last step (Settings::serve) ------------------------
+
+#[test]
+fn a_script_that_serves_answers_every_prompt_after_its_steps() {
+    let mut h = Harness::new(
+        Script::new()
+            .expect(expect::user_text("first"))
+            .send(cli::result_success("scripted"))
+            .serve(crate::Behaviour::default()),
+    );
+    h.line(initialize("init-1", json!({})));
+    h.line(user("first"));
+    h.line(user("second"));
+    h.line(user("third"));
+    h.close();
+    let results: Vec<&Value> = h.written.iter().filter(|l| l["type"] == "result").collect();
+    assert_eq!(results.len(), 3, "{:?}", h.written);
+    assert_eq!(results[0]["result"], "scripted");
+    assert_eq!(results[1]["result"], "echo: second");
+    assert_eq!(results[2]["result"], "echo: third");
+    // The initialize the steps answered is not answered twice.
+    let answers = h
+        .written
+        .iter()
+        .filter(|l| l["response"]["request_id"] == "init-1")
+        .count();
+    assert_eq!(answers, 1);
+    assert_eq!(h.cli.exit_code(), Some(0));
+    assert!(h.cli.stdout_closed());
+    let report = h.outcome().expect("a serving run passes");
+    assert_eq!(report.exit_code, Some(0));
+    assert_eq!(report.user_messages().len(), 3);
+    assert!(report.initialize.is_some());
+}
+
+#[test]
+fn the_serving_cli_knows_the_hooks_of_an_initialize_the_steps_answered() {
+    let hooks = json!({"PreToolUse": [{"matcher": null, "hookCallbackIds": ["hook_0"]}]});
+    let mut h = Harness::new(
+        Script::new()
+            .expect(expect::user_text("first"))
+            .send(cli::result_success("scripted"))
+            .serve(crate::Behaviour::default()),
+    );
+    h.line(initialize("init-1", hooks));
+    h.line(user("first"));
+    h.line(user("#hook please"));
+    let call = h
+        .written
+        .iter()
+        .find(|l| l["request"]["subtype"] == "hook_callback")
+        .expect("the serving CLI calls the hook the steps saw registered");
+    assert_eq!(call["request"]["callback_id"], "hook_0");
+}
+
+#[test]
+fn through_serving_mut_a_test_writes_any_traffic() {
+    let mut h = Harness::new(Script::new().serve(crate::Behaviour::default().with_linger()));
+    let id = h
+        .cli
+        .serving_mut()
+        .expect("a script of no steps serves from the start")
+        .request(json!({"subtype": "can_use_tool", "tool_name": "Bash", "input": {}}));
+    h.drain();
+    assert_eq!(h.last_request_id(), id);
+    h.line(answer(&id, json!({"behavior": "allow"})));
+    let simulation = h.cli.serving().expect("serving");
+    assert_eq!(simulation.answers_to(&id), 1);
+    assert_eq!(
+        simulation
+            .answer(&id)
+            .map(|a| a["response"]["behavior"].clone()),
+        Some(json!("allow"))
+    );
+}
+
+#[test]
+fn a_signal_before_the_steps_are_done_fails_the_run() {
+    let mut h = Harness::new(Script::new().expect(expect::user_text("never sent")));
+    h.cli.handle_signal(crate::Signal::Term, h.now);
+    assert_eq!(h.cli.exit_code(), Some(143));
+    assert!(h.cli.stdout_closed());
+    assert!(!h.cli.wants_stdin());
+    assert!(matches!(
+        h.failure().kind,
+        FailureKind::Signalled {
+            signal: crate::Signal::Term
+        }
+    ));
+}
+
+#[test]
+fn a_signal_after_the_steps_passes_the_run_with_its_exit_code() {
+    let mut h = Harness::new(Script::new().send(cli::system_init()));
+    h.cli.handle_signal(crate::Signal::Kill, h.now);
+    assert_eq!(h.cli.exit_code(), Some(137));
+    assert_eq!(
+        h.outcome().expect("the steps were done").exit_code,
+        Some(137)
+    );
+}
+
+#[test]
+fn a_serving_cli_takes_signals_as_its_behaviour_says() {
+    let mut stubborn =
+        Harness::new(Script::new().serve(crate::Behaviour::default().with_ignore_sigterm()));
+    stubborn
+        .cli
+        .handle_signal(crate::Signal::Term, stubborn.now);
+    assert_eq!(stubborn.cli.exit_code(), None, "SIGTERM is ignored");
+    stubborn
+        .cli
+        .handle_signal(crate::Signal::Kill, stubborn.now);
+    assert_eq!(stubborn.cli.exit_code(), Some(137));
+    assert_eq!(stubborn.outcome().expect("served").exit_code, Some(137));
+}
+
+#[test]
+fn poll_stdout_at_most_splits_lines_anywhere() {
+    let mut cli = ScriptedCli::new(
+        Script::new().send(json!({"type": "keep_alive"})),
+        Settings::default(),
+        Instant::now(),
+    );
+    let mut pieces = Vec::new();
+    while let Some(piece) = cli.poll_stdout_at_most(5) {
+        assert!(piece.len() <= 5);
+        pieces.extend(piece);
+    }
+    assert_eq!(pieces, b"{\"type\":\"keep_alive\"}\n");
+    assert_eq!(cli.poll_stdout_at_most(0), None);
+}
+
+#[test]
+fn a_script_that_serves_cannot_be_saved_yet_and_says_so() {
+    let error = Script::new()
+        .serve(crate::Behaviour::default())
+        .to_json()
+        .expect_err("a behaviour has no saved form yet");
+    assert!(error.to_string().contains("Script::start"), "{error}");
 }

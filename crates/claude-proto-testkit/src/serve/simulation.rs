@@ -1,34 +1,35 @@
-//! The process side of the fake: stdin framing, host control requests,
-//! stdout/stderr buffers, signals, exit, and the observations.
+//! The serving CLI's process side: stdin framing, the program's control
+//! requests, stdout and stderr, signals, exit, and what a test observes.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Instant;
 
 use serde_json::{Map, Value, json};
 
-use crate::script::{Policy, Script};
-use crate::turn_state::{Prompt, Reply, Turn, Wait};
-use crate::wire::{self, Ids};
+use super::behaviour::{Behaviour, Policy};
+use super::turn_state::{Prompt, Reply, Turn, Wait};
+use super::wire::{self, Ids};
 
-/// A signal the test sends to the fake process.
+/// A signal the program sends the scripted CLI's process
+/// ([`ScriptedCli::handle_signal`](crate::ScriptedCli::handle_signal)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Signal {
-    /// SIGTERM: exit 143, unless [`Script::ignore_sigterm`].
+    /// SIGTERM: exit 143, unless [`Behaviour::ignore_sigterm`].
     Term,
     /// SIGKILL: exit 137, always.
     Kill,
 }
 
-/// A sans-IO fake of the Claude Code CLI in stream-json mode.
-///
-/// Drive it like the real process: give it what the host wrote
-/// ([`handle_stdin`](Self::handle_stdin), [`handle_stdin_end`](Self::handle_stdin_end)),
-/// signals and timeouts; after every input drain
-/// [`poll_stdout`](Self::poll_stdout), [`poll_stderr`](Self::poll_stderr),
-/// then re-read [`poll_timeout`](Self::poll_timeout). It reads no clock:
-/// `now` arguments must not go backwards. All ids are deterministic.
-pub struct FakeCli {
-    pub(crate) script: Script,
+/// The scripted CLI once it serves by itself
+/// ([`Settings::serve`](crate::Settings::serve)): reached through
+/// [`ScriptedCli::serving_mut`](crate::ScriptedCli::serving_mut), which
+/// drives it. Through it a test writes any traffic at any time
+/// ([`emit`](Self::emit), [`request`](Self::request), [`exit`](Self::exit),
+/// ...) and sees what the program sent ([`received`](Self::received),
+/// [`answer`](Self::answer), ...). All ids are deterministic.
+pub struct Simulation {
+    pub(crate) script: Behaviour,
     pub(crate) ids: Ids,
     pub(crate) start: Instant,
     pub(crate) now: Instant,
@@ -62,11 +63,11 @@ pub struct FakeCli {
     pub(crate) last_error: bool,
 }
 
-impl FakeCli {
-    /// Starts the fake process at `now`. The BOM (if scripted) and the
+impl Simulation {
+    /// Starts the scripted CLI at `now`. The BOM (if scripted) and the
     /// scripted stderr lines are ready to poll at once.
-    pub fn new(script: Script, now: Instant) -> Self {
-        let mut cli = FakeCli {
+    pub(crate) fn new(script: Behaviour, now: Instant) -> Self {
+        let mut cli = Simulation {
             ids: Ids::new(),
             start: now,
             now,
@@ -113,7 +114,7 @@ impl FakeCli {
     /// Bytes the host wrote to our stdin, chunked anyhow (lines and UTF-8
     /// characters may be split). Call only while [`wants_stdin`](Self::wants_stdin);
     /// bytes given otherwise stay unread in the "pipe" (dropped after exit).
-    pub fn handle_stdin(&mut self, bytes: &[u8], now: Instant) {
+    pub(crate) fn handle_stdin(&mut self, bytes: &[u8], now: Instant) {
         if self.exit.is_some() || self.stdin_closed {
             return;
         }
@@ -124,16 +125,16 @@ impl FakeCli {
 
     /// The host closed our stdin. Once the CLI has read everything before
     /// it, pending requests fail with "Stream closed", the turns already
-    /// read are finished, and the fake exits (0, or 1 after an error
+    /// read are finished, and the scripted CLI exits (0, or 1 after an error
     /// result) unless the script lingers.
-    pub fn handle_stdin_end(&mut self, now: Instant) {
+    pub(crate) fn handle_stdin_end(&mut self, now: Instant) {
         self.now = now;
         self.stdin_closed = true;
         self.pump();
     }
 
     /// Virtual time reached `now`: fires what [`poll_timeout`](Self::poll_timeout) announced.
-    pub fn handle_timeout(&mut self, now: Instant) {
+    pub(crate) fn handle_timeout(&mut self, now: Instant) {
         self.now = now;
         if self.exit.is_some() {
             return;
@@ -155,7 +156,7 @@ impl FakeCli {
     }
 
     /// Delivers a signal: `Term` exits 143 (unless ignored), `Kill` 137.
-    pub fn handle_signal(&mut self, signal: Signal, now: Instant) {
+    pub(crate) fn handle_signal(&mut self, signal: Signal, now: Instant) {
         match signal {
             Signal::Term if self.script.ignore_sigterm => {}
             Signal::Term => self.exit(143, now),
@@ -167,9 +168,9 @@ impl FakeCli {
 
     /// Takes up to `max` bytes of stdout (lines may be split anywhere);
     /// None when nothing is pending (or `max` is 0). Draining a full pipe (see
-    /// [`Script::stdout_capacity`]) lets the fake continue, so re-read the
+    /// [`Behaviour::stdout_capacity`]) lets the scripted CLI continue, so re-read the
     /// other polls afterwards.
-    pub fn poll_stdout(&mut self, max: usize) -> Option<Vec<u8>> {
+    pub(crate) fn poll_stdout(&mut self, max: usize) -> Option<Vec<u8>> {
         if self.stdout.is_empty() || max == 0 {
             return None;
         }
@@ -183,14 +184,14 @@ impl FakeCli {
     }
 
     /// Takes all pending stderr bytes; None when there are none.
-    pub fn poll_stderr(&mut self) -> Option<Vec<u8>> {
+    pub(crate) fn poll_stderr(&mut self) -> Option<Vec<u8>> {
         (!self.stderr.is_empty()).then(|| std::mem::take(&mut self.stderr))
     }
 
     /// The next instant at which [`handle_timeout`](Self::handle_timeout)
     /// has work (a delayed answer, a turn pause, a scripted exit). None
     /// after exit. Only the scripted exit is due while stdout is full.
-    pub fn poll_timeout(&self) -> Option<Instant> {
+    pub(crate) fn poll_timeout(&self) -> Option<Instant> {
         if self.exit.is_some() {
             return None;
         }
@@ -207,20 +208,20 @@ impl FakeCli {
         exit.into_iter().chain(others).min()
     }
 
-    /// Whether the fake reads stdin now. False after it stopped reading
+    /// Whether the scripted CLI reads stdin now. False after it stopped reading
     /// (script), while its stdout pipe is full, after stdin ended and
     /// after exit: the host's writes would then block.
-    pub fn wants_stdin(&self) -> bool {
+    pub(crate) fn wants_stdin(&self) -> bool {
         self.reading() && !self.stdin_closed
     }
 
     /// True once the process exited and all its stdout was polled.
-    pub fn stdout_closed(&self) -> bool {
+    pub(crate) fn stdout_closed(&self) -> bool {
         self.exit.is_some() && self.stdout.is_empty()
     }
 
     /// The exit status once exited: the code, or 128+signal when killed.
-    pub fn exit_code(&self) -> Option<i32> {
+    pub(crate) fn exit_code(&self) -> Option<i32> {
         self.exit
     }
 
@@ -341,6 +342,29 @@ impl FakeCli {
     }
 
     // ----- internals -----------------------------------------------------
+
+    /// Takes an `initialize` request line the steps already answered: its
+    /// hooks and MCP servers are known from then on.
+    pub(crate) fn adopt_initialize(&mut self, line: &Value) {
+        if let Some(request) = line.get("request") {
+            self.adopt(request);
+        }
+    }
+
+    /// Keeps what an `initialize` request registers.
+    fn adopt(&mut self, request: &Value) {
+        self.initialize = Some(request.clone());
+        if let Some(hooks) = request.get("hooks").and_then(Value::as_object) {
+            self.hooks = hooks.clone();
+        }
+        if let Some(servers) = request.get("sdkMcpServers").and_then(Value::as_array) {
+            self.servers = servers
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect();
+        }
+    }
 
     pub(crate) fn emit_line(&mut self, line: &Value) {
         if self.exit.is_none() {
@@ -491,17 +515,7 @@ impl FakeCli {
         let subtype = field("subtype").unwrap_or("undefined");
         let line = match subtype {
             "initialize" => {
-                self.initialize = Some(request.clone());
-                if let Some(hooks) = request.get("hooks").and_then(Value::as_object) {
-                    self.hooks = hooks.clone();
-                }
-                if let Some(servers) = request.get("sdkMcpServers").and_then(Value::as_array) {
-                    self.servers = servers
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect();
-                }
+                self.adopt(request);
                 let mut payload = wire::initialize(self.script.pid, &self.model, &self.mode);
                 if let Some(fields) = payload.as_object_mut() {
                     for (name, value) in &self.script.initialize_fields {

@@ -1,12 +1,13 @@
-//! What the fake does on its own: the [`Script`] and its parts.
+//! What the serving CLI does on its own: the [`Behaviour`] and its parts.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-/// How the fake treats one subtype of control request sent by the host.
+/// How the scripted CLI treats one subtype of control request sent by the host.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Policy {
     /// Act on it and answer at once (the default for every subtype).
     #[default]
@@ -24,6 +25,7 @@ pub enum Policy {
 /// Something a turn does besides the plain echo, in this order within the
 /// turn: hooks, permission, MCP call, bad lines, then the answer.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Extra {
     /// Announce a `tool_use`, ask `can_use_tool` and wait for the answer.
     /// Allow runs the tool; deny (or an error answer) puts the call into
@@ -62,6 +64,7 @@ pub enum Extra {
 
 /// Lines that are valid NDJSON but hard on typed decoders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BadLine {
     /// A `stream_event` with a field nested 200 arrays deep (beyond
     /// serde_json's default recursion limit of 128), before the answer.
@@ -106,12 +109,13 @@ impl Extra {
     }
 }
 
-/// The fake's automatic behaviour. `Script::default()` is a well-behaved
+/// The scripted CLI's automatic behaviour. `Behaviour::default()` is a well-behaved
 /// CLI: it answers every request at once, echoes each prompt in one turn
 /// (`system/init`, `assistant`, `result` whose `result` is
 /// `"echo: <prompt>"`), and exits 0 when stdin ends.
 #[derive(Clone, Debug)]
-pub struct Script {
+#[non_exhaustive]
+pub struct Behaviour {
     /// Per-subtype policy for host control requests (`initialize` included);
     /// absent subtypes use [`Policy::Answer`].
     pub policies: HashMap<String, Policy>,
@@ -160,9 +164,9 @@ pub struct Script {
     pub initialize_fields: Vec<(String, serde_json::Value)>,
 }
 
-impl Default for Script {
+impl Default for Behaviour {
     fn default() -> Self {
-        Script {
+        Behaviour {
             policies: HashMap::new(),
             bom: false,
             pid: 4242,
@@ -186,7 +190,7 @@ impl Default for Script {
     }
 }
 
-impl Script {
+impl Behaviour {
     /// Replaces a field of the `initialize` answer (`null` removes it).
     pub fn with_initialize_field(mut self, name: &str, value: serde_json::Value) -> Self {
         self.initialize_fields.push((name.to_owned(), value));

@@ -1,11 +1,11 @@
-//! Builders for the lines the fake writes, shaped like (trimmed) lines of
+//! Builders for the lines the scripted CLI writes, shaped like (trimmed) lines of
 //! the recorded CLI 2.1.330 transcripts. Pure functions of their arguments.
 
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-/// The version the fake claims to be.
+/// The version the scripted CLI claims to be.
 pub(crate) const VERSION: &str = "2.1.330";
 /// The model a session starts with.
 pub(crate) const DEFAULT_MODEL: &str = "claude-opus-5-5";

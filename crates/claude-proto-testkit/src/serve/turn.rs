@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::cli::FakeCli;
-use crate::script::{BadLine, Extra};
-use crate::turn_state::{Pending, Prompt, Reply, Step, Turn, Wait, denial};
-use crate::wire::{self, Outcome};
+use super::behaviour::{BadLine, Extra};
+use super::simulation::Simulation;
+use super::turn_state::{Pending, Prompt, Reply, Step, Turn, Wait, denial};
+use super::wire::{self, Outcome};
 
-impl FakeCli {
+impl Simulation {
     fn elapsed(&self) -> Duration {
         self.now.saturating_duration_since(self.start)
     }

@@ -4,20 +4,20 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::{BadLine, Extra, FakeCli, Policy, Script, Signal};
+use super::{BadLine, Behaviour, Extra, Policy, Signal, Simulation};
 
 /// A fake plus a virtual clock and the stdout read so far.
 struct Rig {
-    cli: FakeCli,
+    cli: Simulation,
     now: Instant,
     out: Vec<u8>,
 }
 
 impl Rig {
-    fn new(script: Script) -> Self {
+    fn new(script: Behaviour) -> Self {
         let now = Instant::now();
         Rig {
-            cli: FakeCli::new(script, now),
+            cli: Simulation::new(script, now),
             now,
             out: Vec::new(),
         }
@@ -87,7 +87,7 @@ fn find<'a>(lines: &'a [Value], kind: &str) -> &'a Value {
 
 #[test]
 fn one_byte_chunks_and_split_utf8() {
-    let mut rig = Rig::new(Script::default());
+    let mut rig = Rig::new(Behaviour::default());
     let line = json!({"type": "user", "uuid": "u-1",
                       "message": {"role": "user", "content": "héllo ✓"}})
     .to_string()
@@ -108,7 +108,7 @@ fn one_byte_chunks_and_split_utf8() {
 
 #[test]
 fn initialize_and_full_turn_shapes() {
-    let mut rig = Rig::new(Script::default().with_stream(3, 20, Duration::ZERO));
+    let mut rig = Rig::new(Behaviour::default().with_stream(3, 20, Duration::ZERO));
     rig.control(
         "req_1",
         json!({"subtype": "initialize", "hooks": {"Stop": [{"hookCallbackIds": ["hook_0"]}]},
@@ -160,7 +160,7 @@ fn initialize_and_full_turn_shapes() {
 
 #[test]
 fn queued_prompts_run_in_order() {
-    let mut rig = Rig::new(Script::default().with_turn_delay(Duration::from_secs(1)));
+    let mut rig = Rig::new(Behaviour::default().with_turn_delay(Duration::from_secs(1)));
     rig.prompt("a");
     rig.prompt("b");
     assert_eq!(kinds(&rig.lines()), ["system/init"]);
@@ -183,7 +183,7 @@ fn queued_prompts_run_in_order() {
 
 #[test]
 fn can_use_tool_waits_for_the_answer() {
-    let mut rig = Rig::new(Script::default());
+    let mut rig = Rig::new(Behaviour::default());
     rig.prompt("do it #permission");
     let lines = rig.lines();
     assert_eq!(
@@ -211,7 +211,7 @@ fn can_use_tool_waits_for_the_answer() {
 
 #[test]
 fn allowed_tool_runs() {
-    let script = Script::default().with_extra(Extra::Permission {
+    let script = Behaviour::default().with_extra(Extra::Permission {
         tool_name: "Write".into(),
         input: json!({}),
     });
@@ -232,7 +232,7 @@ fn allowed_tool_runs() {
 
 #[test]
 fn interrupt_ends_the_turn_and_exit_code_is_1() {
-    let mut rig = Rig::new(Script::default().with_stream(5, 8, Duration::from_millis(100)));
+    let mut rig = Rig::new(Behaviour::default().with_stream(5, 8, Duration::from_millis(100)));
     rig.prompt("long");
     rig.advance(Duration::from_millis(150));
     rig.lines();
@@ -252,7 +252,7 @@ fn interrupt_ends_the_turn_and_exit_code_is_1() {
 
 #[test]
 fn interrupt_cancels_pending_permission() {
-    let mut rig = Rig::new(Script::default());
+    let mut rig = Rig::new(Behaviour::default());
     rig.prompt("#permission");
     let id = find(&rig.lines(), "control_request/can_use_tool")["request_id"]
         .as_str()
@@ -280,7 +280,7 @@ fn interrupt_cancels_pending_permission() {
 
 #[test]
 fn policies_never_delay_error() {
-    let script = Script::default()
+    let script = Behaviour::default()
         .with_policy("mcp_status", Policy::Never)
         .with_policy("get_context_usage", Policy::Delay(Duration::from_secs(5)))
         .with_policy("set_model", Policy::Error("nope".into()));
@@ -309,7 +309,7 @@ fn policies_never_delay_error() {
 
 #[test]
 fn control_answers() {
-    let mut rig = Rig::new(Script::default());
+    let mut rig = Rig::new(Behaviour::default());
     rig.control("a", json!({"subtype": "set_model", "model": "sonnet"}));
     rig.control(
         "b",
@@ -339,7 +339,7 @@ fn control_answers() {
 
 #[test]
 fn stops_reading_after_n_lines() {
-    let mut rig = Rig::new(Script::default().with_stop_reading_after(1));
+    let mut rig = Rig::new(Behaviour::default().with_stop_reading_after(1));
     assert!(rig.cli.wants_stdin());
     rig.prompt("one");
     assert!(!rig.cli.wants_stdin());
@@ -357,7 +357,7 @@ fn stops_reading_after_n_lines() {
 
 #[test]
 fn stdin_end_finishes_the_turn_then_exits_0() {
-    let mut rig = Rig::new(Script::default().with_turn_delay(Duration::from_secs(2)));
+    let mut rig = Rig::new(Behaviour::default().with_turn_delay(Duration::from_secs(2)));
     rig.prompt("last");
     rig.cli.handle_stdin_end(rig.now);
     assert_eq!(rig.cli.exit_code(), None);
@@ -371,7 +371,7 @@ fn stdin_end_finishes_the_turn_then_exits_0() {
 
 #[test]
 fn stdin_end_fails_pending_permission() {
-    let mut rig = Rig::new(Script::default());
+    let mut rig = Rig::new(Behaviour::default());
     rig.prompt("#permission");
     rig.lines();
     rig.cli.handle_stdin_end(rig.now);
@@ -392,7 +392,7 @@ fn stdin_end_fails_pending_permission() {
 
 #[test]
 fn bom_starts_stdout() {
-    let mut rig = Rig::new(Script::default().with_bom().with_stderr("warming up"));
+    let mut rig = Rig::new(Behaviour::default().with_bom().with_stderr("warming up"));
     rig.control("i", json!({"subtype": "initialize"}));
     let out = rig.cli.poll_stdout(usize::MAX).unwrap();
     assert_eq!(&out[..3], b"\xEF\xBB\xBF");
@@ -402,7 +402,7 @@ fn bom_starts_stdout() {
 
 #[test]
 fn signals_and_draining_after_exit() {
-    let mut rig = Rig::new(Script::default().with_ignore_sigterm());
+    let mut rig = Rig::new(Behaviour::default().with_ignore_sigterm());
     rig.prompt("x");
     rig.cli.handle_signal(Signal::Term, rig.now);
     assert_eq!(rig.cli.exit_code(), None);
@@ -416,7 +416,7 @@ fn signals_and_draining_after_exit() {
 
 #[test]
 fn hook_callback_waits() {
-    let mut rig = Rig::new(Script::default());
+    let mut rig = Rig::new(Behaviour::default());
     rig.control(
         "i",
         json!({"subtype": "initialize",
@@ -443,7 +443,7 @@ fn hook_callback_waits() {
 
 #[test]
 fn mcp_handshake_then_tool_call() {
-    let mut rig = Rig::new(Script::default());
+    let mut rig = Rig::new(Behaviour::default());
     rig.control(
         "i",
         json!({"subtype": "initialize", "sdkMcpServers": ["calc"]}),
@@ -500,7 +500,7 @@ fn mcp_handshake_then_tool_call() {
 
 #[test]
 fn bad_lines() {
-    let mut rig = Rig::new(Script::default().with_extra(Extra::Bad(BadLine::NumberOutOfRange)));
+    let mut rig = Rig::new(Behaviour::default().with_extra(Extra::Bad(BadLine::NumberOutOfRange)));
     rig.prompt("#deep #nousage");
     let out = rig.cli.poll_stdout(usize::MAX).unwrap();
     let lines: Vec<&[u8]> = out
@@ -518,7 +518,7 @@ fn bad_lines() {
 
 #[test]
 fn stdout_capacity_blocks_reading() {
-    let mut rig = Rig::new(Script::default().with_stdout_capacity(100));
+    let mut rig = Rig::new(Behaviour::default().with_stdout_capacity(100));
     rig.prompt("a");
     assert!(!rig.cli.wants_stdin(), "system/init alone fills the pipe");
     let mut results = 0;
@@ -530,7 +530,7 @@ fn stdout_capacity_blocks_reading() {
 
 #[test]
 fn non_json_stdin_is_fatal() {
-    let mut rig = Rig::new(Script::default());
+    let mut rig = Rig::new(Behaviour::default());
     rig.cli.handle_stdin(b"not json\n", rig.now);
     assert_eq!(rig.cli.exit_code(), Some(1));
     assert_eq!(rig.cli.received(), [json!("not json")]);
@@ -541,7 +541,7 @@ fn non_json_stdin_is_fatal() {
 
 #[test]
 fn flood_and_scripted_exits() {
-    let script = Script::default()
+    let script = Behaviour::default()
         .with_flood(10, 300)
         .with_exit_after_turns(1, 3);
     let mut rig = Rig::new(script);
@@ -555,7 +555,7 @@ fn flood_and_scripted_exits() {
     assert_eq!(sizes, [300; 10]);
     assert_eq!(rig.cli.exit_code(), Some(3));
 
-    let mut rig = Rig::new(Script::default().with_exit_after(Duration::from_secs(9), 2));
+    let mut rig = Rig::new(Behaviour::default().with_exit_after(Duration::from_secs(9), 2));
     assert_eq!(
         rig.cli.poll_timeout(),
         Some(rig.now + Duration::from_secs(9))
@@ -566,7 +566,7 @@ fn flood_and_scripted_exits() {
 
 #[test]
 fn fake_initiated_requests_and_cancel() {
-    let mut rig = Rig::new(Script::default());
+    let mut rig = Rig::new(Behaviour::default());
     let id = rig
         .cli
         .request(json!({"subtype": "elicitation", "mcp_server_name": "s", "message": "?"}));
@@ -587,7 +587,7 @@ fn initialize_policies() {
         (Policy::Error("boom".into()), Some("error")),
         (Policy::Delay(Duration::from_secs(3)), Some("success")),
     ] {
-        let mut rig = Rig::new(Script::default().with_policy("initialize", policy));
+        let mut rig = Rig::new(Behaviour::default().with_policy("initialize", policy));
         rig.control("i", json!({"subtype": "initialize"}));
         rig.prompt("p");
         rig.advance(Duration::from_secs(3));
@@ -607,7 +607,7 @@ fn initialize_policies() {
 
 #[test]
 fn deny_with_interrupt_ends_the_turn() {
-    let mut rig = Rig::new(Script::default());
+    let mut rig = Rig::new(Behaviour::default());
     rig.prompt("#permission");
     let id = find(&rig.lines(), "control_request/can_use_tool")["request_id"]
         .as_str()
