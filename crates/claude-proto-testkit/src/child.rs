@@ -794,6 +794,18 @@ impl Mode {
 pub fn main_from_env() -> i32 {
     match Mode::from_env() {
         Ok(Mode::Script(path)) => match Script::load(&path) {
+            Ok(script)
+                if script
+                    .get_settings()
+                    .serve
+                    .as_ref()
+                    .is_some_and(|b| b.ignore_sigterm) =>
+            {
+                fail(
+                    "the script serves with ignore_sigterm, which a process cannot play without \
+                     unsafe code: run it in process (Script::start) or by hand (ScriptedCli)",
+                )
+            }
             Ok(script) => {
                 let (steps, settings) = script.into_parts();
                 serve_stdio(steps, settings)

@@ -141,9 +141,10 @@ impl Settings {
     /// A script of no steps that serves is a whole CLI. The lines the
     /// steps left unread are the first it serves; an `initialize` already
     /// answered stays answered (its hooks and MCP servers are known).
-    /// While it serves, [`ScriptedCli::serving_mut`] reaches it. A script
-    /// that serves cannot be saved for the child runner yet
-    /// ([`Script::to_json`](crate::Script::to_json) says so).
+    /// While it serves, [`ScriptedCli::serving_mut`] reaches it. Saved
+    /// for the child runner, it serves there too, but for
+    /// [`Behaviour::ignore_sigterm`]: a process cannot ignore SIGTERM
+    /// without `unsafe`, so the runner refuses it.
     pub fn serve(mut self, behaviour: Behaviour) -> Self {
         self.serve = Some(behaviour);
         self

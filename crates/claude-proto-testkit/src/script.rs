@@ -272,14 +272,6 @@ impl Script {
     /// binary runs. Fails on a step it cannot save: a
     /// [`Matcher::Check`] (a closure).
     pub fn to_json(&self) -> Result<Value, ScriptError> {
-        if self.settings.serve.is_some() {
-            return Err(ScriptError::at(
-                0,
-                "a script that serves by itself (Settings::serve) cannot be saved yet: \
-                 run it in process (Script::start) or by hand (ScriptedCli)"
-                    .to_owned(),
-            ));
-        }
         let steps = self
             .steps
             .iter()
@@ -302,6 +294,7 @@ impl Script {
                 "max_queued_bytes": s.max_queued_bytes,
                 "allow_trailing_lines": s.allow_trailing_lines,
                 "keep_received_bytes": s.keep_received_bytes,
+                "serve": s.serve.as_ref().map(crate::serve::json::to_json),
             },
             "steps": steps,
         }))
@@ -348,6 +341,15 @@ impl Script {
         settings.max_queued_bytes = size("max_queued_bytes", settings.max_queued_bytes).max(1);
         settings.keep_received_bytes = size("keep_received_bytes", settings.keep_received_bytes);
         settings.allow_trailing_lines = s["allow_trailing_lines"].as_bool().unwrap_or(false);
+        match s.get("serve") {
+            None | Some(Value::Null) => {}
+            Some(behaviour) => {
+                settings.serve = Some(
+                    crate::serve::json::from_json(behaviour)
+                        .map_err(|why| ScriptError::at(0, format!("serve: {why}")))?,
+                );
+            }
+        }
         let Some(steps) = value["steps"].as_array() else {
             return Err(ScriptError::at(0, "no \"steps\" array"));
         };

@@ -124,3 +124,49 @@ fn the_binary_is_found_next_to_the_tests() {
         std::fs::canonicalize(BINARY).expect("exists")
     );
 }
+
+/// A script that serves by itself runs through `spawn` too: its behaviour
+/// is saved with it, and the binary answers every prompt and control
+/// request as the in-process one does.
+#[tokio::test]
+async fn a_serving_script_runs_through_spawn() -> Result {
+    use claude_proto_testkit::{Behaviour, Policy};
+    let child = Script::new()
+        .expect(expect::user_text("first"))
+        .send(cli::result_success("scripted"))
+        .serve(Behaviour::default().with_policy("mcp_status", Policy::Error("not today".into())))
+        .child_with(BINARY)?;
+    let mut claude = Claude::builder(child.options()).spawn().await?;
+    assert_eq!(claude.ask("first").await?.text(), Some("scripted"));
+    assert_eq!(claude.ask("second").await?.text(), Some("echo: second"));
+    let status = claude
+        .mcp_status()
+        .await
+        .expect_err("the policy answers with an error");
+    assert!(status.to_string().contains("not today"), "{status}");
+    claude.close().await?;
+    let report = child.outcome()?.outcome?;
+    assert_eq!(report.exit_code, Some(0));
+    assert_eq!(report.user_messages().len(), 2);
+    Ok(())
+}
+
+/// What a process cannot play is refused with the reason, not played
+/// wrong.
+#[tokio::test]
+async fn a_serving_script_that_ignores_sigterm_is_refused_as_a_child() -> Result {
+    let child = Script::new()
+        .serve(claude_proto_testkit::Behaviour::default().with_ignore_sigterm())
+        .child_with(BINARY)?;
+    let spawned = Claude::builder(child.options()).spawn().await;
+    let error = match spawned {
+        Ok(mut claude) => claude
+            .ask("hi")
+            .await
+            .expect_err("the binary refused to run"),
+        Err(error) => error.into(),
+    };
+    let text = error.to_string();
+    assert!(text.contains("ignore_sigterm"), "{text}");
+    Ok(())
+}

@@ -1261,10 +1261,16 @@ fn poll_stdout_at_most_splits_lines_anywhere() {
 }
 
 #[test]
-fn a_script_that_serves_cannot_be_saved_yet_and_says_so() {
-    let error = Script::new()
-        .serve(crate::Behaviour::default())
-        .to_json()
-        .expect_err("a behaviour has no saved form yet");
-    assert!(error.to_string().contains("Script::start"), "{error}");
+fn a_script_that_serves_is_saved_with_its_behaviour() {
+    let script = Script::new()
+        .expect(expect::user_text("first"))
+        .serve(crate::Behaviour::default().with_stream(2, 8, Duration::from_millis(5)));
+    let json = script.to_json().expect("a serving script saves");
+    assert!(json["settings"]["serve"].is_object(), "{json}");
+    let back = Script::from_json(&json).expect("and reads back");
+    assert_eq!(back.to_json().expect("saves again"), json);
+    let mut broken = json.clone();
+    broken["settings"]["serve"]["flood"] = json!("lots");
+    let error = Script::from_json(&broken).expect_err("a wrong knob is refused");
+    assert!(error.to_string().contains("serve: flood"), "{error}");
 }

@@ -41,6 +41,7 @@
 //! ```
 
 mod behaviour;
+pub(crate) mod json;
 mod simulation;
 mod turn;
 mod turn_state;
