@@ -9,7 +9,7 @@
 //! steps (stdin, SIGTERM, SIGKILL) as timed outputs. Like the core it does
 //! no IO, starts no threads and reads no clock: time comes in as an
 //! [`Instant`](std::time::Instant) argument, so it is tested on a virtual
-//! clock against a sans-IO fake of the CLI.
+//! clock against the test kit's scripted CLI, serving by itself.
 //!
 //! The adapters (`claude-proto-tokio`, `claude-proto-async-std`,
 //! `claude-proto-blocking`) are runtime glue around it: they move bytes

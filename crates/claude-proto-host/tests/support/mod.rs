@@ -1,7 +1,7 @@
-//! A host and a sans-IO fake CLI stepped together on a virtual clock, the
-//! way quinn-proto's tests pair two endpoints: nothing here sleeps, spawns
-//! or reads the clock, so every scenario is deterministic and runs in
-//! microseconds.
+//! A host and the test kit's scripted CLI (serving by itself) stepped
+//! together on a virtual clock, the way quinn-proto's tests pair two
+//! endpoints: nothing here sleeps, spawns or reads the clock, so every
+//! scenario is deterministic and runs in microseconds.
 #![allow(
     dead_code,
     unreachable_pub,
