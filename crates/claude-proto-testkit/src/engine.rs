@@ -362,6 +362,9 @@ pub struct ScriptedCli {
     source_done: bool,
     /// What answers once the steps are done, with [`Settings::serve`].
     serving: Option<Box<Simulation>>,
+    /// Lines the steps had read (and the report counted) that were handed
+    /// to the simulation unread.
+    handed_over: usize,
 }
 
 /// Which queued line a step takes.
@@ -419,6 +422,7 @@ impl ScriptedCli {
             ahead_bytes: 0,
             source_done: false,
             serving: None,
+            handed_over: 0,
         };
         cli.advance(now);
         cli
@@ -1273,6 +1277,7 @@ impl ScriptedCli {
         if let Some(initialize) = &self.report.initialize {
             simulation.adopt_initialize(initialize);
         }
+        self.handed_over = self.inbox.len();
         for line in std::mem::take(&mut self.inbox) {
             let mut bytes = line.text.into_bytes();
             bytes.push(b'\n');
@@ -1305,7 +1310,8 @@ impl ScriptedCli {
             return;
         }
         self.report.exit_code = Some(code);
-        for line in simulation.received() {
+        // The lines handed over unread are in the report already.
+        for line in simulation.received().iter().skip(self.handed_over) {
             self.report.lines_received += 1;
             let text = match line {
                 Value::String(text) => text.clone(),
@@ -1320,11 +1326,13 @@ impl ScriptedCli {
                 self.report.received_complete = false;
             }
         }
-        if let Some(initialize) = simulation.initialize_request() {
-            self.report.initialize = Some(json!({
-                "type": "control_request",
-                "request": initialize,
-            }));
+        let initialize = simulation
+            .received()
+            .iter()
+            .rev()
+            .find(|line| is_request(line, "initialize"));
+        if let Some(line) = initialize {
+            self.report.initialize = Some(line.clone());
         }
         self.outcome = Some(Ok(self.report_now()));
     }

@@ -1158,8 +1158,14 @@ fn a_script_that_serves_answers_every_prompt_after_its_steps() {
     assert!(h.cli.stdout_closed());
     let report = h.outcome().expect("a serving run passes");
     assert_eq!(report.exit_code, Some(0));
+    // Each line once, whether the steps or the serving CLI read it.
+    assert_eq!(report.lines_received, 4);
+    assert_eq!(report.received.len(), 4);
     assert_eq!(report.user_messages().len(), 3);
-    assert!(report.initialize.is_some());
+    assert_eq!(
+        report.initialize.as_ref().map(|l| l["request_id"].clone()),
+        Some(json!("init-1"))
+    );
 }
 
 #[test]
@@ -1273,4 +1279,26 @@ fn a_script_that_serves_is_saved_with_its_behaviour() {
     broken["settings"]["serve"]["flood"] = json!("lots");
     let error = Script::from_json(&broken).expect_err("a wrong knob is refused");
     assert!(error.to_string().contains("serve: flood"), "{error}");
+}
+
+#[test]
+fn lines_the_steps_left_unread_are_served_and_reported_once() {
+    let mut h = Harness::new(
+        Script::new()
+            .expect(expect::user_text("first"))
+            .pause(Duration::from_secs(1))
+            .serve(crate::Behaviour::default()),
+    );
+    h.line(user("first"));
+    h.line(user("second"));
+    assert!(
+        !h.written.iter().any(|l| l["result"] == "echo: second"),
+        "the pause still runs: the line waits"
+    );
+    h.wait(Duration::from_secs(1));
+    assert!(h.written.iter().any(|l| l["result"] == "echo: second"));
+    h.close();
+    let report = h.outcome().expect("served");
+    assert_eq!(report.lines_received, 2);
+    assert_eq!(report.received.len(), 2);
 }
