@@ -146,7 +146,7 @@ fn every_relative_link_between_the_pages_leads_somewhere() {
 }
 
 #[test]
-fn the_checks_see_a_broken_link_and_a_missing_heading() {
+fn headings_and_links_are_read_as_github_reads_them() {
     let text = "# Sessions on disk\n\n## Sessions on disk\n\n[a](#sessions-on-disk-1) [b](x.md#y)\n```\n[c](inside-code.md)\n```\n[d](https://example.com) [e](crate::Foo)\n";
     let found = anchors(text);
     assert!(found.contains("sessions-on-disk") && found.contains("sessions-on-disk-1"));

@@ -22,7 +22,7 @@ use super::load_all::load_all;
 use super::locate;
 use super::page::Page;
 use super::stamp::{new_uuid, now_millis};
-use super::write::sanitize_tag;
+use super::write::tag_text;
 
 /// The sessions of one project in a session store: list them, read their
 /// messages and their subagents', rename, tag, fork and delete them.
@@ -342,16 +342,7 @@ impl StoreSessions {
     /// [`Sessions::tag`](super::Sessions::tag) cleans it.
     pub async fn tag(&self, session_id: &str, tag: Option<&str>) -> Result<(), SessionsError> {
         check_session_id(session_id)?;
-        let tag = match tag {
-            Some(tag) => {
-                let clean = sanitize_tag(tag);
-                if clean.is_empty() {
-                    return Err(SessionsError::EmptyTag);
-                }
-                clean
-            }
-            None => String::new(),
-        };
+        let tag = tag_text(tag)?;
         self.append_marker(session_id, "tag", "tag", &tag).await
     }
 

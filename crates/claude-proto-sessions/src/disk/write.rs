@@ -43,16 +43,7 @@ impl Sessions {
     /// CLI's tag filter. Appended as [`rename`](Self::rename) appends.
     pub fn tag(&self, session_id: &str, tag: Option<&str>) -> Result<(), SessionsError> {
         check_session_id(session_id)?;
-        let tag = match tag {
-            Some(tag) => {
-                let clean = sanitize_tag(tag);
-                if clean.is_empty() {
-                    return Err(SessionsError::EmptyTag);
-                }
-                clean
-            }
-            None => String::new(),
-        };
+        let tag = tag_text(tag)?;
         append_line(self, session_id, &tag_line(session_id, &tag))
     }
 
@@ -206,7 +197,24 @@ fn try_append(path: &Path, line: &str) -> Result<bool, SessionsError> {
 ///
 /// The SDKs also drop unassigned code points, which depends on the
 /// Unicode version of the Python or JavaScript runtime; we keep them.
-pub(super) fn sanitize_tag(tag: &str) -> String {
+/// The text a tag is written as: cleaned ([`sanitize_tag`]), refused
+/// when nothing is left; `None` (clearing the tag) is the empty text.
+/// One rule for sessions on disk and in a store.
+pub(super) fn tag_text(tag: Option<&str>) -> Result<String, SessionsError> {
+    match tag {
+        None => Ok(String::new()),
+        Some(tag) => {
+            let clean = sanitize_tag(tag);
+            if clean.is_empty() {
+                Err(SessionsError::EmptyTag)
+            } else {
+                Ok(clean)
+            }
+        }
+    }
+}
+
+fn sanitize_tag(tag: &str) -> String {
     let mut current = tag.to_owned();
     for _ in 0..10 {
         let next: String = current
