@@ -112,7 +112,8 @@ impl Settings {
 
     /// The longest line the program may send (default 16 MiB); a longer
     /// one fails the run with [`FailureKind::LineTooLong`] without being
-    /// held in memory beyond the limit.
+    /// held in memory beyond the limit, while steps run and while the CLI
+    /// serves ([`serve`](Self::serve)).
     pub fn max_line_bytes(mut self, limit: usize) -> Self {
         self.max_line_bytes = limit.max(1);
         self
@@ -365,6 +366,8 @@ pub struct ScriptedCli {
     /// Lines the steps had read (and the report counted) that were handed
     /// to the simulation unread.
     handed_over: usize,
+    /// Bytes of the line the serving simulation is reading, so far.
+    serving_line_bytes: usize,
 }
 
 /// Which queued line a step takes.
@@ -423,6 +426,7 @@ impl ScriptedCli {
             source_done: false,
             serving: None,
             handed_over: 0,
+            serving_line_bytes: 0,
         };
         cli.advance(now);
         cli
@@ -431,9 +435,8 @@ impl ScriptedCli {
     /// Bytes the program wrote, in any chunking. Ignored once the CLI no
     /// longer reads ([`wants_stdin`](Self::wants_stdin) is false).
     pub fn handle_stdin(&mut self, mut bytes: &[u8], now: Instant) {
-        if let Some(simulation) = self.serving.as_mut() {
-            simulation.handle_stdin(bytes, now);
-            return self.settle_serving();
+        if self.serving.is_some() {
+            return self.serve_stdin(bytes, now);
         }
         while !bytes.is_empty() && self.wants_stdin() {
             let newline = claude_proto::find_newline(bytes);
@@ -1293,6 +1296,29 @@ impl ScriptedCli {
         }
         self.serving = Some(Box::new(simulation));
         self.phase = Phase::Serving;
+        self.settle_serving();
+    }
+
+    /// Bytes for the serving simulation, with the steps' bound on a line
+    /// ([`Settings::max_line_bytes`]): a line that outgrows it fails the
+    /// run instead of growing memory.
+    fn serve_stdin(&mut self, bytes: &[u8], now: Instant) {
+        let Some(simulation) = self.serving.as_mut() else {
+            return;
+        };
+        if !simulation.wants_stdin() {
+            return;
+        }
+        self.serving_line_bytes = match bytes.iter().rposition(|&b| b == b'\n') {
+            Some(at) => bytes.len() - at - 1,
+            None => self.serving_line_bytes.saturating_add(bytes.len()),
+        };
+        if self.serving_line_bytes > self.settings.max_line_bytes {
+            let limit = self.settings.max_line_bytes;
+            self.serving = None;
+            return self.fail(FailureKind::LineTooLong { limit });
+        }
+        simulation.handle_stdin(bytes, now);
         self.settle_serving();
     }
 

@@ -1302,3 +1302,27 @@ fn lines_the_steps_left_unread_are_served_and_reported_once() {
     assert_eq!(report.lines_received, 2);
     assert_eq!(report.received.len(), 2);
 }
+
+#[test]
+fn a_serving_cli_bounds_a_line_as_the_steps_do() {
+    let settings = Settings::default()
+        .max_line_bytes(64)
+        .serve(crate::Behaviour::default());
+    let mut h = Harness::with(Script::new(), settings);
+    h.line(user("short enough"));
+    assert!(
+        h.written
+            .iter()
+            .any(|l| l["result"] == "echo: short enough")
+    );
+    for _ in 0..10 {
+        h.bytes(b"0123456789");
+    }
+    assert!(matches!(
+        h.failure().kind,
+        FailureKind::LineTooLong { limit: 64 }
+    ));
+    assert_eq!(h.cli.exit_code(), Some(FAILURE_EXIT_CODE));
+    assert!(!h.cli.wants_stdin());
+    assert!(h.cli.stdout_closed());
+}
