@@ -26,7 +26,7 @@ use claude_proto_tests::conformance::{
 #[cfg(target_os = "linux")]
 use std::sync::atomic::AtomicUsize;
 
-const FAKE: &str = env!("CARGO_BIN_EXE_fake-claude");
+const CLI: &str = env!("CARGO_BIN_EXE_testkit-cli");
 
 struct Blocking;
 
@@ -241,7 +241,7 @@ impl Driver for BlockingDriver {
     }
 }
 
-claude_proto_tests::conformance_suite!(Blocking, FAKE);
+claude_proto_tests::conformance_suite!(Blocking, CLI);
 
 /// The handle can be shared across threads for its `&self` calls.
 const _: fn() = || {
@@ -474,7 +474,7 @@ mod stalled_stdin {
     #[test]
     fn calls_return_and_close_is_reachable_while_the_cli_does_not_read() {
         const BUDGET: usize = 256 * 1024;
-        let mut spec = Spec::new(FAKE.into(), "ignore_stdin");
+        let mut spec = Spec::legacy(CLI.into(), "ignore_stdin");
         spec.limits.max_unwritten_bytes = BUDGET;
         spec.limits.close_grace = Duration::from_millis(50);
         let claude = builder(&spec).spawn().unwrap();
@@ -589,7 +589,7 @@ mod alone {
         if !alone("alone::no_way_of_ending_leaves_anything_behind") {
             return;
         }
-        let fake = || Spec::new(FAKE.into(), "echo");
+        let fake = || Spec::legacy(CLI.into(), "echo");
         let baseline = figures();
 
         let mut claude = builder(&fake()).spawn().unwrap();
@@ -607,7 +607,7 @@ mod alone {
         back_to(baseline, "drop");
 
         // The CLI crashes mid-turn; the events end with the session.
-        let mut claude = builder(&Spec::new(FAKE.into(), "exit_mid_turn"))
+        let mut claude = builder(&Spec::legacy(CLI.into(), "exit_mid_turn"))
             .spawn()
             .unwrap();
         let pid = claude.pid();
@@ -619,7 +619,7 @@ mod alone {
 
         // A panicking stderr callback and a panicking handler are
         // contained: the session works on and closes.
-        let mut spec = Spec::new(FAKE.into(), "permission");
+        let mut spec = Spec::legacy(CLI.into(), "permission");
         spec.permission = Some(Permission::Panic);
         let lines = Arc::new(AtomicUsize::new(0));
         let seen = lines.clone();
@@ -645,7 +645,7 @@ mod alone {
             replies: std::sync::Mutex::default(),
             handled: std::sync::Mutex::new(handled),
         };
-        let claude = builder(&Spec::new(FAKE.into(), "mcp"))
+        let claude = builder(&Spec::legacy(CLI.into(), "mcp"))
             .mcp_endpoint("calc", hoarder)
             .spawn()
             .unwrap();
@@ -749,7 +749,7 @@ mod alone {
 #[test]
 fn a_controller_interrupts_from_another_thread() {
     let _isolation = claude_proto_tests::conformance::isolation("controller_interrupt");
-    let mut claude = builder(&Spec::new(FAKE.into(), "hold")).spawn().unwrap();
+    let mut claude = builder(&Spec::legacy(CLI.into(), "hold")).spawn().unwrap();
     let controller = claude.controller();
     let mut turn = claude.query("hold").unwrap();
     for event in &mut turn {
@@ -773,7 +773,7 @@ fn a_controller_interrupts_from_another_thread() {
 #[test]
 fn a_controller_starts_the_close() {
     let _isolation = claude_proto_tests::conformance::isolation("controller_close");
-    let mut claude = builder(&Spec::new(FAKE.into(), "echo")).spawn().unwrap();
+    let mut claude = builder(&Spec::legacy(CLI.into(), "echo")).spawn().unwrap();
     claude.ask("hi").unwrap();
     assert!(claude.session_id().is_some());
     let controller = claude.controller();
@@ -791,7 +791,7 @@ fn a_controller_starts_the_close() {
 #[test]
 fn turn_streams_end_at_their_own_result() {
     let _isolation = claude_proto_tests::conformance::isolation("turn_stream");
-    let mut claude = builder(&Spec::new(FAKE.into(), "echo")).spawn().unwrap();
+    let mut claude = builder(&Spec::legacy(CLI.into(), "echo")).spawn().unwrap();
     let mut one = claude.query("one").unwrap();
     assert!(one.next().is_some());
     drop(one);
@@ -809,7 +809,7 @@ fn turn_streams_end_at_their_own_result() {
     assert_eq!(claude.ask("three").unwrap().text(), Some("echo: three"));
     claude.close().unwrap();
 
-    let options = Spec::new(FAKE.into(), "echo").options();
+    let options = Spec::legacy(CLI.into(), "echo").options();
     let turn = claude_proto_blocking::query("hi", options).unwrap();
     assert_eq!(turn.text(), Some("echo: hi"));
     let missing = claude_proto::options::Options::default().cli_path("/nonexistent/claude");
@@ -828,7 +828,7 @@ fn handler_calls_one_after_another_share_a_thread() {
     let _isolation = claude_proto_tests::conformance::isolation("handler_reuse");
     let threads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = threads.clone();
-    let mut claude = Claude::builder(Spec::new(FAKE.into(), "permission").options())
+    let mut claude = Claude::builder(Spec::legacy(CLI.into(), "permission").options())
         .on_permission(move |_ask| {
             seen.lock().unwrap().push(std::thread::current().id());
             Ok(PermissionResult::allow())

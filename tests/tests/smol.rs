@@ -7,9 +7,9 @@ mod async_family;
 use async_family::{Family, Smol};
 use claude_proto_async_std::Runtime;
 
-const FAKE: &str = env!("CARGO_BIN_EXE_fake-claude");
+const CLI: &str = env!("CARGO_BIN_EXE_testkit-cli");
 
-claude_proto_tests::conformance_suite!(Family<Smol>, FAKE);
+claude_proto_tests::conformance_suite!(Family<Smol>, CLI);
 
 /// A session on an executor of one's own (`Runtime::custom`): dropping the
 /// executor drops the session's tasks, and with the driver its process
@@ -34,7 +34,7 @@ fn dropping_the_executor_kills_the_child() {
         }
     });
     let claude = smol::block_on(
-        async_family::builder::<Smol>(&Spec::new(FAKE.into(), "ignore_stdin"))
+        async_family::builder::<Smol>(&Spec::legacy(CLI.into(), "ignore_stdin"))
             .runtime(runtime)
             .spawn(),
     )
@@ -51,15 +51,15 @@ fn dropping_the_executor_kills_the_child() {
 
 #[test]
 fn a_controller_interrupts_from_another_task() {
-    async_family::a_controller_interrupts_from_another_task::<Smol>(FAKE);
+    async_family::a_controller_interrupts_from_another_task::<Smol>(CLI);
 }
 
 #[test]
 fn turn_streams_end_at_their_own_result() {
-    async_family::turn_streams_end_at_their_own_result::<Smol>(FAKE);
+    async_family::turn_streams_end_at_their_own_result::<Smol>(CLI);
 }
 
 #[test]
 fn the_one_shot_query_answers() {
-    async_family::the_one_shot_query_answers::<Smol>(FAKE);
+    async_family::the_one_shot_query_answers::<Smol>(CLI);
 }

@@ -14,7 +14,7 @@ use claude_proto_tests::conformance::{Driver, Harness, Observed, Spec, ToolChang
 use claude_proto_tokio::{Claude, ClaudeBuilder, Configure, Event};
 use tokio::runtime::Runtime;
 
-const FAKE: &str = env!("CARGO_BIN_EXE_fake-claude");
+const CLI: &str = env!("CARGO_BIN_EXE_testkit-cli");
 
 struct Tokio;
 
@@ -156,7 +156,7 @@ impl Driver for TokioDriver {
     }
 }
 
-claude_proto_tests::conformance_suite!(Tokio, FAKE);
+claude_proto_tests::conformance_suite!(Tokio, CLI);
 
 /// A handle dropped and then its runtime dropped leave no process and no
 /// zombie (issue 11 saw a zombie in 7 runs of 8): the driver, dropped with
@@ -167,7 +167,7 @@ fn runtime_shutdown_kills_the_child() {
     for _ in 0..8 {
         let runtime = runtime();
         let claude = runtime
-            .block_on(builder(&Spec::new(FAKE.into(), "ignore_stdin")).spawn())
+            .block_on(builder(&Spec::legacy(CLI.into(), "ignore_stdin")).spawn())
             .unwrap();
         let pid = claude.pid().unwrap();
         drop(claude);
@@ -192,7 +192,7 @@ fn runtime_shutdown_ends_what_the_cli_started() {
         std::process::id()
     ));
     let runtime = runtime();
-    let spec = Spec::new(FAKE.into(), "grandchild")
+    let spec = Spec::legacy(CLI.into(), "grandchild")
         .env("FAKE_CLAUDE_PID_FILE", pid_file.display().to_string());
     let claude = runtime.block_on(async {
         let mut claude = builder(&spec).spawn().await.unwrap();
@@ -365,7 +365,7 @@ fn a_cancelled_query_leaves_no_process() {
     let _isolation = claude_proto_tests::conformance::isolation("cancelled_query");
     let runtime = runtime();
     let pid = runtime.block_on(async {
-        let spec = Spec::new(FAKE.into(), "slow_stream");
+        let spec = Spec::legacy(CLI.into(), "slow_stream");
         let mut claude = builder(&spec).spawn().await.unwrap();
         let pid = claude.pid().unwrap();
         tokio::select! {
@@ -390,7 +390,7 @@ fn session_id_comes_from_the_cli() {
     let _isolation = claude_proto_tests::conformance::isolation("session_id");
     let runtime = runtime();
     runtime.block_on(async {
-        let mut claude = builder(&Spec::new(FAKE.into(), "echo"))
+        let mut claude = builder(&Spec::legacy(CLI.into(), "echo"))
             .spawn()
             .await
             .unwrap();
@@ -423,7 +423,7 @@ async fn read_until_holding(turn: &mut claude_proto_tokio::TurnStream<'_>) {
 fn a_controller_interrupts_from_another_task() {
     let _isolation = claude_proto_tests::conformance::isolation("controller_interrupt");
     runtime().block_on(async {
-        let mut claude = builder(&Spec::new(FAKE.into(), "hold"))
+        let mut claude = builder(&Spec::legacy(CLI.into(), "hold"))
             .spawn()
             .await
             .unwrap();
@@ -451,7 +451,7 @@ fn a_controller_interrupts_from_another_task() {
 fn a_controller_starts_the_close() {
     let _isolation = claude_proto_tests::conformance::isolation("controller_close");
     runtime().block_on(async {
-        let mut claude = builder(&Spec::new(FAKE.into(), "echo"))
+        let mut claude = builder(&Spec::legacy(CLI.into(), "echo"))
             .spawn()
             .await
             .unwrap();
@@ -473,7 +473,7 @@ fn a_controller_starts_the_close() {
 fn turn_streams_end_at_their_own_result() {
     let _isolation = claude_proto_tests::conformance::isolation("turn_stream");
     runtime().block_on(async {
-        let mut claude = builder(&Spec::new(FAKE.into(), "echo"))
+        let mut claude = builder(&Spec::legacy(CLI.into(), "echo"))
             .spawn()
             .await
             .unwrap();
@@ -511,7 +511,7 @@ fn turn_streams_end_at_their_own_result() {
 fn the_one_shot_query_answers_and_closes() {
     let _isolation = claude_proto_tests::conformance::isolation("one_shot");
     runtime().block_on(async {
-        let turn = claude_proto_tokio::query("hi", Spec::new(FAKE.into(), "echo").options())
+        let turn = claude_proto_tokio::query("hi", Spec::legacy(CLI.into(), "echo").options())
             .await
             .unwrap();
         assert_eq!(turn.text(), Some("echo: hi"));
@@ -532,7 +532,7 @@ fn handlers_share_state_with_with_state() {
     use std::sync::Mutex;
 
     let calls = Arc::new(Mutex::new(Vec::<i64>::new()));
-    let spec = Spec::new(FAKE.into(), "mcp");
+    let spec = Spec::legacy(CLI.into(), "mcp");
     let runtime = Runtime::new().unwrap();
     let text = runtime.block_on(async {
         let calc = McpServer::new("calc", "1.0.0").tool(

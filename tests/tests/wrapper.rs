@@ -32,7 +32,7 @@ fn record_file(name: &str) -> PathBuf {
 /// The fake's options, started as `env FAKE_CLAUDE_RECORD_FILE=... <fake> <args>`.
 fn wrapped(record: &Path) -> Options {
     let set = format!("FAKE_CLAUDE_RECORD_FILE={}", record.display());
-    Spec::new(PathBuf::from(FAKE), "echo")
+    Spec::legacy(PathBuf::from(FAKE), "echo")
         .options()
         .wrapper(ENV, [set])
 }

@@ -55,6 +55,10 @@ pub const OUTCOME_ENV: &str = "CLAUDE_PROTO_TESTKIT_OUTCOME";
 /// The environment variable naming the binary itself, for
 /// [`cli_binary`] (when it is not next to the test executable).
 pub const CLI_ENV: &str = "CLAUDE_PROTO_TESTKIT_CLI";
+/// The environment variable holding a [`Behaviour`](crate::Behaviour) as
+/// JSON: the binary serves it (a script of no steps that serves), with no
+/// file to save or remove. See [`serve_options`].
+pub const SERVE_ENV: &str = "CLAUDE_PROTO_TESTKIT_SERVE";
 /// The binary's name.
 pub const BINARY_NAME: &str = "claude-proto-testkit-cli";
 
@@ -162,6 +166,20 @@ pub fn record_options(
         .env(crate::cassette::REAL_CLI_ENV, real_cli)
 }
 
+/// `options` changed so that the session's CLI is `binary` (see
+/// [`cli_binary`]) serving `behaviour` by itself: a whole CLI in one
+/// environment variable ([`SERVE_ENV`]), for tests that go through an
+/// adapter's real spawn path and need no steps. As a child, its stdout is
+/// a real pipe: while the program leaves its output unread the CLI is
+/// blocked writing, as the real one is (a behaviour's own
+/// [`stdout_capacity`](crate::Behaviour::stdout_capacity), if set, is kept).
+pub fn serve_options(options: Options, binary: &Path, behaviour: &crate::Behaviour) -> Options {
+    options.cli_path(binary).env(
+        SERVE_ENV,
+        crate::serve::json::to_json(behaviour).to_string(),
+    )
+}
+
 static FILES: AtomicU64 = AtomicU64::new(0);
 
 /// A new file name in the temp directory, unique to this process and call.
@@ -222,19 +240,27 @@ impl ChildScript {
     /// The binary's verdict, once it has exited (close the session
     /// first): its outcome and the arguments it was started with.
     pub fn outcome(&self) -> Result<ChildOutcome, ChildError> {
-        let text = std::fs::read_to_string(&self.outcome).map_err(|e| {
-            ChildError::io(
-                format!(
-                    "reading the verdict {} (did the binary run and exit?)",
-                    self.outcome.display()
-                ),
-                e,
-            )
-        })?;
-        let value: Value =
-            serde_json::from_str(&text).map_err(|e| ChildError::Verdict(e.to_string()))?;
-        verdict_from_json(&value).map_err(ChildError::Verdict)
+        outcome_from_file(&self.outcome)
     }
+}
+
+/// The verdict the binary wrote to `path` (the file named by
+/// [`OUTCOME_ENV`]), read back: call it once the session has closed. For
+/// a CLI started with [`serve_options`] and [`OUTCOME_ENV`] set; a
+/// [`ChildScript`] reads its own with [`ChildScript::outcome`].
+pub fn outcome_from_file(path: &Path) -> Result<ChildOutcome, ChildError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        ChildError::io(
+            format!(
+                "reading the verdict {} (did the binary run and exit?)",
+                path.display()
+            ),
+            e,
+        )
+    })?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| ChildError::Verdict(e.to_string()))?;
+    verdict_from_json(&value).map_err(ChildError::Verdict)
 }
 
 impl Drop for ChildScript {
@@ -352,20 +378,28 @@ fn recv_soon<T>(queue: &mpsc::Receiver<T>, wait: Duration) -> Result<T, mpsc::Re
 /// step ends at a deadline; and stdin is read only a few chunks ahead of
 /// the steps, so [`Settings::max_queued_bytes`] bounds what waits in
 /// memory.
-pub fn serve_stdio(steps: impl Steps + Send + 'static, settings: Settings) -> i32 {
+pub fn serve_stdio(steps: impl Steps + Send + 'static, mut settings: Settings) -> i32 {
+    if let Some(behaviour) = settings.serve.as_mut() {
+        // Our stdout is a pipe: a CLI whose output is not read blocks.
+        behaviour.stdout_capacity.get_or_insert(PIPE_BYTES);
+    }
     let write_deadline = settings.step_deadline;
     // One queue for all that wakes the loop (input, writes done), bounded
     // so that a reader running ahead of the steps blocks instead of
     // growing memory past the engine's own queue limit.
     let (events, wake) = mpsc::sync_channel::<Event>(QUEUED_EVENTS);
-    // Reading stdin blocks with no timeout: a thread of its own does it.
+    // Reading stdin blocks with no timeout: a thread of its own does it,
+    // one chunk per permit, so that a CLI that does not read leaves the
+    // program's writes in the pipe, as the real one does.
+    let (permits, permitted) = mpsc::sync_channel::<()>(QUEUED_EVENTS);
     let reader_events = events.clone();
     let reader = std::thread::Builder::new()
         .name(String::from("stdin"))
-        .spawn(move || read_stdin(&reader_events));
+        .spawn(move || read_stdin(&permitted, &reader_events));
+    let mut input = Input::default();
     if reader.is_err() {
         // No thread to read it: the input is as good as closed.
-        let _ = events.try_send(Event::InputEnd);
+        input.ended = true;
     }
     // Writing stdout blocks with no timeout too: a thread of its own does
     // it, and the loop gives up on a write that does not end in time.
@@ -385,10 +419,15 @@ pub fn serve_stdio(steps: impl Steps + Send + 'static, settings: Settings) -> i3
     let mut writing: Option<Instant> = None;
     let mut engine_ended = false;
     let outcome = loop {
+        input.hand_over(&mut cli);
+        input.permit(&cli, &permits);
         if writing.is_none() {
+            // At most a pipe's worth at a time: what the writer holds
+            // counts as written, so more would let a serving CLI run on
+            // as if the program were reading.
             let mut batch = Vec::new();
-            while let Some(line) = cli.poll_stdout() {
-                batch.extend_from_slice(&line);
+            while let Some(bytes) = cli.poll_stdout_at_most(PIPE_BYTES - batch.len()) {
+                batch.extend_from_slice(&bytes);
             }
             if output_open && !batch.is_empty() {
                 if batches.send(batch).is_ok() {
@@ -430,8 +469,8 @@ pub fn serve_stdio(steps: impl Steps + Send + 'static, settings: Settings) -> i3
             continue;
         }
         match recv_soon(&wake, wait) {
-            Ok(Event::Input(bytes)) => cli.handle_stdin(&bytes, Instant::now()),
-            Ok(Event::InputEnd) => cli.handle_stdin_end(Instant::now()),
+            Ok(Event::Input(bytes)) => input.arrived(Some(bytes)),
+            Ok(Event::InputEnd) => input.arrived(None),
             Ok(Event::Wrote) => writing = None,
             // The program closed its reading end: what it does next
             // (closing its writing end, say) decides.
@@ -461,6 +500,59 @@ pub fn serve_stdio(steps: impl Steps + Send + 'static, settings: Settings) -> i3
     })
 }
 
+/// What a pipe holds on Linux (and macOS), in bytes: the output a serving
+/// CLI may have waiting before it is blocked writing.
+const PIPE_BYTES: usize = 64 * 1024;
+
+/// Stdin between the reading thread and the engine: chunks read but not
+/// yet wanted (at most one per permit) and the permits out.
+#[derive(Default)]
+struct Input {
+    held: std::collections::VecDeque<Vec<u8>>,
+    /// The reader saw the end of the input (handed over after `held`).
+    ended: bool,
+    /// The end was handed to the engine.
+    end_given: bool,
+    permits_out: usize,
+}
+
+impl Input {
+    /// What the reader sent: a chunk, or the end (`None`).
+    fn arrived(&mut self, chunk: Option<Vec<u8>>) {
+        self.permits_out = self.permits_out.saturating_sub(1);
+        match chunk {
+            Some(bytes) => self.held.push_back(bytes),
+            None => self.ended = true,
+        }
+    }
+
+    /// Hands what was read to the engine while it reads.
+    fn hand_over(&mut self, cli: &mut ScriptedCli) {
+        while cli.wants_stdin() {
+            if let Some(bytes) = self.held.pop_front() {
+                cli.handle_stdin(&bytes, Instant::now());
+            } else if self.ended && !self.end_given {
+                self.end_given = true;
+                cli.handle_stdin_end(Instant::now());
+            } else {
+                return;
+            }
+        }
+    }
+
+    /// Lets the reader read on while the engine reads and nothing waits.
+    fn permit(&mut self, cli: &ScriptedCli, permits: &mpsc::SyncSender<()>) {
+        while cli.wants_stdin()
+            && self.held.is_empty()
+            && !self.ended
+            && self.permits_out < QUEUED_EVENTS
+            && permits.try_send(()).is_ok()
+        {
+            self.permits_out += 1;
+        }
+    }
+}
+
 /// How many events (input chunks of up to 64 KiB, mostly) may wait for
 /// the loop: the input read ahead of the steps.
 const QUEUED_EVENTS: usize = 4;
@@ -477,26 +569,25 @@ enum Event {
     WriteFailed,
 }
 
-/// Reads stdin into `events` until it ends or the loop is gone.
-fn read_stdin(events: &mpsc::SyncSender<Event>) {
+/// Reads stdin into `events`, one chunk per permit, until it ends or the
+/// loop is gone.
+fn read_stdin(permits: &mpsc::Receiver<()>, events: &mpsc::SyncSender<Event>) {
     let mut stdin = io::stdin().lock();
     let mut buf = vec![0; 64 * 1024];
-    loop {
-        match stdin.read(&mut buf) {
-            Ok(0) => {
-                let _ = events.send(Event::InputEnd);
-                return;
+    while permits.recv().is_ok() {
+        let read = loop {
+            match stdin.read(&mut buf) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                other => break other,
             }
-            Ok(n) => {
-                if events.send(Event::Input(buf[..n].to_vec())).is_err() {
-                    return;
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => {
-                let _ = events.send(Event::InputEnd);
-                return;
-            }
+        };
+        let event = match read {
+            Ok(n) if n > 0 => Event::Input(buf[..n].to_vec()),
+            _ => Event::InputEnd,
+        };
+        let ended = matches!(event, Event::InputEnd);
+        if events.send(event).is_err() || ended {
+            return;
         }
     }
 }
@@ -727,6 +818,8 @@ fn failure_from_json(value: &Value) -> Result<Failure, String> {
 enum Mode {
     /// Run a saved script.
     Script(PathBuf),
+    /// Serve a behaviour given inline.
+    Serve(String),
     /// Replay a cassette.
     Replay(PathBuf, crate::cassette::ReplayOptions),
     /// Run the real CLI (the first path) and record to the cassette.
@@ -737,6 +830,12 @@ impl Mode {
     fn from_env() -> Result<Self, String> {
         if let Some(path) = std::env::var_os(SCRIPT_ENV) {
             return Ok(Self::Script(PathBuf::from(path)));
+        }
+        if let Some(behaviour) = std::env::var_os(SERVE_ENV) {
+            return behaviour
+                .into_string()
+                .map(Self::Serve)
+                .map_err(|_| format!("{SERVE_ENV} is not UTF-8"));
         }
         if let Some(path) = std::env::var_os(crate::cassette::REPLAY_ENV) {
             let speed = match std::env::var(crate::cassette::SPEED_ENV).as_deref() {
@@ -769,7 +868,8 @@ impl Mode {
             return Ok(Self::Record(PathBuf::from(cli), PathBuf::from(cassette)));
         }
         Err(format!(
-            "nothing to do: set {SCRIPT_ENV} to a script file, {} to a cassette, or {} and {} \
+            "nothing to do: set {SCRIPT_ENV} to a script file, {SERVE_ENV} to a behaviour, {} to \
+             a cassette, or {} and {} \
              (this binary stands in for the claude CLI in tests)",
             crate::cassette::REPLAY_ENV,
             crate::cassette::RECORD_ENV,
@@ -794,24 +894,18 @@ impl Mode {
 pub fn main_from_env() -> i32 {
     match Mode::from_env() {
         Ok(Mode::Script(path)) => match Script::load(&path) {
-            Ok(script)
-                if script
-                    .get_settings()
-                    .serve
-                    .as_ref()
-                    .is_some_and(|b| b.ignore_sigterm) =>
-            {
-                fail(
-                    "the script serves with ignore_sigterm, which a process cannot play without \
-                     unsafe code: run it in process (Script::start) or by hand (ScriptedCli)",
-                )
-            }
-            Ok(script) => {
-                let (steps, settings) = script.into_parts();
-                serve_stdio(steps, settings)
-            }
+            Ok(script) => serve_script(script),
             Err(e) => fail(&e.to_string()),
         },
+        Ok(Mode::Serve(text)) => {
+            let behaviour = serde_json::from_str(&text)
+                .map_err(|e| e.to_string())
+                .and_then(|value| crate::serve::json::from_json(&value));
+            match behaviour {
+                Ok(behaviour) => serve_script(Script::new().serve(behaviour)),
+                Err(why) => fail(&format!("{SERVE_ENV}: {why}")),
+            }
+        }
         Ok(Mode::Replay(path, options)) => match crate::cassette::Replay::open(&path, options) {
             Ok(replay) => serve_stdio(replay, Settings::replay()),
             Err(e) => fail(&format!("{}: {e}", path.display())),
@@ -830,6 +924,24 @@ pub fn main_from_env() -> i32 {
         }
         Err(why) => fail(&why),
     }
+}
+
+/// Runs `script` on this process's stdio, unless it asks for what a
+/// process cannot play.
+fn serve_script(script: Script) -> i32 {
+    if script
+        .get_settings()
+        .serve
+        .as_ref()
+        .is_some_and(|b| b.ignore_sigterm)
+    {
+        return fail(
+            "the script serves with ignore_sigterm, which a process cannot play without unsafe \
+             code: run it in process (Script::start) or by hand (ScriptedCli)",
+        );
+    }
+    let (steps, settings) = script.into_parts();
+    serve_stdio(steps, settings)
 }
 
 /// Says why on stderr; the failure exit code.

@@ -3,8 +3,9 @@
 //! Each scenario is written once against the [`Harness`] and [`Driver`]
 //! traits; an adapter implements them (translating a [`Spec`] into its own
 //! handlers) and instantiates the whole suite with [`conformance_suite!`](crate::conformance_suite).
-//! The CLI is the `fake-claude` binary of this package, which plays the
-//! scenario named in [`Spec::scenario`] deterministically.
+//! The CLI is the test kit's binary (this package's `testkit-cli`) serving
+//! the [`Behaviour`] of [`Spec::behaviour`]; the scenarios the kit does not
+//! play yet run the old `fake-claude` binary ([`Spec::legacy`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -18,6 +19,7 @@ use claude_proto::model::stdout::StdoutMessage;
 use claude_proto::model::stream::StreamEvent;
 use claude_proto::{Config, ControlSuccess, Message, ProtocolErrorKind};
 use claude_proto_host::{Error, Event, ExitReport, Limits, SpawnError, Stall, Turn};
+use claude_proto_testkit::{BadLine, Behaviour, Extra, Policy};
 use serde_json::{Value, json};
 
 /// How the permission handler answers.
@@ -150,11 +152,17 @@ impl TypedGuard {
 /// Everything an adapter needs to start one session for a scenario.
 #[derive(Debug, Clone)]
 pub struct Spec {
-    /// The `fake-claude` binary.
-    pub fake: PathBuf,
-    /// `FAKE_CLAUDE_SCENARIO`.
-    pub scenario: &'static str,
-    /// Extra environment for the fake.
+    /// The CLI: the test kit's binary (this package's `testkit-cli`).
+    pub cli: PathBuf,
+    /// What the test kit's CLI does, served by itself.
+    pub behaviour: Behaviour,
+    /// A `fake-claude` scenario not yet played by the test kit: the old
+    /// fake (beside `cli`) runs it instead.
+    pub legacy: Option<&'static str>,
+    /// Where the test kit's CLI writes its verdict (what it received), if
+    /// anywhere; read it with [`Spec::verdict`].
+    pub verdict_file: Option<PathBuf>,
+    /// Extra environment for the CLI.
     pub env: Vec<(String, String)>,
     /// The permission handler, if any.
     pub permission: Option<Permission>,
@@ -235,11 +243,14 @@ impl std::fmt::Debug for StderrFn {
 }
 
 impl Spec {
-    /// A spec for `scenario` with no handlers and default limits.
-    pub fn new(fake: PathBuf, scenario: &'static str) -> Self {
+    /// A spec for the test kit's CLI at `cli` serving `behaviour`, with no
+    /// handlers and default limits.
+    pub fn new(cli: PathBuf, behaviour: Behaviour) -> Self {
         Self {
-            fake,
-            scenario,
+            cli,
+            behaviour,
+            legacy: None,
+            verdict_file: None,
             env: Vec::new(),
             permission: None,
             hooks: Vec::new(),
@@ -260,7 +271,35 @@ impl Spec {
         }
     }
 
-    /// Adds an environment variable for the fake.
+    /// A spec for the old fake's `scenario` (the `fake-claude` binary beside
+    /// `cli`).
+    pub fn legacy(cli: PathBuf, scenario: &'static str) -> Self {
+        let mut spec = Self::new(cli, Behaviour::default());
+        spec.legacy = Some(scenario);
+        spec
+    }
+
+    /// Asks the test kit's CLI for its verdict (read it with
+    /// [`Spec::verdict`] once the session has closed).
+    pub fn with_verdict(mut self) -> Self {
+        self.verdict_file = Some(temp_path("verdict"));
+        self
+    }
+
+    /// The verdict of the test kit's CLI (what it received, its
+    /// `initialize` request), once the session has closed; the file is
+    /// removed.
+    pub fn verdict(&self) -> claude_proto_testkit::Report {
+        let path = self.verdict_file.as_ref().expect("Spec::with_verdict");
+        let verdict = must(
+            "the verdict",
+            claude_proto_testkit::child::outcome_from_file(path),
+        );
+        let _ = std::fs::remove_file(path);
+        must("the scripted CLI's run", verdict.outcome)
+    }
+
+    /// Adds an environment variable for the CLI.
     pub fn env(mut self, name: &str, value: impl Into<String>) -> Self {
         self.env.push((name.to_owned(), value.into()));
         self
@@ -268,9 +307,19 @@ impl Spec {
 
     /// The options to start the fake with.
     pub fn options(&self) -> claude_proto::options::Options {
-        let mut options = claude_proto::options::Options::default()
-            .cli_path(&self.fake)
-            .env("FAKE_CLAUDE_SCENARIO", self.scenario);
+        let mut options = claude_proto::options::Options::default();
+        options = match self.legacy {
+            Some(scenario) => options
+                .cli_path(
+                    self.cli
+                        .with_file_name(format!("fake-claude{}", std::env::consts::EXE_SUFFIX)),
+                )
+                .env("FAKE_CLAUDE_SCENARIO", scenario),
+            None => claude_proto_testkit::child::serve_options(options, &self.cli, &self.behaviour),
+        };
+        if let Some(path) = &self.verdict_file {
+            options = options.env(claude_proto_testkit::child::OUTCOME_ENV, path);
+        }
         for (name, value) in &self.env {
             options = options.env(name, value);
         }
@@ -509,8 +558,8 @@ fn init_models(init: &InitializeResponse) -> usize {
 // ----- scenarios ------------------------------------------------------------
 
 /// One prompt, one answer, a clean exit.
-pub fn single_turn<H: Harness>(fake: PathBuf) {
-    let mut s = must("start", H::start(Spec::new(fake, "echo")));
+pub fn single_turn<H: Harness>(cli: PathBuf) {
+    let mut s = must("start", H::start(Spec::new(cli, Behaviour::default())));
     let init = must("initialize", s.initialization());
     assert!(
         init_models(&init) > 0,
@@ -533,8 +582,8 @@ pub fn single_turn<H: Harness>(fake: PathBuf) {
 }
 
 /// Several turns on one session, with a model switch between them.
-pub fn multi_turn<H: Harness>(fake: PathBuf) {
-    let mut s = must("start", H::start(Spec::new(fake, "echo")));
+pub fn multi_turn<H: Harness>(cli: PathBuf) {
+    let mut s = must("start", H::start(Spec::new(cli, Behaviour::default())));
     for (i, word) in ["one", "two", "three"].iter().enumerate() {
         if i == 1 {
             must(
@@ -559,8 +608,11 @@ pub fn multi_turn<H: Harness>(fake: PathBuf) {
 }
 
 /// A prompt written before the CLI answers `initialize` is still served.
-pub fn prompt_before_initialize<H: Harness>(fake: PathBuf) {
-    let spec = Spec::new(fake, "echo").env("FAKE_CLAUDE_INIT_DELAY_LINES", "1");
+pub fn prompt_before_initialize<H: Harness>(cli: PathBuf) {
+    // The answer waits a while: the prompt is written long before it.
+    let behaviour =
+        Behaviour::default().with_policy("initialize", Policy::Delay(Duration::from_millis(300)));
+    let spec = Spec::new(cli, behaviour);
     let mut s = must("start", H::start(spec));
     must("send", s.send_text("early"));
     let t = must("turn", turn(&mut *s));
@@ -569,8 +621,8 @@ pub fn prompt_before_initialize<H: Harness>(fake: PathBuf) {
     must("close", s.close());
 }
 
-fn permission_turn<H: Harness>(fake: PathBuf, permission: Permission, prompt: &str) -> TurnInfo {
-    let mut spec = Spec::new(fake, "permission");
+fn permission_turn<H: Harness>(cli: PathBuf, permission: Permission, prompt: &str) -> TurnInfo {
+    let mut spec = Spec::legacy(cli, "permission");
     spec.permission = Some(permission);
     let mut s = must("start", H::start(spec));
     must("send", s.send_text(prompt));
@@ -583,9 +635,9 @@ fn permission_turn<H: Harness>(fake: PathBuf, permission: Permission, prompt: &s
 }
 
 /// The permission handler allows; the tool_use_id is echoed.
-pub fn permission_allow<H: Harness>(fake: PathBuf) {
+pub fn permission_allow<H: Harness>(cli: PathBuf) {
     let t = permission_turn::<H>(
-        fake,
+        cli,
         Permission::Allow,
         r#"{"tool":"Bash","input":{"command":"ls"}}"#,
     );
@@ -596,9 +648,9 @@ pub fn permission_allow<H: Harness>(fake: PathBuf) {
 }
 
 /// The permission handler allows with a different input.
-pub fn permission_updated_input<H: Harness>(fake: PathBuf) {
+pub fn permission_updated_input<H: Harness>(cli: PathBuf) {
     let t = permission_turn::<H>(
-        fake,
+        cli,
         Permission::AllowWithInput(json!({"command": "ls -la"})),
         r#"{"tool":"Bash","input":{"command":"rm -rf /"}}"#,
     );
@@ -609,21 +661,21 @@ pub fn permission_updated_input<H: Harness>(fake: PathBuf) {
 }
 
 /// The permission handler denies.
-pub fn permission_deny<H: Harness>(fake: PathBuf) {
-    let t = permission_turn::<H>(fake, Permission::Deny("not today".into()), "rm -rf /");
+pub fn permission_deny<H: Harness>(cli: PathBuf) {
+    let t = permission_turn::<H>(cli, Permission::Deny("not today".into()), "rm -rf /");
     assert_eq!(t.text, "denied not today tool_use_id_echoed=true");
 }
 
 /// Deny with interrupt ends the turn as an error.
-pub fn permission_deny_interrupt<H: Harness>(fake: PathBuf) {
-    let t = permission_turn::<H>(fake, Permission::DenyAndInterrupt("stop".into()), "ls");
+pub fn permission_deny_interrupt<H: Harness>(cli: PathBuf) {
+    let t = permission_turn::<H>(cli, Permission::DenyAndInterrupt("stop".into()), "ls");
     assert_eq!(t.subtype, "error_during_execution");
 }
 
 /// A handler that panics or fails denies the tool; the session goes on.
-pub fn permission_handler_failure<H: Harness>(fake: PathBuf) {
+pub fn permission_handler_failure<H: Harness>(cli: PathBuf) {
     for permission in [Permission::Panic, Permission::Fail("handler broke".into())] {
-        let t = permission_turn::<H>(fake.clone(), permission, "ls");
+        let t = permission_turn::<H>(cli.clone(), permission, "ls");
         assert!(t.text.starts_with("denied "), "{}", t.text);
         assert!(
             t.other
@@ -640,9 +692,9 @@ pub fn permission_handler_failure<H: Harness>(fake: PathBuf) {
 /// by the in-process server, each answer checked by the script (the kit's
 /// binary, built as this package's `testkit-cli`), whose verdict must be a
 /// pass. Every adapter runs the kit on every CI run.
-pub fn kit_scripted_session<H: Harness>(fake: PathBuf) {
+pub fn kit_scripted_session<H: Harness>(cli: PathBuf) {
     use claude_proto_testkit::{Script, ask, cli, expect};
-    let binary = fake.with_file_name(format!("testkit-cli{}", std::env::consts::EXE_SUFFIX));
+    let binary = cli.with_file_name(format!("testkit-cli{}", std::env::consts::EXE_SUFFIX));
     let rm = json!({"command": "rm -rf /"});
     let add = json!({"a": 2, "b": 3});
     let child = must(
@@ -667,7 +719,7 @@ pub fn kit_scripted_session<H: Harness>(fake: PathBuf) {
             .expect_end()
             .child_with(binary),
     );
-    let mut spec = Spec::new(child.binary().to_path_buf(), "unused");
+    let mut spec = Spec::new(child.binary().to_path_buf(), Behaviour::default());
     for (name, value) in child.env() {
         spec.env
             .push((name.to_owned(), value.to_string_lossy().into_owned()));
@@ -687,9 +739,9 @@ pub fn kit_scripted_session<H: Harness>(fake: PathBuf) {
 
 /// Hooks are registered in initialize, routed by callback id, and their
 /// outputs reach the CLI.
-pub fn hook_routing<H: Harness>(fake: PathBuf) {
+pub fn hook_routing<H: Harness>(cli: PathBuf) {
     let hooks_turn = |hooks: Vec<Hook>| -> Vec<Value> {
-        let mut spec = Spec::new(fake.clone(), "hooks");
+        let mut spec = Spec::legacy(cli.clone(), "hooks");
         spec.hooks = hooks;
         let mut s = must("start", H::start(spec));
         must("send", s.send_text("go"));
@@ -744,8 +796,8 @@ pub fn hook_routing<H: Harness>(fake: PathBuf) {
 }
 
 /// A hook that panics is answered with an error (the CLI then continues).
-pub fn hook_failure<H: Harness>(fake: PathBuf) {
-    let mut spec = Spec::new(fake, "hooks");
+pub fn hook_failure<H: Harness>(cli: PathBuf) {
+    let mut spec = Spec::legacy(cli, "hooks");
     spec.hooks = vec![Hook {
         event: "PreToolUse",
         matcher: None,
@@ -763,8 +815,8 @@ pub fn hook_failure<H: Harness>(fake: PathBuf) {
 }
 
 /// An in-process MCP tool: handshake, listing, a call, an unknown method.
-pub fn mcp_round_trip<H: Harness>(fake: PathBuf) {
-    let mut spec = Spec::new(fake, "mcp");
+pub fn mcp_round_trip<H: Harness>(cli: PathBuf) {
+    let mut spec = Spec::legacy(cli, "mcp");
     spec.mcp_calc = true;
     calc_round_trip::<H>(spec);
 }
@@ -773,8 +825,8 @@ pub fn mcp_round_trip<H: Harness>(fake: PathBuf) {
 /// `rmcp` server is attached): the CLI's handshake, listing, call and an
 /// unknown method reach it unchanged and its answers come back, given
 /// from a thread of its own.
-pub fn mcp_endpoint_round_trip<H: Harness>(fake: PathBuf) {
-    let mut spec = Spec::new(fake, "mcp");
+pub fn mcp_endpoint_round_trip<H: Harness>(cli: PathBuf) {
+    let mut spec = Spec::legacy(cli, "mcp");
     spec.mcp_endpoint = true;
     calc_round_trip::<H>(spec);
 }
@@ -804,8 +856,8 @@ fn calc_round_trip<H: Harness>(spec: Spec) {
 /// Tools added and removed while the session runs: the CLI is told
 /// (`tools/list_changed`), lists the new tools, and calls are routed by
 /// name; a removed tool is unknown again, and an unknown server is refused.
-pub fn tools_change_while_running<H: Harness>(fake: PathBuf) {
-    let mut spec = Spec::new(fake, "mcp");
+pub fn tools_change_while_running<H: Harness>(cli: PathBuf) {
+    let mut spec = Spec::legacy(cli, "mcp");
     spec.mcp_calc = true;
     let mut s = must("start", H::start(spec));
     must("initialize", s.initialization());
@@ -868,9 +920,9 @@ pub fn tools_change_while_running<H: Harness>(fake: PathBuf) {
 /// Hooks registered to block on failure, and a CLI whose `initialize`
 /// answer does not say it honours `on_failure`: the session is refused
 /// before the prompt sent meanwhile reaches the CLI, and says why.
-pub fn blocking_hooks_refused<H: Harness>(fake: PathBuf) {
+pub fn blocking_hooks_refused<H: Harness>(cli: PathBuf) {
     let mut spec =
-        Spec::new(fake, "hooks").env("FAKE_CLAUDE_INIT_DROP", "hook_on_failure_supported");
+        Spec::legacy(cli, "hooks").env("FAKE_CLAUDE_INIT_DROP", "hook_on_failure_supported");
     spec.hooks = vec![Hook {
         event: "PreToolUse",
         matcher: Some("Bash"),
@@ -905,9 +957,9 @@ pub fn blocking_hooks_refused<H: Harness>(fake: PathBuf) {
 /// Elicitations and user dialogs reach their handlers, and the dialog kinds
 /// are advertised in `initialize`; without handlers, elicitations are
 /// declined, dialogs cancelled, and no kind is advertised.
-pub fn dialogs_answered<H: Harness>(fake: PathBuf) {
+pub fn dialogs_answered<H: Harness>(cli: PathBuf) {
     let report = |dialogs: bool| -> Value {
-        let mut spec = Spec::new(fake.clone(), "dialogs");
+        let mut spec = Spec::legacy(cli.clone(), "dialogs");
         spec.dialogs = dialogs;
         let mut s = must("start", H::start(spec));
         must("send", s.send_text("go"));
@@ -970,8 +1022,8 @@ impl TypedAdd {
 
 /// A typed `PreToolUse` hook gets the event's own input and denies a Bash
 /// command with its own output type; the tool does not run.
-pub fn typed_hook_denies_bash<H: Harness>(fake: PathBuf) {
-    let mut spec = Spec::new(fake, "hooks");
+pub fn typed_hook_denies_bash<H: Harness>(cli: PathBuf) {
+    let mut spec = Spec::legacy(cli, "hooks");
     spec.hooks = vec![
         Hook {
             event: "PreToolUse",
@@ -1007,8 +1059,8 @@ pub fn typed_hook_denies_bash<H: Harness>(fake: PathBuf) {
 /// A typed MCP tool: arguments deserialized into a struct, a serializable
 /// result sent as text and structured content, and arguments that do not
 /// fit answered with a tool error naming the problem.
-pub fn typed_tool_round_trip<H: Harness>(fake: PathBuf) {
-    let mut spec = Spec::new(fake, "mcp");
+pub fn typed_tool_round_trip<H: Harness>(cli: PathBuf) {
+    let mut spec = Spec::legacy(cli, "mcp");
     spec.mcp_typed = true;
     let mut s = must("start", H::start(spec));
     let mut call = |prompt: &str| -> Value {
@@ -1042,8 +1094,14 @@ pub fn typed_tool_round_trip<H: Harness>(fake: PathBuf) {
 }
 
 /// Interrupt during a slow stream ends the turn with an error result.
-pub fn interrupt_mid_turn<H: Harness>(fake: PathBuf) {
-    let mut s = must("start", H::start(Spec::new(fake, "slow_stream")));
+pub fn interrupt_mid_turn<H: Harness>(cli: PathBuf) {
+    let mut s = must(
+        "start",
+        H::start(Spec::new(
+            cli,
+            Behaviour::default().with_stream(500, 16, Duration::from_millis(20)),
+        )),
+    );
     must("send", s.send_text("tick"));
     // Wait for the stream to be under way.
     loop {
@@ -1062,9 +1120,9 @@ pub fn interrupt_mid_turn<H: Harness>(fake: PathBuf) {
 
 /// The CLI cancels a pending permission prompt: the handler is stopped
 /// (its future dropped) and no late answer is sent.
-pub fn cancel_stops_handler<H: Harness>(fake: PathBuf) {
+pub fn cancel_stops_handler<H: Harness>(cli: PathBuf) {
     let probe = Arc::new(CancelProbe::default());
-    let mut spec = Spec::new(fake, "cancel");
+    let mut spec = Spec::legacy(cli, "cancel");
     spec.permission = Some(Permission::FirstWaitsForever(probe.clone()));
     let mut s = must("start", H::start(spec));
     must("send", s.send_text("go"));
@@ -1086,8 +1144,16 @@ pub fn cancel_stops_handler<H: Harness>(fake: PathBuf) {
 
 /// A control request the CLI never answers times out, naming its subtype;
 /// the session goes on.
-pub fn control_request_timeout<H: Harness>(fake: PathBuf) {
-    let mut s = must("start", H::start(Spec::new(fake, "silent")));
+pub fn control_request_timeout<H: Harness>(cli: PathBuf) {
+    let mut s = must(
+        "start",
+        H::start(Spec::new(
+            cli,
+            Behaviour::default()
+                .with_policy("mcp_status", Policy::Never)
+                .with_policy("get_context_usage", Policy::Never),
+        )),
+    );
     let error = s
         .control(
             ControlRequest::mcp_status(),
@@ -1106,8 +1172,8 @@ pub fn control_request_timeout<H: Harness>(fake: PathBuf) {
 
 /// The CLI exits mid-turn: the turn and pending requests fail with its
 /// exit code and stderr.
-pub fn exit_mid_turn<H: Harness>(fake: PathBuf) {
-    let mut s = must("start", H::start(Spec::new(fake, "exit_mid_turn")));
+pub fn exit_mid_turn<H: Harness>(cli: PathBuf) {
+    let mut s = must("start", H::start(Spec::legacy(cli, "exit_mid_turn")));
     must("initialize", s.initialization());
     must("send", s.send_text("crash please"));
     let pending = s.control(ControlRequest::get_context_usage(), None);
@@ -1116,7 +1182,7 @@ pub fn exit_mid_turn<H: Harness>(fake: PathBuf) {
             assert_eq!(report.code, Some(3));
         }
     } else {
-        panic!("the fake answers nothing in this scenario");
+        panic!("the CLI answers nothing in this scenario");
     }
     let error = turn(&mut *s).expect_err("no result before the exit");
     assert!(error.contains("ended"), "{error}");
@@ -1128,8 +1194,12 @@ pub fn exit_mid_turn<H: Harness>(fake: PathBuf) {
 
 /// A CLI that dies before answering `initialize` fails it at once with its
 /// exit status, not after the request timeout.
-pub fn exit_before_initialize<H: Harness>(fake: PathBuf) {
-    let mut spec = Spec::new(fake, "exit_mid_turn").env("FAKE_CLAUDE_EXIT_BEFORE_INIT", "1");
+pub fn exit_before_initialize<H: Harness>(cli: PathBuf) {
+    let behaviour = Behaviour::default()
+        .with_policy("initialize", Policy::Never)
+        .with_stderr("startup failed")
+        .with_exit_after(Duration::ZERO, 2);
+    let mut spec = Spec::new(cli, behaviour);
     // If the session waited for the timeout, the test would report a
     // timeout instead of the exit.
     spec.config.request_timeout = Duration::from_secs(600);
@@ -1142,8 +1212,8 @@ pub fn exit_before_initialize<H: Harness>(fake: PathBuf) {
 }
 
 /// Garbage and over-long lines are reported and the session goes on.
-pub fn garbage_lines<H: Harness>(fake: PathBuf) {
-    let mut spec = Spec::new(fake, "garbage");
+pub fn garbage_lines<H: Harness>(cli: PathBuf) {
+    let mut spec = Spec::legacy(cli, "garbage");
     spec.config.max_line_bytes = 1024 * 1024;
     let mut s = must("start", H::start(spec));
     must("send", s.send_text("survive"));
@@ -1191,9 +1261,9 @@ pub fn garbage_lines<H: Harness>(fake: PathBuf) {
 }
 
 /// 100k messages read by a slow consumer all arrive, in order.
-pub fn flood_with_slow_consumer<H: Harness>(fake: PathBuf) {
+pub fn flood_with_slow_consumer<H: Harness>(cli: PathBuf) {
     const COUNT: usize = 100_000;
-    let spec = Spec::new(fake, "flood").env("FAKE_CLAUDE_FLOOD_COUNT", COUNT.to_string());
+    let spec = Spec::new(cli, Behaviour::default().with_flood(COUNT, 0));
     let mut s = must("start", H::start(spec));
     must("send", s.send_text("flood"));
     let mut seen = 0usize;
@@ -1220,8 +1290,14 @@ pub fn flood_with_slow_consumer<H: Harness>(fake: PathBuf) {
 }
 
 /// A CLI that writes megabytes to stderr before answering does not stall.
-pub fn stderr_flood<H: Harness>(fake: PathBuf) {
-    let mut s = must("start", H::start(Spec::new(fake, "stderr_flood")));
+pub fn stderr_flood<H: Harness>(cli: PathBuf) {
+    let mut s = must(
+        "start",
+        H::start(Spec::new(
+            cli,
+            Behaviour::default().with_stderr_filler(4 << 20),
+        )),
+    );
     must("initialize", s.initialization());
     must("send", s.send_text("hi"));
     assert_eq!(must("turn", turn(&mut *s)).text, "echo: hi");
@@ -1229,9 +1305,11 @@ pub fn stderr_flood<H: Harness>(fake: PathBuf) {
 }
 
 /// Many sessions at once in one runtime.
-pub fn many_concurrent_sessions<H: Harness>(fake: PathBuf) {
+pub fn many_concurrent_sessions<H: Harness>(cli: PathBuf) {
     const N: usize = 24;
-    let specs = (0..N).map(|_| Spec::new(fake.clone(), "echo")).collect();
+    let specs = (0..N)
+        .map(|_| Spec::new(cli.clone(), Behaviour::default()))
+        .collect();
     let results = H::run_concurrently(specs);
     assert_eq!(results.len(), N);
     for (i, result) in results.into_iter().enumerate() {
@@ -1240,8 +1318,8 @@ pub fn many_concurrent_sessions<H: Harness>(fake: PathBuf) {
 }
 
 /// Dropping a session without closing it leaves no process behind.
-pub fn drop_without_close<H: Harness>(fake: PathBuf) {
-    let s = must("start", H::start(Spec::new(fake, "echo")));
+pub fn drop_without_close<H: Harness>(cli: PathBuf) {
+    let s = must("start", H::start(Spec::new(cli, Behaviour::default())));
     let pid = s.pid().expect("a child process");
     assert!(
         crate::process::is_running(pid),
@@ -1256,10 +1334,10 @@ pub fn drop_without_close<H: Harness>(fake: PathBuf) {
 
 /// Dropping a session without closing it ends what the CLI started too:
 /// the CLI leads a process group of its own, and the group is killed.
-pub fn dropping_the_session_ends_what_the_cli_started<H: Harness>(fake: PathBuf) {
+pub fn dropping_the_session_ends_what_the_cli_started<H: Harness>(cli: PathBuf) {
     let pids = temp_path("dropped-grandchild");
     let spec =
-        Spec::new(fake, "grandchild").env("FAKE_CLAUDE_PID_FILE", pids.display().to_string());
+        Spec::legacy(cli, "grandchild").env("FAKE_CLAUDE_PID_FILE", pids.display().to_string());
     let mut s = must("start", H::start(spec));
     must("send", s.send_text("hi"));
     assert_eq!(must("turn", turn(&mut *s)).text, "echo: hi");
@@ -1281,10 +1359,10 @@ pub fn dropping_the_session_ends_what_the_cli_started<H: Harness>(fake: PathBuf)
 /// An MCP server's token reaches the CLI in a private file, never on its
 /// command line (which every local user can read), nor in the error of a
 /// session that cannot start.
-pub fn no_secret_in_the_process_table<H: Harness>(fake: PathBuf) {
+pub fn no_secret_in_the_process_table<H: Harness>(cli: PathBuf) {
     const SENTINEL: &str = "sk-sentinel-conformance-5d1e";
     let config = json!({"mcpServers": {"db": {"command": "db-mcp", "env": {"TOKEN": SENTINEL}}}});
-    let mut spec = Spec::new(fake.clone(), "echo");
+    let mut spec = Spec::new(cli.clone(), Behaviour::default());
     spec.mcp_config = Some(config.clone());
     let mut s = must("start", H::start(spec));
     let pid = s.pid().expect("a child process");
@@ -1315,7 +1393,7 @@ pub fn no_secret_in_the_process_table<H: Harness>(fake: PathBuf) {
     }
     assert!(!file.exists(), "{} outlived the session", file.display());
 
-    let mut spec = Spec::new(fake, "echo");
+    let mut spec = Spec::new(cli, Behaviour::default());
     spec.mcp_config = Some(config);
     spec.cwd = Some(PathBuf::from("/nonexistent/claude-proto-secret-test"));
     let Err(error) = H::start(spec) else {
@@ -1329,11 +1407,11 @@ pub fn no_secret_in_the_process_table<H: Harness>(fake: PathBuf) {
 /// A token in the MCP configuration and in inline settings appears in no
 /// line the library logs and in no error it returns, through a turn, a
 /// protocol error, a failing handler, a crash and a failed start.
-pub fn no_secret_in_logs_or_errors<H: Harness>(fake: PathBuf) {
+pub fn no_secret_in_logs_or_errors<H: Harness>(cli: PathBuf) {
     const SENTINEL: &str = "sk-sentinel-logs-8c2b0e";
     crate::logs::capture();
     let with_secrets = |scenario| {
-        let mut spec = Spec::new(fake.clone(), scenario);
+        let mut spec = Spec::legacy(cli.clone(), scenario);
         spec.mcp_config = Some(json!({"mcpServers": {"db": {
             "command": "db-mcp",
             "env": {"TOKEN": SENTINEL},
@@ -1392,8 +1470,8 @@ pub fn no_secret_in_logs_or_errors<H: Harness>(fake: PathBuf) {
 
 /// A CLI that ignores SIGTERM is killed once the terminate grace is over;
 /// closing returns with the kill in the report and no process left.
-pub fn close_kills_a_child_that_ignores_sigterm<H: Harness>(fake: PathBuf) {
-    let mut spec = Spec::new(fake, "ignore_stdin").env("FAKE_CLAUDE_IGNORE_SIGTERM", "1");
+pub fn close_kills_a_child_that_ignores_sigterm<H: Harness>(cli: PathBuf) {
+    let mut spec = Spec::legacy(cli, "ignore_stdin").env("FAKE_CLAUDE_IGNORE_SIGTERM", "1");
     spec.limits.close_grace = Duration::from_millis(50);
     spec.limits.term_grace = Duration::from_millis(50);
     let s = must("start", H::start(spec));
@@ -1412,8 +1490,8 @@ pub fn close_kills_a_child_that_ignores_sigterm<H: Harness>(fake: PathBuf) {
 
 /// A CLI that never reads its stdin: what we send piles up in the pipe and
 /// our buffer, but the session keeps running and closes (SIGTERM).
-pub fn child_that_never_reads_stdin_does_not_stall<H: Harness>(fake: PathBuf) {
-    let mut spec = Spec::new(fake, "ignore_stdin");
+pub fn child_that_never_reads_stdin_does_not_stall<H: Harness>(cli: PathBuf) {
+    let mut spec = Spec::new(cli, never_reads());
     spec.limits.close_grace = Duration::from_millis(50);
     spec.limits.term_grace = Duration::from_secs(10);
     let mut s = must("start", H::start(spec));
@@ -1466,7 +1544,7 @@ pub fn isolation(name: &str) -> Isolation {
 /// alone: the resumed CLI sees the history, the new turn is mirrored to
 /// the same key, and the temporary config directory is gone after the
 /// session.
-pub fn session_store_mirrors_and_resumes<H: Harness>(fake: PathBuf) {
+pub fn session_store_mirrors_and_resumes<H: Harness>(cli: PathBuf) {
     use claude_proto::transcript::SessionKey;
     use claude_proto_sessions::{MemoryStore, SessionStore, block_on};
 
@@ -1478,7 +1556,7 @@ pub fn session_store_mirrors_and_resumes<H: Harness>(fake: PathBuf) {
     }
     let record = temp_path("store-record");
     let spec = |config: &Path, resume: Option<String>| {
-        let mut spec = Spec::new(fake.clone(), "echo")
+        let mut spec = Spec::legacy(cli.clone(), "echo")
             .env("CLAUDE_CONFIG_DIR", config.display().to_string())
             .env("FAKE_CLAUDE_RECORD_FILE", record.display().to_string());
         spec.cwd = Some(work.clone());
@@ -1591,7 +1669,7 @@ fn project_of(work: &Path) -> String {
 /// neither turns nor control calls. The store ends up with exactly the
 /// lines of the CLI's transcript on disk, in order, and no failure is
 /// reported.
-pub fn mirror_loses_nothing_to_a_flaky_or_stalled_store<H: Harness>(fake: PathBuf) {
+pub fn mirror_loses_nothing_to_a_flaky_or_stalled_store<H: Harness>(cli: PathBuf) {
     use claude_proto::transcript::SessionKey;
     use claude_proto_sessions::{SessionStore, block_on};
 
@@ -1608,8 +1686,8 @@ pub fn mirror_loses_nothing_to_a_flaky_or_stalled_store<H: Harness>(fake: PathBu
         for dir in [&work, &config] {
             must("mkdir", std::fs::create_dir_all(dir));
         }
-        let mut spec =
-            Spec::new(fake.clone(), "echo").env("CLAUDE_CONFIG_DIR", config.display().to_string());
+        let mut spec = Spec::legacy(cli.clone(), "echo")
+            .env("CLAUDE_CONFIG_DIR", config.display().to_string());
         spec.cwd = Some(work.clone());
         spec.store = Some(claude_proto_adapter::StoreSettings::shared(store.clone()));
         let mut s = must("start", H::start(spec));
@@ -1689,6 +1767,13 @@ fn read_pids(path: &Path) -> Vec<u32> {
         .collect()
 }
 
+/// A CLI that never reads its stdin and never exits on its own.
+fn never_reads() -> Behaviour {
+    Behaviour::default()
+        .with_stop_reading_after(0)
+        .with_linger()
+}
+
 /// `query` through the harness, or `None` (with a note) if it has none.
 fn query(s: &mut dyn Driver, prompt: &str, limit: Option<Duration>) -> Option<Option<Turn>> {
     match s.query(prompt, limit) {
@@ -1717,8 +1802,8 @@ fn stream_events(t: &TurnInfo) -> usize {
 
 /// (a) The CLI writes 300 events before each control answer; the user
 /// reads nothing until the calls returned, and they return.
-pub fn control_answer_behind_unread_events<H: Harness>(fake: PathBuf) {
-    let spec = Spec::new(fake, "echo").env("FAKE_CLAUDE_BURST", "300");
+pub fn control_answer_behind_unread_events<H: Harness>(cli: PathBuf) {
+    let spec = Spec::new(cli, Behaviour::default().with_events_before_answers(300));
     let mut s = must("start", H::start(spec));
     must("initialize", s.initialization());
     let bound = Some(Duration::from_secs(20));
@@ -1751,8 +1836,8 @@ pub fn control_answer_behind_unread_events<H: Harness>(fake: PathBuf) {
 /// (a) A permission request behind 1000 unread events is answered by the
 /// handler while the user reads nothing: the fake holds the `mcp_status`
 /// answer until it has the permission answer.
-pub fn permission_behind_unread_events<H: Harness>(fake: PathBuf) {
-    let mut spec = Spec::new(fake, "permission_behind_events");
+pub fn permission_behind_unread_events<H: Harness>(cli: PathBuf) {
+    let mut spec = Spec::legacy(cli, "permission_behind_events");
     spec.permission = Some(Permission::Allow);
     let mut s = must("start", H::start(spec));
     must("send", s.send_text("go"));
@@ -1768,8 +1853,16 @@ pub fn permission_behind_unread_events<H: Harness>(fake: PathBuf) {
 
 /// (b) Lines that fail to decode inside turn 1 (nested 200 deep, a number
 /// out of range) do not shift turn 2.
-pub fn undecodable_lines_do_not_shift_turns<H: Harness>(fake: PathBuf) {
-    let mut s = must("start", H::start(Spec::new(fake, "undecodable")));
+pub fn undecodable_lines_do_not_shift_turns<H: Harness>(cli: PathBuf) {
+    let mut s = must(
+        "start",
+        H::start(Spec::new(
+            cli,
+            Behaviour::default()
+                .with_extra(Extra::Bad(BadLine::DeepNesting))
+                .with_extra(Extra::Bad(BadLine::NumberOutOfRange)),
+        )),
+    );
     let Some(first) = query(&mut *s, "first", None) else {
         return;
     };
@@ -1785,19 +1878,16 @@ pub fn undecodable_lines_do_not_shift_turns<H: Harness>(fake: PathBuf) {
     must("close", s.close());
 }
 
-/// (b) A query given up mid-turn (its turn waits for a control request)
-/// does not shift the next one: the rest of its turn is skipped.
-pub fn dropped_query_does_not_shift_turns<H: Harness>(fake: PathBuf) {
-    let mut s = must("start", H::start(Spec::new(fake, "hold")));
+/// (b) A query given up mid-turn (its turn ends a second after its
+/// prompt, long after the query's limit) does not shift the next one: the
+/// rest of its turn is skipped.
+pub fn dropped_query_does_not_shift_turns<H: Harness>(cli: PathBuf) {
+    let behaviour = Behaviour::default().with_turn_delay(Duration::from_secs(1));
+    let mut s = must("start", H::start(Spec::new(cli, behaviour)));
     let Some(held) = query(&mut *s, "hold", Some(Duration::from_millis(200))) else {
         return;
     };
     assert!(held.is_none(), "the held turn cannot end: {held:?}");
-    // Releases the held turn: its `result` now arrives, unread.
-    must(
-        "set_model",
-        s.control(ControlRequest::set_model(None), None),
-    );
     let second = query(&mut *s, "second", None).flatten().expect("a turn");
     assert_eq!(second.text(), Some("echo: second"));
     let third = query(&mut *s, "third", None).flatten().expect("a turn");
@@ -1806,8 +1896,14 @@ pub fn dropped_query_does_not_shift_turns<H: Harness>(fake: PathBuf) {
 }
 
 /// (b) A `result` the typed model rejects still ends its turn, kept raw.
-pub fn unreadable_result_ends_its_turn<H: Harness>(fake: PathBuf) {
-    let mut s = must("start", H::start(Spec::new(fake, "odd_result")));
+pub fn unreadable_result_ends_its_turn<H: Harness>(cli: PathBuf) {
+    let mut s = must(
+        "start",
+        H::start(Spec::new(
+            cli,
+            Behaviour::default().with_extra(Extra::Bad(BadLine::ResultWithoutUsage)),
+        )),
+    );
     let Some(first) = query(&mut *s, "first", None) else {
         return;
     };
@@ -1823,8 +1919,8 @@ pub fn unreadable_result_ends_its_turn<H: Harness>(fake: PathBuf) {
 /// (c) A CLI that stops reading stdin: once more than
 /// `max_unwritten_bytes` wait, a control call fails (refused or timed out,
 /// from the call) instead of hanging, and close still ends the process.
-pub fn control_call_with_stdin_backed_up<H: Harness>(fake: PathBuf) {
-    let mut spec = Spec::new(fake, "ignore_stdin");
+pub fn control_call_with_stdin_backed_up<H: Harness>(cli: PathBuf) {
+    let mut spec = Spec::new(cli, never_reads());
     spec.limits.max_unwritten_bytes = 64 * 1024;
     spec.limits.close_grace = Duration::from_millis(50);
     let mut s = must("start", H::start(spec));
@@ -1854,21 +1950,18 @@ pub fn control_call_with_stdin_backed_up<H: Harness>(fake: PathBuf) {
 }
 
 /// (d) 8 MiB lines while the user reads nothing, with a 1 MiB read-ahead
-/// budget: reading stops within the budget plus one line, so the fake
-/// blocks on a full pipe before it finishes its third line and cannot
-/// answer; the call fails naming the budget. All lines arrive afterwards.
-pub fn read_ahead_is_bounded_in_bytes<H: Harness>(fake: PathBuf) {
+/// budget: reading stops within the budget plus one line, so the CLI is
+/// blocked writing to a full pipe, reads nothing and cannot answer; the
+/// call fails naming the budget. All lines arrive afterwards.
+pub fn read_ahead_is_bounded_in_bytes<H: Harness>(cli: PathBuf) {
     const BUDGET: usize = 1024 * 1024;
     const LINE: usize = 8 * 1024 * 1024;
     const LINES: usize = 6;
-    // What may be out of the fake before reading stops: the budget plus
+    // What may be out of the CLI before reading stops: the budget plus
     // one line held by the host, one line (or 256 KiB) handed to the
-    // reading side, a 64 KiB read and the pipe: less than three lines.
-    // The fake handles control requests only after its third line.
-    let mut spec = Spec::new(fake, "big_lines")
-        .env("FAKE_CLAUDE_BIG_LINES", LINES.to_string())
-        .env("FAKE_CLAUDE_BIG_LINE_BYTES", LINE.to_string())
-        .env("FAKE_CLAUDE_POLL_AFTER_LINES", "3");
+    // reading side, a 64 KiB read and the pipe. The test kit's CLI, as a
+    // child, reads its stdin only while its output is taken.
+    let mut spec = Spec::new(cli, Behaviour::default().with_flood(LINES, LINE));
     spec.limits.read_ahead_bytes = BUDGET;
     let mut s = must("start", H::start(spec));
     must("initialize", s.initialization());
@@ -1878,7 +1971,7 @@ pub fn read_ahead_is_bounded_in_bytes<H: Harness>(fake: PathBuf) {
             ControlRequest::get_context_usage(),
             Some(Duration::from_secs(2)),
         )
-        .expect_err("the fake is blocked before it can answer");
+        .expect_err("the CLI is blocked before it can answer");
     match &error {
         Error::TimedOut {
             stall: Some(Stall::ReadAheadFull { queued, budget }),
@@ -1891,15 +1984,22 @@ pub fn read_ahead_is_bounded_in_bytes<H: Harness>(fake: PathBuf) {
     }
     assert!(error.to_string().contains("read_ahead_bytes"), "{error}");
     let t = must("turn", turn(&mut *s));
-    assert_eq!(t.text, format!("big_lines {LINES}"));
-    assert_eq!(t.messages.len(), LINES + 2, "init, every line, the result");
+    assert_eq!(t.text, "echo: flood");
+    assert_eq!(
+        t.messages.len(),
+        LINES + 3,
+        "every line, init, the answer, the result"
+    );
     must("close", s.close());
 }
 
 /// One echo session, so lazily started runtime threads exist before a
 /// scenario counts.
-fn warm_up<H: Harness>(fake: &Path) {
-    let mut s = must("start", H::start(Spec::new(fake.to_path_buf(), "echo")));
+fn warm_up<H: Harness>(cli: &Path) {
+    let mut s = must(
+        "start",
+        H::start(Spec::new(cli.to_path_buf(), Behaviour::default())),
+    );
     must("send", s.send_text("warm up"));
     must("turn", turn(&mut *s));
     must("close", s.close());
@@ -1915,11 +2015,14 @@ fn assert_nothing_left(before: crate::process::Resources) {
 
 /// (e) A panicking stderr callback does not end the session; nothing is
 /// left: no process, no fd, no thread.
-pub fn panicking_stderr_callback_is_contained<H: Harness>(fake: PathBuf) {
-    warm_up::<H>(&fake);
+pub fn panicking_stderr_callback_is_contained<H: Harness>(cli: PathBuf) {
+    warm_up::<H>(&cli);
     let before = crate::process::resources();
     let calls = Arc::new(AtomicUsize::new(0));
-    let mut spec = Spec::new(fake, "echo").env("FAKE_CLAUDE_STDERR_LINES", "3");
+    let behaviour = (0..3).fold(Behaviour::default(), |b, n| {
+        b.with_stderr(&format!("log line {n}"))
+    });
+    let mut spec = Spec::new(cli, behaviour);
     let counter = calls.clone();
     spec.on_stderr = Some(StderrFn(Arc::new(move |_line| {
         counter.fetch_add(1, Ordering::SeqCst);
@@ -1948,32 +2051,32 @@ pub fn panicking_stderr_callback_is_contained<H: Harness>(fake: PathBuf) {
 /// fd or thread is left. Without a group of its own the grandchild lives
 /// on and the session still ends (reading is given up after
 /// `drain_after_exit`).
-pub fn grandchild_holding_the_pipes_does_not_stall_close<H: Harness>(fake: PathBuf) {
-    warm_up::<H>(&fake);
+pub fn grandchild_holding_the_pipes_does_not_stall_close<H: Harness>(cli: PathBuf) {
+    warm_up::<H>(&cli);
     let before = crate::process::resources();
-    let [cli, grandchild] = close_with_a_grandchild::<H>(&fake, true);
+    let [cli_pid, grandchild] = close_with_a_grandchild::<H>(&cli, true);
     assert!(
         !crate::process::is_running(grandchild),
         "the grandchild outlived the session's process group"
     );
     assert!(crate::process::wait_until_gone(
-        cli,
+        cli_pid,
         Duration::from_secs(20)
     ));
     assert_nothing_left(before);
 
     // The CLI in the caller's group: the grandchild lives on, and holds
     // the pipes, and close still returns.
-    let [_, grandchild] = close_with_a_grandchild::<H>(&fake, false);
+    let [_, grandchild] = close_with_a_grandchild::<H>(&cli, false);
     assert!(crate::process::is_running(grandchild), "asked to live on");
     crate::process::kill(grandchild);
 }
 
 /// Runs a turn of the fake's `grandchild` scenario and closes: the pids of
 /// the CLI and of its grandchild.
-fn close_with_a_grandchild<H: Harness>(fake: &Path, own_process_group: bool) -> [u32; 2] {
+fn close_with_a_grandchild<H: Harness>(cli: &Path, own_process_group: bool) -> [u32; 2] {
     let pids = temp_path("grandchild");
-    let mut spec = Spec::new(fake.to_path_buf(), "grandchild")
+    let mut spec = Spec::legacy(cli.to_path_buf(), "grandchild")
         .env("FAKE_CLAUDE_PID_FILE", pids.display().to_string());
     spec.limits.drain_after_exit = Duration::from_millis(50);
     spec.own_process_group = own_process_group;
@@ -1991,8 +2094,8 @@ fn close_with_a_grandchild<H: Harness>(fake: &Path, own_process_group: bool) -> 
 }
 
 /// (e) A UTF-8 byte order mark before the `initialize` answer.
-pub fn bom_before_the_initialize_answer<H: Harness>(fake: PathBuf) {
-    let spec = Spec::new(fake, "echo").env("FAKE_CLAUDE_BOM", "1");
+pub fn bom_before_the_initialize_answer<H: Harness>(cli: PathBuf) {
+    let spec = Spec::new(cli, Behaviour::default().with_bom());
     let mut s = must("start", H::start(spec));
     must("initialize", s.initialization());
     must("send", s.send_text("hi"));
@@ -2001,8 +2104,9 @@ pub fn bom_before_the_initialize_answer<H: Harness>(fake: PathBuf) {
 }
 
 /// (e) Limits that cannot work fail at start, naming the setting, and no
-/// process is started.
-pub fn unworkable_limits_fail_before_spawning<H: Harness>(fake: PathBuf) {
+/// process is started: the CLI named does not exist, so a spawn would
+/// fail with another error.
+pub fn unworkable_limits_fail_before_spawning<H: Harness>(cli: PathBuf) {
     type Change = fn(&mut Limits);
     let cases: [(&str, Change); 4] = [
         ("read_ahead_bytes", |l| l.read_ahead_bytes = 0),
@@ -2011,23 +2115,20 @@ pub fn unworkable_limits_fail_before_spawning<H: Harness>(fake: PathBuf) {
         ("max_concurrent_handlers", |l| l.max_concurrent_handlers = 0),
     ];
     for (name, change) in cases {
-        let pids = temp_path("limits");
-        let mut spec =
-            Spec::new(fake.clone(), "echo").env("FAKE_CLAUDE_PID_FILE", pids.display().to_string());
+        let mut spec = Spec::new(cli.with_file_name("no-such-cli"), Behaviour::default());
         change(&mut spec.limits);
         match H::start(spec) {
             Err(SpawnError::Limits(error)) => assert_eq!(error.name, name, "{error}"),
             Err(other) => panic!("{name}: expected a limits error, got {other:?}"),
             Ok(_) => panic!("{name}: the session started"),
         }
-        assert!(!pids.exists(), "{name}: a process was started");
     }
 }
 
 /// (e) A working directory that does not exist is reported as such.
-pub fn missing_working_directory<H: Harness>(fake: PathBuf) {
+pub fn missing_working_directory<H: Harness>(cli: PathBuf) {
     let missing = temp_path("no-such-dir");
-    let mut spec = Spec::new(fake, "echo");
+    let mut spec = Spec::new(cli, Behaviour::default());
     spec.cwd = Some(missing.clone());
     match H::start(spec) {
         Err(SpawnError::MissingWorkingDirectory(path)) => assert_eq!(path, missing),
@@ -2037,16 +2138,17 @@ pub fn missing_working_directory<H: Harness>(fake: PathBuf) {
 }
 
 /// A system prompt set once, on the options, reaches the CLI's
-/// `initialize` request (and not its command line, which the fake does not
-/// read for it), beside the hooks the adapter registers.
-pub fn options_reach_initialize<H: Harness>(fake: PathBuf) {
-    let mut spec = Spec::new(fake, "initialize_echo");
+/// `initialize` request (and not only its command line), beside the hooks
+/// the adapter registers.
+pub fn options_reach_initialize<H: Harness>(cli: PathBuf) {
+    let mut spec = Spec::new(cli, Behaviour::default()).with_verdict();
     spec.system_prompt = Some("You are a fake.".to_owned());
+    let kept = spec.clone();
     let mut s = must("start", H::start(spec));
     must("initialize", s.initialization());
-    must("send", s.send_text("show"));
-    let t = must("turn", turn(&mut *s));
-    let init: Value = serde_json::from_str(&t.text).expect("initialize as JSON");
+    must("close", s.close());
+    let line = kept.verdict().initialize.expect("an initialize request");
+    let init = &line["request"];
     assert_eq!(init["subtype"], "initialize", "{init}");
     assert_eq!(
         init["systemPrompt"],
@@ -2054,14 +2156,13 @@ pub fn options_reach_initialize<H: Harness>(fake: PathBuf) {
         "{init}"
     );
     assert!(init.get("appendSystemPrompt").is_none(), "{init}");
-    must("close", s.close());
 }
 
 /// Instantiates every scenario as a `#[test]` for a [`Harness`].
 #[macro_export]
 macro_rules! conformance_suite {
-    ($harness:ty, $fake:expr) => {
-        $crate::conformance_suite!(@tests $harness, $fake;
+    ($harness:ty, $cli:expr) => {
+        $crate::conformance_suite!(@tests $harness, $cli;
             single_turn, multi_turn, prompt_before_initialize, permission_allow,
             permission_updated_input, permission_deny, permission_deny_interrupt,
             permission_handler_failure, hook_routing, hook_failure, mcp_round_trip,
@@ -2084,12 +2185,12 @@ macro_rules! conformance_suite {
             bom_before_the_initialize_answer, unworkable_limits_fail_before_spawning,
             missing_working_directory, options_reach_initialize);
     };
-    (@tests $harness:ty, $fake:expr; $($name:ident),+ $(,)?) => {
+    (@tests $harness:ty, $cli:expr; $($name:ident),+ $(,)?) => {
         $(
             #[test]
             fn $name() {
                 let _isolation = $crate::conformance::isolation(stringify!($name));
-                $crate::conformance::$name::<$harness>(::std::path::PathBuf::from($fake));
+                $crate::conformance::$name::<$harness>(::std::path::PathBuf::from($cli));
             }
         )+
     };

@@ -208,7 +208,7 @@ impl<E: Exec> Driver for Session<E> {
 pub(crate) fn a_controller_interrupts_from_another_task<E: Exec>(fake: &str) {
     let _isolation = claude_proto_tests::conformance::isolation("controller_interrupt");
     E::block_on(async {
-        let mut claude = builder::<E>(&Spec::new(fake.into(), "hold"))
+        let mut claude = builder::<E>(&Spec::legacy(fake.into(), "hold"))
             .spawn()
             .await
             .unwrap();
@@ -245,7 +245,7 @@ pub(crate) fn a_controller_interrupts_from_another_task<E: Exec>(fake: &str) {
 pub(crate) fn turn_streams_end_at_their_own_result<E: Exec>(fake: &str) {
     let _isolation = claude_proto_tests::conformance::isolation("turn_stream");
     E::block_on(async {
-        let mut claude = builder::<E>(&Spec::new(fake.into(), "echo"))
+        let mut claude = builder::<E>(&Spec::legacy(fake.into(), "echo"))
             .spawn()
             .await
             .unwrap();
@@ -278,7 +278,7 @@ pub(crate) fn turn_streams_end_at_their_own_result<E: Exec>(fake: &str) {
 pub(crate) fn the_one_shot_query_answers<E: Exec>(fake: &str) {
     let _isolation = claude_proto_tests::conformance::isolation("one_shot");
     E::block_on(async {
-        let options = Spec::new(fake.into(), "echo").options();
+        let options = Spec::legacy(fake.into(), "echo").options();
         let turn = claude_proto_async_std::query("hi", options).await.unwrap();
         assert_eq!(turn.text(), Some("echo: hi"));
     });

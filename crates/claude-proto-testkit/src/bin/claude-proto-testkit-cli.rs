@@ -7,6 +7,10 @@
 //!
 //! - `CLAUDE_PROTO_TESTKIT_SCRIPT=<file>`: runs the script saved in the
 //!   file (`Script::save`, `Script::child`).
+//! - `CLAUDE_PROTO_TESTKIT_SERVE=<behaviour as JSON>`: serves the
+//!   behaviour by itself, a whole CLI with no file (`child::serve_options`).
+//!   Its stdout is a pipe: while the program leaves it unread, the CLI is
+//!   blocked writing and reads nothing.
 //! - `CLAUDE_PROTO_TESTKIT_REPLAY=<cassette>`: replays the cassette as the
 //!   CLI, as fast as possible, or at recorded speed with
 //!   `CLAUDE_PROTO_TESTKIT_SPEED=recorded`; with

@@ -159,6 +159,13 @@ pub struct Behaviour {
     pub fatal_bad_stdin: bool,
     /// stderr lines written at start (a newline is added to each).
     pub stderr_lines: Vec<String>,
+    /// Bytes of filler log lines (1 KiB each) written to stderr at start,
+    /// after `stderr_lines`: a CLI that talks a lot before it answers.
+    pub stderr_filler: usize,
+    /// Stream events written before each answer to a host control request
+    /// (`initialize` excepted), so that the answer waits behind events the
+    /// program has not read.
+    pub events_before_answers: usize,
     /// Fields of the `initialize` answer replaced (`null`: removed), to play
     /// a CLI of another version.
     pub initialize_fields: Vec<(String, serde_json::Value)>,
@@ -185,6 +192,8 @@ impl Default for Behaviour {
             exit_on_stdin_end: true,
             fatal_bad_stdin: true,
             stderr_lines: Vec::new(),
+            stderr_filler: 0,
+            events_before_answers: 0,
             initialize_fields: Vec::new(),
         }
     }
@@ -279,6 +288,19 @@ impl Behaviour {
     /// Writes `line` to stderr at start.
     pub fn with_stderr(mut self, line: &str) -> Self {
         self.stderr_lines.push(line.to_owned());
+        self
+    }
+
+    /// Writes `bytes` of filler log lines to stderr at start.
+    pub fn with_stderr_filler(mut self, bytes: usize) -> Self {
+        self.stderr_filler = bytes;
+        self
+    }
+
+    /// Writes `events` stream events before each answer to a host control
+    /// request (`initialize` excepted).
+    pub fn with_events_before_answers(mut self, events: usize) -> Self {
+        self.events_before_answers = events;
         self
     }
 }

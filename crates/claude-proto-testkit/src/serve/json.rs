@@ -35,6 +35,8 @@ pub(crate) fn to_json(behaviour: &Behaviour) -> Value {
         "exit_on_stdin_end": behaviour.exit_on_stdin_end,
         "fatal_bad_stdin": behaviour.fatal_bad_stdin,
         "stderr_lines": behaviour.stderr_lines,
+        "stderr_filler": behaviour.stderr_filler,
+        "events_before_answers": behaviour.events_before_answers,
         "initialize_fields": behaviour
             .initialize_fields
             .iter()
@@ -95,6 +97,8 @@ pub(crate) fn from_json(value: &Value) -> Result<Behaviour, String> {
             "ignore_sigterm" => b.ignore_sigterm = flag(key, v)?,
             "exit_on_stdin_end" => b.exit_on_stdin_end = flag(key, v)?,
             "fatal_bad_stdin" => b.fatal_bad_stdin = flag(key, v)?,
+            "stderr_filler" => b.stderr_filler = size(key, v)?,
+            "events_before_answers" => b.events_before_answers = size(key, v)?,
             "stderr_lines" => {
                 let lines = v.as_array().ok_or("stderr_lines is not an array")?;
                 b.stderr_lines = lines

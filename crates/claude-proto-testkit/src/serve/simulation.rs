@@ -106,6 +106,11 @@ impl Simulation {
         for line in cli.script.stderr_lines.clone() {
             cli.emit_stderr(format!("{line}\n").as_bytes());
         }
+        let mut filler = vec![b'x'; 1023];
+        filler.push(b'\n');
+        for _ in 0..cli.script.stderr_filler.div_ceil(filler.len()) {
+            cli.emit_stderr(&filler);
+        }
         cli
     }
 
@@ -405,8 +410,12 @@ impl Simulation {
         }
     }
 
-    /// Reads what can be read, runs the turn, exits when idle after EOF.
+    /// Runs the turn as far as it goes, then reads what can be read, and
+    /// exits when idle after EOF. The turn goes first: a CLI whose output
+    /// was just taken writes on before it reads, so input waits behind
+    /// output the program has not read.
     pub(crate) fn pump(&mut self) {
+        self.run_turn();
         while self.reading() {
             if let Some(line) = self.next_line() {
                 self.handle_line(&line);
@@ -513,6 +522,15 @@ impl Simulation {
     fn act(&mut self, id: &str, request: &Value) {
         let field = |name: &str| request.get(name).and_then(Value::as_str);
         let subtype = field("subtype").unwrap_or("undefined");
+        if subtype != "initialize" && self.script.events_before_answers > 0 {
+            let message_id = self.ids.message_id();
+            for n in 0..self.script.events_before_answers {
+                let event = json!({"type": "content_block_delta", "index": 0,
+                                   "delta": {"type": "text_delta", "text": format!("burst {n} ")}});
+                let line = wire::stream_event(&mut self.ids, &message_id, event);
+                self.emit_line(&line);
+            }
+        }
         let line = match subtype {
             "initialize" => {
                 self.adopt(request);
