@@ -24,6 +24,16 @@
 //! # Ok(()) }
 //! ```
 //!
+//! A script that serves (or a behaviour alone, [`serve_options`]) plays
+//! what only a process can: its stdout is a pipe (output the program does
+//! not read blocks it), it ignores SIGTERM when the behaviour says so (it
+//! runs itself again under `sh` with the signal ignored; Unix only), it
+//! keeps the session's transcript where the CLI keeps it (only when
+//! `CLAUDE_CONFIG_DIR` is set, `--resume` or `--session-mirror` is given;
+//! a resumed session reads its history and says `history: N lines`), and
+//! [`PID_FILE_ENV`] and [`GRANDCHILD_ENV`] record its pid and leave a
+//! process behind.
+//!
 //! The binary reads the script named by `CLAUDE_PROTO_TESTKIT_SCRIPT`,
 //! ignores its arguments (they are recorded in the verdict), serves the
 //! script on its stdin and stdout, prints its verdict on stderr, writes it
@@ -59,6 +69,17 @@ pub const CLI_ENV: &str = "CLAUDE_PROTO_TESTKIT_CLI";
 /// JSON: the binary serves it (a script of no steps that serves), with no
 /// file to save or remove. See [`serve_options`].
 pub const SERVE_ENV: &str = "CLAUDE_PROTO_TESTKIT_SERVE";
+/// The environment variable naming a file the binary writes its pid to
+/// (and its grandchild's, see [`GRANDCHILD_ENV`]), one per line: for tests
+/// of what outlives a session.
+pub const PID_FILE_ENV: &str = "CLAUDE_PROTO_TESTKIT_PID_FILE";
+/// Set to `1`, the binary starts `sleep 1000` holding its stdout and
+/// stderr, which outlives it: a CLI that leaves a process behind (an MCP
+/// server, a background shell).
+pub const GRANDCHILD_ENV: &str = "CLAUDE_PROTO_TESTKIT_GRANDCHILD";
+/// Set by the binary when it runs itself again under a shell that ignores
+/// SIGTERM (a behaviour's `ignore_sigterm`).
+const SIGTERM_IGNORED_ENV: &str = "CLAUDE_PROTO_TESTKIT_SIGTERM_IGNORED";
 /// The binary's name.
 pub const BINARY_NAME: &str = "claude-proto-testkit-cli";
 
@@ -279,6 +300,9 @@ pub struct ChildOutcome {
     /// The arguments the binary was started with (the CLI's flags the
     /// adapter passed).
     pub args: Vec<String>,
+    /// The `CLAUDE_CONFIG_DIR` the binary was started with, if any (where a
+    /// serving CLI kept the session's transcript).
+    pub config_dir: Option<String>,
 }
 
 /// Why the child-process CLI could not be set up or its verdict read.
@@ -378,7 +402,17 @@ fn recv_soon<T>(queue: &mpsc::Receiver<T>, wait: Duration) -> Result<T, mpsc::Re
 /// step ends at a deadline; and stdin is read only a few chunks ahead of
 /// the steps, so [`Settings::max_queued_bytes`] bounds what waits in
 /// memory.
-pub fn serve_stdio(steps: impl Steps + Send + 'static, mut settings: Settings) -> i32 {
+pub fn serve_stdio(steps: impl Steps + Send + 'static, settings: Settings) -> i32 {
+    serve_stdio_keeping(steps, settings, None)
+}
+
+/// [`serve_stdio`], appending the session's transcript entries to
+/// `transcript` as they are made.
+fn serve_stdio_keeping(
+    steps: impl Steps + Send + 'static,
+    mut settings: Settings,
+    transcript: Option<&Path>,
+) -> i32 {
     if let Some(behaviour) = settings.serve.as_mut() {
         // Our stdout is a pipe: a CLI whose output is not read blocks.
         behaviour.stdout_capacity.get_or_insert(PIPE_BYTES);
@@ -418,9 +452,23 @@ pub fn serve_stdio(steps: impl Steps + Send + 'static, mut settings: Settings) -
     // the engine's own output limit bounds what waits to be written.
     let mut writing: Option<Instant> = None;
     let mut engine_ended = false;
+    let keep = |cli: &mut ScriptedCli| {
+        let (Some(file), Some(simulation)) = (transcript, cli.serving_mut()) else {
+            return;
+        };
+        if let Err(e) = append_transcript(file, &simulation.take_transcript()) {
+            let _ = writeln!(
+                io::stderr(),
+                "{BINARY_NAME}: the transcript {}: {e}",
+                file.display()
+            );
+        }
+    };
     let outcome = loop {
         input.hand_over(&mut cli);
         input.permit(&cli, &permits);
+        // Before the output that mirrors them, as the real CLI writes them.
+        keep(&mut cli);
         if writing.is_none() {
             // At most a pipe's worth at a time: what the writer holds
             // counts as written, so more would let a serving CLI run on
@@ -481,6 +529,7 @@ pub fn serve_stdio(steps: impl Steps + Send + 'static, mut settings: Settings) -
             Err(_) => cli.handle_timeout(Instant::now()),
         }
     };
+    keep(&mut cli);
     let code = cli.exit_code();
     verdict(&outcome, &mut stderr);
     if engine_ended && !cli.stdout_closed() {
@@ -655,10 +704,13 @@ fn verdict_to_json(outcome: &Result<Report, Failure>, args: &[String]) -> Value 
             "lines_received": report.lines_received, "received": report.received,
             "received_complete": report.received_complete, "initialize": report.initialize,
             "stderr": report.stderr, "exit_code": report.exit_code,
+            "requests": report.requests,
         }}),
         Err(failure) => json!({"failed": failure_to_json(failure)}),
     };
-    json!({"outcome": outcome, "args": args})
+    let config_dir =
+        std::env::var_os("CLAUDE_CONFIG_DIR").map(|d| d.to_string_lossy().into_owned());
+    json!({"outcome": outcome, "args": args, "config_dir": config_dir})
 }
 
 fn verdict_from_json(value: &Value) -> Result<ChildOutcome, String> {
@@ -697,13 +749,19 @@ fn verdict_from_json(value: &Value) -> Result<ChildOutcome, String> {
             initialize: r.get("initialize").filter(|v| !v.is_null()).cloned(),
             stderr: r["stderr"].as_str().unwrap_or_default().to_owned(),
             exit_code: r["exit_code"].as_i64().and_then(|c| i32::try_from(c).ok()),
+            requests: r["requests"].as_array().cloned().unwrap_or_default(),
         })
     } else if let Some(f) = outcome.get("failed") {
         Err(failure_from_json(f)?)
     } else {
         return Err(String::from("neither passed nor failed"));
     };
-    Ok(ChildOutcome { outcome, args })
+    let config_dir = value["config_dir"].as_str().map(str::to_owned);
+    Ok(ChildOutcome {
+        outcome,
+        args,
+        config_dir,
+    })
 }
 
 fn failure_to_json(failure: &Failure) -> Value {
@@ -892,6 +950,9 @@ impl Mode {
 /// Returns the exit code: the script's or the CLI's, or
 /// [`FAILURE_EXIT_CODE`] when the run failed.
 pub fn main_from_env() -> i32 {
+    if let Err(why) = process_knobs() {
+        return fail(&why);
+    }
     match Mode::from_env() {
         Ok(Mode::Script(path)) => match Script::load(&path) {
             Ok(script) => serve_script(script),
@@ -926,22 +987,168 @@ pub fn main_from_env() -> i32 {
     }
 }
 
-/// Runs `script` on this process's stdio, unless it asks for what a
-/// process cannot play.
+/// The pid file and the grandchild ([`PID_FILE_ENV`], [`GRANDCHILD_ENV`]).
+fn process_knobs() -> Result<(), String> {
+    let pid_file = std::env::var_os(PID_FILE_ENV).map(PathBuf::from);
+    let record = |pid: u32| -> Result<(), String> {
+        let Some(path) = &pid_file else {
+            return Ok(());
+        };
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut file| writeln!(file, "{pid}"))
+            .map_err(|e| format!("{PID_FILE_ENV}: {}: {e}", path.display()))
+    };
+    // Once: not again when run anew under a shell (ignore_sigterm).
+    if std::env::var_os(SIGTERM_IGNORED_ENV).is_some() {
+        return Ok(());
+    }
+    record(std::process::id())?;
+    if std::env::var_os(GRANDCHILD_ENV).is_some_and(|v| v == "1") {
+        // It inherits our stdout and stderr, and outlives us.
+        let child = std::process::Command::new("sleep")
+            .arg("1000")
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("{GRANDCHILD_ENV}: cannot start sleep: {e}"))?;
+        record(child.id())?;
+    }
+    Ok(())
+}
+
+/// Runs `script` on this process's stdio. A behaviour that ignores SIGTERM
+/// runs this binary again under a shell that ignores it (std has no signal
+/// handling without unsafe code, but an ignored signal stays ignored
+/// across `exec`); where there is no such shell, it is refused.
 fn serve_script(script: Script) -> i32 {
-    if script
+    let ignores_sigterm = script
         .get_settings()
         .serve
         .as_ref()
-        .is_some_and(|b| b.ignore_sigterm)
-    {
-        return fail(
-            "the script serves with ignore_sigterm, which a process cannot play without unsafe \
-             code: run it in process (Script::start) or by hand (ScriptedCli)",
-        );
+        .is_some_and(|b| b.ignore_sigterm);
+    if ignores_sigterm && std::env::var_os(SIGTERM_IGNORED_ENV).is_none() {
+        return run_ignoring_sigterm();
     }
-    let (steps, settings) = script.into_parts();
-    serve_stdio(steps, settings)
+    let (steps, mut settings) = script.into_parts();
+    let session = settings.serve.is_some().then(session_facts).flatten();
+    let file = session.as_ref().map(|facts| PathBuf::from(&facts.file));
+    settings.session = session;
+    serve_stdio_keeping(steps, settings, file.as_deref())
+}
+
+/// This binary again, with the same arguments, under `sh` with SIGTERM
+/// ignored; returns only on failure.
+#[cfg(unix)]
+fn run_ignoring_sigterm() -> i32 {
+    use std::os::unix::process::CommandExt;
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => return fail(&format!("ignore_sigterm: cannot find this binary: {e}")),
+    };
+    let error = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("trap '' TERM; exec \"$0\" \"$@\"")
+        .arg(exe)
+        .args(std::env::args_os().skip(1))
+        .env(SIGTERM_IGNORED_ENV, "1")
+        .exec();
+    fail(&format!("ignore_sigterm: cannot run sh: {error}"))
+}
+
+#[cfg(not(unix))]
+fn run_ignoring_sigterm() -> i32 {
+    fail(
+        "the script serves with ignore_sigterm, which this platform's process cannot play: run \
+         it in process (Script::start) or by hand (ScriptedCli)",
+    )
+}
+
+/// The session's transcript facts, as the real CLI finds them: kept only
+/// when `CLAUDE_CONFIG_DIR` is set, `--resume <id>` or `--session-mirror`
+/// is given (so that a test run writes nothing in the user's own config
+/// directory), in `<config>/projects/<project key>/<session id>.jsonl`
+/// (config: `CLAUDE_CONFIG_DIR`, else `~/.claude`; the project key: the
+/// working directory with every character but ASCII letters and digits
+/// made `-`).
+fn session_facts() -> Option<crate::serve::transcript::SessionFacts> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let resume = flag_value(&args, "--resume");
+    let mirror = args.iter().any(|a| a == "--session-mirror");
+    let config = std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from);
+    if config.is_none() && resume.is_none() && !mirror {
+        return None;
+    }
+    let config = config
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".claude")))?;
+    let cwd = std::env::current_dir().ok()?.display().to_string();
+    let key: String = cwd
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let session_id = resume.unwrap_or_else(new_session_id);
+    let file = config
+        .join("projects")
+        .join(key)
+        .join(format!("{session_id}.jsonl"));
+    let history = std::fs::read_to_string(&file)
+        .map(|text| text.lines().filter(|l| !l.trim().is_empty()).count())
+        .unwrap_or(0);
+    Some(crate::serve::transcript::SessionFacts {
+        session_id,
+        file: file.display().to_string(),
+        cwd,
+        history,
+        mirror,
+    })
+}
+
+/// The value after `flag` (`--flag value` or `--flag=value`).
+fn flag_value(args: &[String], flag: &str) -> Option<String> {
+    let prefix = format!("{flag}=");
+    args.iter().enumerate().find_map(|(i, arg)| {
+        if arg == flag {
+            args.get(i + 1).cloned()
+        } else {
+            arg.strip_prefix(&prefix).map(str::to_owned)
+        }
+    })
+}
+
+/// A session id of the UUID shape, unique to this process and moment.
+fn new_session_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let pid = std::process::id();
+    format!(
+        "{pid:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        (nanos >> 48) & 0xffff,
+        (nanos >> 36) & 0xfff,
+        (nanos >> 24) & 0xfff,
+        nanos & 0xffff_ffff_ffff
+    )
+}
+
+/// Appends `entries` to the transcript `file`.
+fn append_transcript(file: &Path, entries: &[Value]) -> io::Result<()> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)?;
+    let mut text = String::new();
+    for entry in entries {
+        text.push_str(&entry.to_string());
+        text.push('\n');
+    }
+    out.write_all(text.as_bytes())
 }
 
 /// Says why on stderr; the failure exit code.
@@ -1024,6 +1231,7 @@ mod tests {
             initialize: Some(json!({"type": "control_request"})),
             stderr: "e\n".into(),
             exit_code: Some(0),
+            requests: vec![json!({"type": "control_request"})],
         };
         let back = verdict_from_json(&verdict_to_json(&Ok(report.clone()), &[])).expect("reads");
         assert_eq!(back.outcome, Ok(report));

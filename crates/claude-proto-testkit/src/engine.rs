@@ -55,6 +55,8 @@ pub struct Settings {
     pub(crate) allow_trailing_lines: bool,
     pub(crate) keep_received_bytes: usize,
     pub(crate) serve: Option<Behaviour>,
+    /// The session's transcript facts, set by the child runner.
+    pub(crate) session: Option<crate::serve::transcript::SessionFacts>,
 }
 
 impl Default for Settings {
@@ -68,6 +70,7 @@ impl Default for Settings {
             allow_trailing_lines: false,
             keep_received_bytes: DEFAULT_KEEP_RECEIVED_BYTES,
             serve: None,
+            session: None,
         }
     }
 }
@@ -181,9 +184,33 @@ pub struct Report {
     pub stderr: String,
     /// The exit code the scripted CLI ended with (`None`: it hung).
     pub exit_code: Option<i32>,
+    /// The control requests the CLI sent while it served by itself (whole
+    /// lines, in order; the first 4096): with [`answers_to`](Self::answers_to),
+    /// what the program answered to each. Empty for the steps' own asks,
+    /// which check their answers themselves.
+    pub requests: Vec<Value>,
 }
 
 impl Report {
+    /// The CLI's requests of `subtype` (see [`requests`](Self::requests)),
+    /// each with the `response` object the program answered it with, if
+    /// it is among the kept lines: `(request line, Some(response))`.
+    pub fn answers_to(&self, subtype: &str) -> Vec<(Value, Option<Value>)> {
+        let received = self.received_json();
+        self.requests
+            .iter()
+            .filter(|r| r.pointer("/request/subtype").and_then(Value::as_str) == Some(subtype))
+            .map(|request| {
+                let answer = received.iter().find(|line| {
+                    line["type"] == "control_response"
+                        && line.pointer("/response/request_id") == request.get("request_id")
+                });
+                let response = answer.and_then(|line| line.get("response")).cloned();
+                (request.clone(), response)
+            })
+            .collect()
+    }
+
     /// The kept lines that are JSON, parsed.
     pub fn received_json(&self) -> Vec<Value> {
         self.received
@@ -1277,6 +1304,9 @@ impl ScriptedCli {
         };
         self.step_over("serving after the last step");
         let mut simulation = Simulation::new(behaviour, now);
+        if let Some(facts) = self.settings.session.take() {
+            simulation.keep_transcript(facts);
+        }
         if let Some(initialize) = &self.report.initialize {
             simulation.adopt_initialize(initialize);
         }
@@ -1360,6 +1390,7 @@ impl ScriptedCli {
         if let Some(line) = initialize {
             self.report.initialize = Some(line.clone());
         }
+        self.report.requests = simulation.requests().to_vec();
         self.outcome = Some(Ok(self.report_now()));
     }
 

@@ -621,62 +621,94 @@ pub fn prompt_before_initialize<H: Harness>(cli: PathBuf) {
     must("close", s.close());
 }
 
-fn permission_turn<H: Harness>(cli: PathBuf, permission: Permission, prompt: &str) -> TurnInfo {
-    let mut spec = Spec::legacy(cli, "permission");
+/// The CLI asks permission for `tool` with `input` in a turn, then in a
+/// second one (the session stays usable after whatever the handler did):
+/// the first turn, the CLI's `can_use_tool` request and the program's
+/// answer to it.
+fn permission_turn<H: Harness>(
+    cli: PathBuf,
+    permission: Permission,
+    tool: &str,
+    input: Value,
+) -> (TurnInfo, Value, Value) {
+    let ask = Extra::Permission {
+        tool_name: tool.to_owned(),
+        input,
+    };
+    let mut spec = Spec::new(cli, Behaviour::default().with_extra(ask)).with_verdict();
     spec.permission = Some(permission);
+    let kept = spec.clone();
     let mut s = must("start", H::start(spec));
-    must("send", s.send_text(prompt));
+    must("send", s.send_text("use the tool"));
     let t = must("turn", turn(&mut *s));
-    // The session stays usable after whatever the handler did.
-    must("send", s.send_text(prompt));
+    must("send", s.send_text("again"));
     must("second turn", turn(&mut *s));
     must("close", s.close());
-    t
+    let mut answers = kept.verdict().answers_to("can_use_tool");
+    assert_eq!(answers.len(), 2, "one prompt per turn: {answers:?}");
+    let (request, response) = answers.remove(0);
+    let response = response.expect("the program answered");
+    assert_eq!(response["subtype"], "success", "{response}");
+    (t, request["request"].clone(), response["response"].clone())
 }
 
 /// The permission handler allows; the tool_use_id is echoed.
 pub fn permission_allow<H: Harness>(cli: PathBuf) {
-    let t = permission_turn::<H>(
-        cli,
-        Permission::Allow,
-        r#"{"tool":"Bash","input":{"command":"ls"}}"#,
-    );
-    assert_eq!(
-        t.text,
-        r#"allowed {"command":"ls"} tool_use_id_echoed=true"#
-    );
+    let (t, request, answer) =
+        permission_turn::<H>(cli, Permission::Allow, "Bash", json!({"command": "ls"}));
+    assert_eq!(answer["behavior"], "allow", "{answer}");
+    // The input the tool runs with: the answer's, else the one asked about.
+    let effective = answer.get("updatedInput").unwrap_or(&request["input"]);
+    assert_eq!(*effective, json!({"command": "ls"}), "{answer}");
+    assert_eq!(answer["toolUseID"], request["tool_use_id"], "{answer}");
+    assert_eq!(t.subtype, "success");
 }
 
 /// The permission handler allows with a different input.
 pub fn permission_updated_input<H: Harness>(cli: PathBuf) {
-    let t = permission_turn::<H>(
+    let (_, request, answer) = permission_turn::<H>(
         cli,
         Permission::AllowWithInput(json!({"command": "ls -la"})),
-        r#"{"tool":"Bash","input":{"command":"rm -rf /"}}"#,
+        "Bash",
+        json!({"command": "rm -rf /"}),
     );
-    assert_eq!(
-        t.text,
-        r#"allowed {"command":"ls -la"} tool_use_id_echoed=true"#
-    );
+    assert_eq!(answer["behavior"], "allow", "{answer}");
+    assert_eq!(answer["updatedInput"], json!({"command": "ls -la"}));
+    assert_eq!(answer["toolUseID"], request["tool_use_id"], "{answer}");
 }
 
 /// The permission handler denies.
 pub fn permission_deny<H: Harness>(cli: PathBuf) {
-    let t = permission_turn::<H>(cli, Permission::Deny("not today".into()), "rm -rf /");
-    assert_eq!(t.text, "denied not today tool_use_id_echoed=true");
+    let (t, request, answer) = permission_turn::<H>(
+        cli,
+        Permission::Deny("not today".into()),
+        "Bash",
+        json!({"command": "rm -rf /"}),
+    );
+    assert_eq!(answer["behavior"], "deny", "{answer}");
+    assert_eq!(answer["message"], "not today", "{answer}");
+    assert_eq!(answer["toolUseID"], request["tool_use_id"], "{answer}");
+    assert_eq!(t.subtype, "success", "a deny alone does not end the turn");
 }
 
 /// Deny with interrupt ends the turn as an error.
 pub fn permission_deny_interrupt<H: Harness>(cli: PathBuf) {
-    let t = permission_turn::<H>(cli, Permission::DenyAndInterrupt("stop".into()), "ls");
+    let (t, _, answer) = permission_turn::<H>(
+        cli,
+        Permission::DenyAndInterrupt("stop".into()),
+        "Bash",
+        json!({"command": "ls"}),
+    );
+    assert_eq!(answer["interrupt"], true, "{answer}");
     assert_eq!(t.subtype, "error_during_execution");
 }
 
 /// A handler that panics or fails denies the tool; the session goes on.
 pub fn permission_handler_failure<H: Harness>(cli: PathBuf) {
     for permission in [Permission::Panic, Permission::Fail("handler broke".into())] {
-        let t = permission_turn::<H>(cli.clone(), permission, "ls");
-        assert!(t.text.starts_with("denied "), "{}", t.text);
+        let (t, _, answer) =
+            permission_turn::<H>(cli.clone(), permission, "Bash", json!({"command": "ls"}));
+        assert_eq!(answer["behavior"], "deny", "{answer}");
         assert!(
             t.other
                 .iter()
@@ -740,19 +772,7 @@ pub fn kit_scripted_session<H: Harness>(cli: PathBuf) {
 /// Hooks are registered in initialize, routed by callback id, and their
 /// outputs reach the CLI.
 pub fn hook_routing<H: Harness>(cli: PathBuf) {
-    let hooks_turn = |hooks: Vec<Hook>| -> Vec<Value> {
-        let mut spec = Spec::legacy(cli.clone(), "hooks");
-        spec.hooks = hooks;
-        let mut s = must("start", H::start(spec));
-        must("send", s.send_text("go"));
-        let t = must("turn", turn(&mut *s));
-        must("close", s.close());
-        let answers: Value = must(
-            "hooks result",
-            serde_json::from_str(t.text.trim_start_matches("hooks ")),
-        );
-        answers.as_array().cloned().expect("an array of answers")
-    };
+    let hooks_turn = |hooks: Vec<Hook>| -> Vec<Value> { hook_answers::<H>(cli.clone(), hooks) };
     let pre = |matcher, behaviour| Hook {
         event: "PreToolUse",
         matcher: Some(matcher),
@@ -797,26 +817,55 @@ pub fn hook_routing<H: Harness>(cli: PathBuf) {
 
 /// A hook that panics is answered with an error (the CLI then continues).
 pub fn hook_failure<H: Harness>(cli: PathBuf) {
-    let mut spec = Spec::legacy(cli, "hooks");
-    spec.hooks = vec![Hook {
-        event: "PreToolUse",
-        matcher: None,
-        behaviour: HookBehaviour::Panic,
-    }];
+    let answers = hook_answers::<H>(
+        cli,
+        vec![Hook {
+            event: "PreToolUse",
+            matcher: None,
+            behaviour: HookBehaviour::Panic,
+        }],
+    );
+    assert!(answers[0]["response"]["error"].is_string(), "{answers:?}");
+}
+
+/// A turn in which the CLI runs Bash (`echo hi`, allowed by the session's
+/// rules) with `hooks` registered: the program's answers to the CLI's
+/// `hook_callback` requests, in order, as `{"callback_id", "response"}`
+/// (an error answer's response is `{"error": text}`).
+fn hook_answers<H: Harness>(cli: PathBuf, hooks: Vec<Hook>) -> Vec<Value> {
+    let bash = Extra::Tool {
+        tool_name: "Bash".into(),
+        input: json!({"command": "echo hi", "description": "Print hi"}),
+    };
+    let mut spec = Spec::new(cli, Behaviour::default().with_extra(bash)).with_verdict();
+    spec.hooks = hooks;
+    let kept = spec.clone();
     let mut s = must("start", H::start(spec));
     must("send", s.send_text("go"));
-    let t = must("turn", turn(&mut *s));
-    let answers: Value = must(
-        "hooks",
-        serde_json::from_str(t.text.trim_start_matches("hooks ")),
-    );
-    assert!(answers[0]["response"]["error"].is_string(), "{answers}");
+    must("turn", turn(&mut *s));
     must("close", s.close());
+    kept.verdict()
+        .answers_to("hook_callback")
+        .into_iter()
+        .map(|(request, response)| {
+            json!({"callback_id": request["request"]["callback_id"], "response": payload(response)})
+        })
+        .collect()
+}
+
+/// The payload of an answer: a success's `response` (`{}` when absent), an
+/// error as `{"error": text}`, `null` when there was no answer.
+fn payload(response: Option<Value>) -> Value {
+    match response {
+        Some(r) if r["subtype"] == "success" => r.get("response").cloned().unwrap_or(json!({})),
+        Some(r) => json!({"error": r["error"]}),
+        None => Value::Null,
+    }
 }
 
 /// An in-process MCP tool: handshake, listing, a call, an unknown method.
 pub fn mcp_round_trip<H: Harness>(cli: PathBuf) {
-    let mut spec = Spec::legacy(cli, "mcp");
+    let mut spec = Spec::new(cli, calc_turn());
     spec.mcp_calc = true;
     calc_round_trip::<H>(spec);
 }
@@ -826,39 +875,70 @@ pub fn mcp_round_trip<H: Harness>(cli: PathBuf) {
 /// unknown method reach it unchanged and its answers come back, given
 /// from a thread of its own.
 pub fn mcp_endpoint_round_trip<H: Harness>(cli: PathBuf) {
-    let mut spec = Spec::legacy(cli, "mcp");
+    let mut spec = Spec::new(cli, calc_turn());
     spec.mcp_endpoint = true;
     calc_round_trip::<H>(spec);
 }
 
-/// The fake's MCP turn against a `calc` server, whichever kind `spec`
-/// hosts: the handshake names it, it lists `add`, computes 2 + 3 and
-/// answers an unknown method with -32601.
+/// A turn that calls `calc`'s `add` with 2 and 3, then sends the server a
+/// method it does not know (`resources/list`).
+fn calc_turn() -> Behaviour {
+    Behaviour::default()
+        .with_extra(Extra::Mcp {
+            server: None,
+            tool: Some("add".into()),
+            arguments: json!({"a": 2, "b": 3}),
+        })
+        .with_extra(Extra::McpMessage {
+            server: None,
+            message: json!({"jsonrpc": "2.0", "id": 99, "method": "resources/list"}),
+        })
+}
+
+/// The in-process server's JSON-RPC answers to the CLI's `mcp_message`
+/// requests of `method`, in order.
+fn mcp_answers(report: &claude_proto_testkit::Report, method: &str) -> Vec<Value> {
+    report
+        .answers_to("mcp_message")
+        .into_iter()
+        .filter(|(request, _)| request["request"]["message"]["method"] == method)
+        .map(|(_, response)| payload(response)["mcp_response"].clone())
+        .collect()
+}
+
+/// [`calc_turn`] against a `calc` server, whichever kind `spec` hosts: the
+/// handshake names it, it lists `add`, computes 2 + 3 and answers the
+/// unknown method with -32601.
 fn calc_round_trip<H: Harness>(spec: Spec) {
+    let spec = spec.with_verdict();
+    let kept = spec.clone();
     let mut s = must("start", H::start(spec));
-    must(
-        "send",
-        s.send_text(r#"{"tool":"add","arguments":{"a":2,"b":3}}"#),
-    );
-    let t = must("turn", turn(&mut *s));
-    let report: Value = must(
-        "mcp result",
-        serde_json::from_str(t.text.trim_start_matches("mcp ")),
-    );
-    assert_eq!(report["initialize"]["result"]["serverInfo"]["name"], "calc");
-    // "tools" is the tools/list result itself.
-    assert_eq!(report["tools"]["tools"][0]["name"], "add");
-    assert_eq!(report["call"]["result"]["content"][0]["text"], "5");
-    assert_eq!(report["unknown"]["error"]["code"], -32601);
+    must("send", s.send_text("add"));
+    must("turn", turn(&mut *s));
     must("close", s.close());
+    let report = kept.verdict();
+    let initialize = &mcp_answers(&report, "initialize")[0];
+    assert_eq!(initialize["result"]["serverInfo"]["name"], "calc");
+    let tools = &mcp_answers(&report, "tools/list")[0];
+    assert_eq!(tools["result"]["tools"][0]["name"], "add");
+    let call = &mcp_answers(&report, "tools/call")[0];
+    assert_eq!(call["result"]["content"][0]["text"], "5");
+    let unknown = &mcp_answers(&report, "resources/list")[0];
+    assert_eq!(unknown["error"]["code"], -32601);
 }
 
 /// Tools added and removed while the session runs: the CLI is told
 /// (`tools/list_changed`), lists the new tools, and calls are routed by
 /// name; a removed tool is unknown again, and an unknown server is refused.
 pub fn tools_change_while_running<H: Harness>(cli: PathBuf) {
-    let mut spec = Spec::legacy(cli, "mcp");
+    let mul = Extra::Mcp {
+        server: None,
+        tool: Some("mul".into()),
+        arguments: json!({"a": 2, "b": 3}),
+    };
+    let mut spec = Spec::new(cli, Behaviour::default().with_extra(mul)).with_verdict();
     spec.mcp_calc = true;
+    let kept = spec.clone();
     let mut s = must("start", H::start(spec));
     must("initialize", s.initialization());
     let Some(added) = s.change_tools(ToolChange::AddMul("calc")) else {
@@ -866,47 +946,21 @@ pub fn tools_change_while_running<H: Harness>(cli: PathBuf) {
         return;
     };
     must("add_tool", added);
-    let call = |s: &mut Box<dyn Driver>, prompt: &str| -> Value {
-        must("send", s.send_text(prompt));
-        let t = must("turn", turn(&mut **s));
-        must(
-            "mcp result",
-            serde_json::from_str(t.text.trim_start_matches("mcp ")),
-        )
-    };
-    let report = call(&mut s, r#"{"tool":"mul","arguments":{"a":2,"b":3}}"#);
-    let names: Vec<&str> = report["tools"]["tools"]
-        .as_array()
-        .map(|tools| tools.iter().filter_map(|t| t["name"].as_str()).collect())
-        .unwrap_or_default();
-    assert_eq!(names, ["add", "mul"], "{report}");
-    assert_eq!(
-        report["call"]["result"]["content"][0]["text"], "6",
-        "{report}"
-    );
-
+    must("send", s.send_text("multiply"));
+    must("turn", turn(&mut *s));
     must(
         "remove_tool",
         s.change_tools(ToolChange::Remove("calc", "mul"))
             .expect("supported"),
     );
-    let report = call(&mut s, r#"{"tool":"mul","arguments":{"a":2,"b":3}}"#);
-    assert_eq!(
-        report["tools"]["tools"].as_array().map(Vec::len),
-        Some(1),
-        "{report}"
-    );
-    let error = report["call"]["error"]["message"]
-        .as_str()
-        .unwrap_or_default();
-    assert!(error.contains("Unknown tool: mul"), "{report}");
+    must("send", s.send_text("multiply again"));
+    must("turn", turn(&mut *s));
     // Removing it again changes nothing.
     must(
         "remove_tool again",
         s.change_tools(ToolChange::Remove("calc", "mul"))
             .expect("supported"),
     );
-
     let refused = s
         .change_tools(ToolChange::AddMul("nope"))
         .expect("supported");
@@ -915,14 +969,41 @@ pub fn tools_change_while_running<H: Harness>(cli: PathBuf) {
         other => panic!("expected UnknownMcpServer, got {other:?}"),
     }
     must("close", s.close());
+
+    let report = kept.verdict();
+    let lists = mcp_answers(&report, "tools/list");
+    let names = |list: &Value| -> Vec<String> {
+        list["result"]["tools"]
+            .as_array()
+            .map(|tools| {
+                tools
+                    .iter()
+                    .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        lists.len(),
+        2,
+        "listed at the handshake and after the removal: {lists:?}"
+    );
+    assert_eq!(names(&lists[0]), ["add", "mul"]);
+    assert_eq!(names(&lists[1]), ["add"]);
+    let calls = mcp_answers(&report, "tools/call");
+    assert_eq!(calls[0]["result"]["content"][0]["text"], "6", "{calls:?}");
+    let error = calls[1]["error"]["message"].as_str().unwrap_or_default();
+    assert!(error.contains("Unknown tool: mul"), "{calls:?}");
 }
 
 /// Hooks registered to block on failure, and a CLI whose `initialize`
 /// answer does not say it honours `on_failure`: the session is refused
 /// before the prompt sent meanwhile reaches the CLI, and says why.
 pub fn blocking_hooks_refused<H: Harness>(cli: PathBuf) {
-    let mut spec =
-        Spec::legacy(cli, "hooks").env("FAKE_CLAUDE_INIT_DROP", "hook_on_failure_supported");
+    // A CLI of a version that does not say it honours `on_failure`.
+    let behaviour =
+        Behaviour::default().with_initialize_field("hook_on_failure_supported", Value::Null);
+    let mut spec = Spec::new(cli, behaviour);
     spec.hooks = vec![Hook {
         event: "PreToolUse",
         matcher: Some("Bash"),
@@ -958,17 +1039,42 @@ pub fn blocking_hooks_refused<H: Harness>(cli: PathBuf) {
 /// are advertised in `initialize`; without handlers, elicitations are
 /// declined, dialogs cancelled, and no kind is advertised.
 pub fn dialogs_answered<H: Harness>(cli: PathBuf) {
+    // An elicitation and a user dialog, one after the other: what the
+    // program advertised and answered to each.
     let report = |dialogs: bool| -> Value {
-        let mut spec = Spec::legacy(cli.clone(), "dialogs");
+        let behaviour = Behaviour::default()
+            .with_extra(Extra::Request(json!({
+                "subtype": "elicitation", "mcp_server_name": "gh", "message": "Which repo?",
+                "mode": "form",
+                "requested_schema": {"type": "object", "properties": {"repo": {"type": "string"}}}
+            })))
+            .with_extra(Extra::Request(json!({
+                "subtype": "request_user_dialog", "dialog_kind": "refusal_fallback_prompt",
+                "payload": {"reason": "declined"}
+            })));
+        let mut spec = Spec::new(cli.clone(), behaviour).with_verdict();
         spec.dialogs = dialogs;
+        let kept = spec.clone();
         let mut s = must("start", H::start(spec));
         must("send", s.send_text("go"));
-        let t = must("turn", turn(&mut *s));
+        must("turn", turn(&mut *s));
         must("close", s.close());
-        must(
-            "dialogs report",
-            serde_json::from_str(t.text.trim_start_matches("dialogs ")),
-        )
+        let verdict = kept.verdict();
+        let answer = |subtype| {
+            let answers = verdict.answers_to(subtype);
+            payload(
+                answers
+                    .into_iter()
+                    .next()
+                    .and_then(|(_, response)| response),
+            )
+        };
+        let initialize = verdict.initialize.clone().unwrap_or_default();
+        json!({
+            "kinds": initialize["request"]["supportedDialogKinds"],
+            "elicitation": answer("elicitation"),
+            "dialog": answer("request_user_dialog"),
+        })
     };
     let with = report(true);
     assert_eq!(with["kinds"], json!(Dialogs::KINDS), "{with}");
@@ -1023,28 +1129,21 @@ impl TypedAdd {
 /// A typed `PreToolUse` hook gets the event's own input and denies a Bash
 /// command with its own output type; the tool does not run.
 pub fn typed_hook_denies_bash<H: Harness>(cli: PathBuf) {
-    let mut spec = Spec::legacy(cli, "hooks");
-    spec.hooks = vec![
-        Hook {
-            event: "PreToolUse",
-            matcher: Some("Bash"),
-            behaviour: HookBehaviour::TypedGuard,
-        },
-        Hook {
-            event: "PostToolUse",
-            matcher: None,
-            behaviour: HookBehaviour::Context("unreachable".into()),
-        },
-    ];
-    let mut s = must("start", H::start(spec));
-    must("send", s.send_text("go"));
-    let t = must("turn", turn(&mut *s));
-    must("close", s.close());
-    let answers: Value = must(
-        "hooks result",
-        serde_json::from_str(t.text.trim_start_matches("hooks ")),
+    let answers = hook_answers::<H>(
+        cli,
+        vec![
+            Hook {
+                event: "PreToolUse",
+                matcher: Some("Bash"),
+                behaviour: HookBehaviour::TypedGuard,
+            },
+            Hook {
+                event: "PostToolUse",
+                matcher: None,
+                behaviour: HookBehaviour::Context("unreachable".into()),
+            },
+        ],
     );
-    let answers = answers.as_array().cloned().expect("an array of answers");
     assert_eq!(answers.len(), 1, "{answers:?}");
     assert_eq!(answers[0]["callback_id"], "hook_0");
     let output = &answers[0]["response"]["hookSpecificOutput"];
@@ -1060,37 +1159,35 @@ pub fn typed_hook_denies_bash<H: Harness>(cli: PathBuf) {
 /// result sent as text and structured content, and arguments that do not
 /// fit answered with a tool error naming the problem.
 pub fn typed_tool_round_trip<H: Harness>(cli: PathBuf) {
-    let mut spec = Spec::legacy(cli, "mcp");
+    let mut spec = Spec::new(cli, Behaviour::default()).with_verdict();
     spec.mcp_typed = true;
+    let kept = spec.clone();
     let mut s = must("start", H::start(spec));
-    let mut call = |prompt: &str| -> Value {
-        must("send", s.send_text(prompt));
-        let t = must("turn", turn(&mut *s));
-        let report: Value = must(
-            "mcp result",
-            serde_json::from_str(t.text.trim_start_matches("mcp ")),
-        );
-        report
-    };
-    let report = call(r#"{"tool":"add","arguments":{"a":2,"b":3}}"#);
-    let schema = &report["tools"]["tools"][0]["inputSchema"];
-    assert_eq!(schema["required"], json!(["a", "b"]), "{report}");
-    let result = &report["call"]["result"];
-    assert_eq!(result["content"][0]["text"], r#"{"sum":5}"#, "{report}");
+    // Each prompt says which call its turn makes.
+    for arguments in [json!({"a": 2, "b": 3}), json!({"a": "two", "b": 3})] {
+        let call = json!([{"mcp": {"tool": "add", "arguments": arguments}}]);
+        must("send", s.send_text(&format!("#extras {call}")));
+        must("turn", turn(&mut *s));
+    }
+    must("close", s.close());
+    let report = kept.verdict();
+    let schema = &mcp_answers(&report, "tools/list")[0]["result"]["tools"][0]["inputSchema"];
+    assert_eq!(schema["required"], json!(["a", "b"]), "{schema}");
+    let calls = mcp_answers(&report, "tools/call");
+    let result = &calls[0]["result"];
+    assert_eq!(result["content"][0]["text"], r#"{"sum":5}"#, "{result}");
     assert_eq!(result["structuredContent"], json!({"sum": 5}));
-    assert!(result.get("isError").is_none(), "{report}");
+    assert!(result.get("isError").is_none(), "{result}");
 
-    let report = call(r#"{"tool":"add","arguments":{"a":"two","b":3}}"#);
-    let result = &report["call"]["result"];
-    assert_eq!(result["isError"], true, "{report}");
+    let result = &calls[1]["result"];
+    assert_eq!(result["isError"], true, "{result}");
     let text = result["content"][0]["text"].as_str().unwrap_or_default();
     // Refused by the schema before the handler runs, as the Python SDK's
     // server refuses it (a type's own deserialization is the second guard).
     assert_eq!(
         text, "Input validation error: \"two\" is not of type \"integer\" (at /a)",
-        "{report}"
+        "{result}"
     );
-    must("close", s.close());
 }
 
 /// Interrupt during a slow stream ends the turn with an error result.
@@ -1118,28 +1215,37 @@ pub fn interrupt_mid_turn<H: Harness>(cli: PathBuf) {
     must("close", s.close());
 }
 
-/// The CLI cancels a pending permission prompt: the handler is stopped
-/// (its future dropped) and no late answer is sent.
+/// The CLI withdraws a pending permission prompt: the handler is stopped
+/// (its future dropped) and no late answer is sent; the next prompt is
+/// answered.
 pub fn cancel_stops_handler<H: Harness>(cli: PathBuf) {
     let probe = Arc::new(CancelProbe::default());
-    let mut spec = Spec::legacy(cli, "cancel");
+    let prompt_a = json!({"subtype": "can_use_tool", "tool_name": "Bash",
+        "input": {"command": "echo a | tee a.txt"}, "tool_use_id": "toolu_withdrawn",
+        "permission_suggestions": []});
+    let behaviour = Behaviour::default()
+        .with_extra(Extra::Withdrawn(prompt_a))
+        .with_extra(Extra::Permission {
+            tool_name: "Bash".into(),
+            input: json!({"command": "echo b | tee b.txt"}),
+        });
+    let mut spec = Spec::new(cli, behaviour).with_verdict();
     spec.permission = Some(Permission::FirstWaitsForever(probe.clone()));
+    let kept = spec.clone();
     let mut s = must("start", H::start(spec));
     must("send", s.send_text("go"));
     let t = must("turn", turn(&mut *s));
-    assert_eq!(t.text, "cancel late_answers_for_A=0 b_answered=true");
+    assert_eq!(t.subtype, "success");
     assert!(
         probe.wait_dropped(Duration::from_secs(10)),
         "the cancelled handler's future was not dropped"
     );
     assert_eq!(probe.calls.load(Ordering::SeqCst), 2);
-    let report = must("close", s.close()).expect("exit");
-    assert!(
-        report
-            .stderr_tail
-            .contains("late answers for cancelled requests: 0"),
-        "{report}"
-    );
+    must("close", s.close());
+    let answers = kept.verdict().answers_to("can_use_tool");
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(answers[0].1, None, "a late answer to the withdrawn prompt");
+    assert_eq!(payload(answers[1].1.clone())["behavior"], "allow");
 }
 
 /// A control request the CLI never answers times out, naming its subtype;
@@ -1173,7 +1279,10 @@ pub fn control_request_timeout<H: Harness>(cli: PathBuf) {
 /// The CLI exits mid-turn: the turn and pending requests fail with its
 /// exit code and stderr.
 pub fn exit_mid_turn<H: Harness>(cli: PathBuf) {
-    let mut s = must("start", H::start(Spec::legacy(cli, "exit_mid_turn")));
+    let behaviour = Behaviour::default()
+        .with_policy("get_context_usage", Policy::Never)
+        .with_exit_mid_turn(1, 3);
+    let mut s = must("start", H::start(Spec::new(cli, behaviour)));
     must("initialize", s.initialization());
     must("send", s.send_text("crash please"));
     let pending = s.control(ControlRequest::get_context_usage(), None);
@@ -1182,7 +1291,7 @@ pub fn exit_mid_turn<H: Harness>(cli: PathBuf) {
             assert_eq!(report.code, Some(3));
         }
     } else {
-        panic!("the CLI answers nothing in this scenario");
+        panic!("the CLI never answers get_context_usage here");
     }
     let error = turn(&mut *s).expect_err("no result before the exit");
     assert!(error.contains("ended"), "{error}");
@@ -1213,7 +1322,7 @@ pub fn exit_before_initialize<H: Harness>(cli: PathBuf) {
 
 /// Garbage and over-long lines are reported and the session goes on.
 pub fn garbage_lines<H: Harness>(cli: PathBuf) {
-    let mut spec = Spec::legacy(cli, "garbage");
+    let mut spec = Spec::new(cli, garbage());
     spec.config.max_line_bytes = 1024 * 1024;
     let mut s = must("start", H::start(spec));
     must("send", s.send_text("survive"));
@@ -1336,8 +1445,7 @@ pub fn drop_without_close<H: Harness>(cli: PathBuf) {
 /// the CLI leads a process group of its own, and the group is killed.
 pub fn dropping_the_session_ends_what_the_cli_started<H: Harness>(cli: PathBuf) {
     let pids = temp_path("dropped-grandchild");
-    let spec =
-        Spec::legacy(cli, "grandchild").env("FAKE_CLAUDE_PID_FILE", pids.display().to_string());
+    let spec = with_grandchild(Spec::new(cli, Behaviour::default()), &pids);
     let mut s = must("start", H::start(spec));
     must("send", s.send_text("hi"));
     assert_eq!(must("turn", turn(&mut *s)).text, "echo: hi");
@@ -1410,8 +1518,8 @@ pub fn no_secret_in_the_process_table<H: Harness>(cli: PathBuf) {
 pub fn no_secret_in_logs_or_errors<H: Harness>(cli: PathBuf) {
     const SENTINEL: &str = "sk-sentinel-logs-8c2b0e";
     crate::logs::capture();
-    let with_secrets = |scenario| {
-        let mut spec = Spec::legacy(cli.clone(), scenario);
+    let with_secrets = |behaviour| {
+        let mut spec = Spec::new(cli.clone(), behaviour);
         spec.mcp_config = Some(json!({"mcpServers": {"db": {
             "command": "db-mcp",
             "env": {"TOKEN": SENTINEL},
@@ -1426,8 +1534,9 @@ pub fn no_secret_in_logs_or_errors<H: Harness>(cli: PathBuf) {
         texts.push(display);
     };
     let mut pids = Vec::new();
-    for scenario in ["echo", "garbage", "exit_mid_turn"] {
-        let mut s = must("start", H::start(with_secrets(scenario)));
+    let crash = Behaviour::default().with_exit_mid_turn(1, 3);
+    for behaviour in [Behaviour::default(), garbage(), crash] {
+        let mut s = must("start", H::start(with_secrets(behaviour)));
         pids.extend(s.pid());
         must("send", s.send_text("hi"));
         if let Err(error) = turn(&mut *s) {
@@ -1438,7 +1547,10 @@ pub fn no_secret_in_logs_or_errors<H: Harness>(cli: PathBuf) {
         }
     }
     // A handler that fails: the library logs its failure.
-    let mut spec = with_secrets("permission");
+    let mut spec = with_secrets(Behaviour::default().with_extra(Extra::Permission {
+        tool_name: "Bash".into(),
+        input: json!({"command": "ls"}),
+    }));
     spec.permission = Some(Permission::Fail("the handler fails on purpose".to_owned()));
     let mut s = must("start", H::start(spec));
     pids.extend(s.pid());
@@ -1447,7 +1559,7 @@ pub fn no_secret_in_logs_or_errors<H: Harness>(cli: PathBuf) {
         record(&error, error.to_string());
     }
     let _ = s.close();
-    let mut spec = with_secrets("echo");
+    let mut spec = with_secrets(Behaviour::default());
     spec.cwd = Some(PathBuf::from("/nonexistent/claude-proto-secret-test"));
     match H::start(spec) {
         Ok(_) => panic!("a missing working directory must fail the start"),
@@ -1471,7 +1583,7 @@ pub fn no_secret_in_logs_or_errors<H: Harness>(cli: PathBuf) {
 /// A CLI that ignores SIGTERM is killed once the terminate grace is over;
 /// closing returns with the kill in the report and no process left.
 pub fn close_kills_a_child_that_ignores_sigterm<H: Harness>(cli: PathBuf) {
-    let mut spec = Spec::legacy(cli, "ignore_stdin").env("FAKE_CLAUDE_IGNORE_SIGTERM", "1");
+    let mut spec = Spec::new(cli, never_reads().with_ignore_sigterm());
     spec.limits.close_grace = Duration::from_millis(50);
     spec.limits.term_grace = Duration::from_millis(50);
     let s = must("start", H::start(spec));
@@ -1554,11 +1666,12 @@ pub fn session_store_mirrors_and_resumes<H: Harness>(cli: PathBuf) {
     for dir in [&work, &config_a, &config_b] {
         must("mkdir", std::fs::create_dir_all(dir));
     }
-    let record = temp_path("store-record");
     let spec = |config: &Path, resume: Option<String>| {
-        let mut spec = Spec::legacy(cli.clone(), "echo")
-            .env("CLAUDE_CONFIG_DIR", config.display().to_string())
-            .env("FAKE_CLAUDE_RECORD_FILE", record.display().to_string());
+        let mut spec = Spec::new(cli.clone(), Behaviour::default())
+            .env("CLAUDE_CONFIG_DIR", config.display().to_string());
+        if resume.is_some() {
+            spec = spec.with_verdict();
+        }
         spec.cwd = Some(work.clone());
         spec.store = Some(claude_proto_adapter::StoreSettings::shared(store.clone()));
         spec.resume = resume;
@@ -1614,7 +1727,9 @@ pub fn session_store_mirrors_and_resumes<H: Harness>(cli: PathBuf) {
         stored[1].get()
     );
 
-    let mut s = must("start", H::start(spec(&config_b, Some(session_id.clone()))));
+    let resumed = spec(&config_b, Some(session_id.clone()));
+    let kept = resumed.clone();
+    let mut s = must("start", H::start(resumed));
     must("send", s.send_text("again"));
     let (text, resumed_id) = answers(&must("turn", turn(&mut *s)));
     assert_eq!(resumed_id, session_id);
@@ -1625,14 +1740,13 @@ pub fn session_store_mirrors_and_resumes<H: Harness>(cli: PathBuf) {
     must("close", s.close());
     let stored = must("load", block_on(store.load(&key))).expect("mirrored");
     assert_eq!(stored.len(), 5, "the new turn went to the same key");
-    let recorded: Value = must(
-        "record",
-        serde_json::from_str(&must("read record", std::fs::read_to_string(&record))),
+    let verdict = must(
+        "the verdict",
+        claude_proto_testkit::child::outcome_from_file(
+            kept.verdict_file.as_deref().expect("asked for"),
+        ),
     );
-    let used = recorded["config_dir"]
-        .as_str()
-        .expect("recorded")
-        .to_owned();
+    let used = verdict.config_dir.expect("the CLI had a config directory");
     assert_ne!(
         Path::new(&used),
         config_b,
@@ -1650,10 +1764,12 @@ pub fn session_store_mirrors_and_resumes<H: Harness>(cli: PathBuf) {
     for dir in [&work, &config_a, &config_b] {
         let _ = std::fs::remove_dir_all(dir);
     }
-    let _ = std::fs::remove_file(&record);
+    if let Some(file) = &kept.verdict_file {
+        let _ = std::fs::remove_file(file);
+    }
 }
 
-/// The project key the fake CLI uses for `work` (ASCII paths).
+/// The project key the CLI uses for `work` (ASCII paths).
 fn project_of(work: &Path) -> String {
     let canonical = must("canonical", std::fs::canonicalize(work));
     canonical
@@ -1686,7 +1802,7 @@ pub fn mirror_loses_nothing_to_a_flaky_or_stalled_store<H: Harness>(cli: PathBuf
         for dir in [&work, &config] {
             must("mkdir", std::fs::create_dir_all(dir));
         }
-        let mut spec = Spec::legacy(cli.clone(), "echo")
+        let mut spec = Spec::new(cli.clone(), Behaviour::default())
             .env("CLAUDE_CONFIG_DIR", config.display().to_string());
         spec.cwd = Some(work.clone());
         spec.store = Some(claude_proto_adapter::StoreSettings::shared(store.clone()));
@@ -1758,13 +1874,39 @@ fn temp_path(what: &str) -> PathBuf {
     std::env::temp_dir().join(format!("claude-proto-{what}-{}-{n}", std::process::id()))
 }
 
-/// The pids the fake wrote to its pid file (itself first).
+/// `spec` with a CLI that starts a grandchild holding its stdout and stderr
+/// and writes both pids (its own first) to `pids`.
+fn with_grandchild(spec: Spec, pids: &Path) -> Spec {
+    spec.env(
+        claude_proto_testkit::child::PID_FILE_ENV,
+        pids.display().to_string(),
+    )
+    .env(claude_proto_testkit::child::GRANDCHILD_ENV, "1")
+}
+
+/// The pids the CLI wrote to its pid file (itself first).
 fn read_pids(path: &Path) -> Vec<u32> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
         .filter_map(|l| l.trim().parse().ok())
         .collect()
+}
+
+/// Lines that are not JSON, not an object, of an unknown type, 2 MiB long
+/// and not UTF-8, in every turn.
+fn garbage() -> Behaviour {
+    [
+        BadLine::NotJson,
+        BadLine::NotAnObject,
+        BadLine::UnknownType,
+        BadLine::Oversized(2 * 1024 * 1024),
+        BadLine::InvalidUtf8,
+    ]
+    .into_iter()
+    .fold(Behaviour::default(), |b, line| {
+        b.with_extra(Extra::Bad(line))
+    })
 }
 
 /// A CLI that never reads its stdin and never exits on its own.
@@ -1834,11 +1976,19 @@ pub fn control_answer_behind_unread_events<H: Harness>(cli: PathBuf) {
 }
 
 /// (a) A permission request behind 1000 unread events is answered by the
-/// handler while the user reads nothing: the fake holds the `mcp_status`
+/// handler while the user reads nothing: the CLI holds the `mcp_status`
 /// answer until it has the permission answer.
 pub fn permission_behind_unread_events<H: Harness>(cli: PathBuf) {
-    let mut spec = Spec::legacy(cli, "permission_behind_events");
+    let behaviour = Behaviour::default()
+        .with_flood(1000, 0)
+        .with_extra(Extra::Permission {
+            tool_name: "Bash".into(),
+            input: json!({"command": "ls"}),
+        })
+        .with_policy("mcp_status", Policy::AfterAnswers);
+    let mut spec = Spec::new(cli, behaviour).with_verdict();
     spec.permission = Some(Permission::Allow);
+    let kept = spec.clone();
     let mut s = must("start", H::start(spec));
     must("send", s.send_text("go"));
     must(
@@ -1846,9 +1996,11 @@ pub fn permission_behind_unread_events<H: Harness>(cli: PathBuf) {
         s.control(ControlRequest::mcp_status(), Some(Duration::from_secs(20))),
     );
     let t = must("turn", turn(&mut *s));
-    assert_eq!(t.text, "permission allow");
+    assert_eq!(t.text, "echo: go");
     assert_eq!(stream_events(&t), 1000);
     must("close", s.close());
+    let answers = kept.verdict().answers_to("can_use_tool");
+    assert_eq!(payload(answers[0].1.clone())["behavior"], "allow");
 }
 
 /// (b) Lines that fail to decode inside turn 1 (nested 200 deep, a number
@@ -2076,8 +2228,7 @@ pub fn grandchild_holding_the_pipes_does_not_stall_close<H: Harness>(cli: PathBu
 /// the CLI and of its grandchild.
 fn close_with_a_grandchild<H: Harness>(cli: &Path, own_process_group: bool) -> [u32; 2] {
     let pids = temp_path("grandchild");
-    let mut spec = Spec::legacy(cli.to_path_buf(), "grandchild")
-        .env("FAKE_CLAUDE_PID_FILE", pids.display().to_string());
+    let mut spec = with_grandchild(Spec::new(cli.to_path_buf(), Behaviour::default()), &pids);
     spec.limits.drain_after_exit = Duration::from_millis(50);
     spec.own_process_group = own_process_group;
     let mut s = must("start", H::start(spec));

@@ -20,26 +20,48 @@ pub enum Policy {
     /// Act on it and answer this long after it was read, unless the host
     /// withdraws it first with `control_cancel_request`.
     Delay(Duration),
+    /// Act on it and answer once none of the CLI's own requests waits for
+    /// an answer (at once if none does): an answer that comes only after
+    /// the program has answered the CLI, even while it reads nothing else.
+    AfterAnswers,
 }
 
 /// Something a turn does besides the plain echo, in this order within the
-/// turn: hooks, permission, MCP call, bad lines, then the answer.
+/// turn: hooks, requests, tools (permission, allowed, MCP), bad lines, then
+/// the answer.
+///
+/// Besides these, a turn calls the hooks `initialize` registered, as the
+/// real CLI does: `UserPromptSubmit` before its `system/init`, `PreToolUse`
+/// and `PostToolUse` (by their matchers) around each tool, and `Stop`
+/// before its `result`. A `PreToolUse` answer that denies
+/// (`permissionDecision: "deny"`, or `decision: "block"`) blocks the tool:
+/// no permission prompt, no `PostToolUse`, an error `tool_result`.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Extra {
     /// Announce a `tool_use`, ask `can_use_tool` and wait for the answer.
-    /// Allow runs the tool; deny (or an error answer) puts the call into
-    /// the result's `permission_denials`, and the result is still a success
-    /// unless the deny carried `interrupt: true`.
+    /// Allow runs the tool (with the answer's `updatedInput`, if any); deny
+    /// (or an error answer) puts the call into the result's
+    /// `permission_denials`, and the result is still a success unless the
+    /// deny carried `interrupt: true`.
     Permission {
         /// `tool_name` of the request.
         tool_name: String,
         /// The tool input.
         input: Value,
     },
+    /// Announce a `tool_use` the session's rules allow (no permission
+    /// prompt) and run it, with its hooks.
+    Tool {
+        /// The tool's name (`"Bash"`, ...).
+        tool_name: String,
+        /// The tool input.
+        input: Value,
+    },
     /// Send `hook_callback` for the callbacks `initialize` registered under
     /// `event` (`"*"`: every event), or only for `callback_id` when given,
-    /// one at a time, waiting for each answer.
+    /// one at a time, waiting for each answer: calls besides those the turn
+    /// makes on its own.
     Hook {
         /// Hook event name (`"PreToolUse"`, ...), or `"*"`.
         event: String,
@@ -58,6 +80,24 @@ pub enum Extra {
         /// The `tools/call` arguments.
         arguments: Value,
     },
+    /// Send an `mcp_message` carrying this JSON-RPC `message` as it is (a
+    /// method the server may not know, a notification...) to `server` (None:
+    /// the first of `initialize.sdkMcpServers`) and wait for the answer.
+    /// Skipped when no server is known.
+    McpMessage {
+        /// Server name; None: the first of `initialize.sdkMcpServers`.
+        server: Option<String>,
+        /// The JSON-RPC message.
+        message: Value,
+    },
+    /// Send a control request with this body (`subtype` and its fields:
+    /// an `elicitation`, a `request_user_dialog`, one a later CLI sends...)
+    /// and wait for the answer.
+    Request(Value),
+    /// Send a control request with this body and withdraw it at once with
+    /// `control_cancel_request`, as the real CLI does with a prompt it no
+    /// longer needs; a correct program never answers it.
+    Withdrawn(Value),
     /// A line a typed decoder will likely reject.
     Bad(BadLine),
 }
@@ -75,13 +115,44 @@ pub enum BadLine {
     /// The turn's own `result` line lacks the required `usage` field (it
     /// replaces the normal result: it is still the end of that turn).
     ResultWithoutUsage,
+    /// A line that is not JSON at all.
+    NotJson,
+    /// A JSON line that is not an object (`[1,2,3]`).
+    NotAnObject,
+    /// An object of a message type no decoder knows (`fake_unknown_type`).
+    UnknownType,
+    /// A line of this many bytes (a JSON object), to meet a line limit.
+    Oversized(usize),
+    /// A line whose bytes are not UTF-8.
+    InvalidUtf8,
 }
 
 impl Extra {
     /// The extras a prompt asks for with keywords: `#permission` (Bash with
     /// `{"command": "echo <prompt>"}`), `#hook` (every registered callback),
     /// `#mcp` (first server, first tool, `{}`), `#deep`, `#bignum`,
-    /// `#nousage` (the three [`BadLine`]s).
+    /// `#nousage` (three of the [`BadLine`]s). A prompt that starts with
+    /// `#extras ` is followed by a JSON array of extras in the form a saved
+    /// script uses (`[{"mcp": {"tool": "add", "arguments": {"a": 1}}}]`):
+    /// any extra, chosen turn by turn; an array that cannot be read is an
+    /// error, with the reason.
+    pub fn from_prompt(prompt: &str) -> Result<Vec<Extra>, String> {
+        match prompt.trim_start().strip_prefix("#extras ") {
+            Some(rest) => {
+                let value: Value =
+                    serde_json::from_str(rest).map_err(|e| format!("#extras: {e}"))?;
+                let list = value.as_array().ok_or("#extras: not a JSON array")?;
+                list.iter()
+                    .map(super::json::extra_from_json)
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| format!("#extras: {e}"))
+            }
+            None => Ok(Self::from_keywords(prompt)),
+        }
+    }
+
+    /// The extras of the keywords in `prompt` (see
+    /// [`from_prompt`](Self::from_prompt)).
     pub fn from_keywords(prompt: &str) -> Vec<Extra> {
         let mut extras = Vec::new();
         for word in prompt.split_whitespace() {
@@ -149,6 +220,10 @@ pub struct Behaviour {
     pub exit_after_turns: Option<(usize, i32)>,
     /// Exit with this code this long after start: (delay, code).
     pub exit_after: Option<(Duration, i32)>,
+    /// Crash in the n-th turn (counting from 1): after its answer and before
+    /// its `result`, write `fatal: simulated crash` to stderr and exit with
+    /// the code: (n, code).
+    pub exit_mid_turn: Option<(usize, i32)>,
     /// Survive `Signal::Term`.
     pub ignore_sigterm: bool,
     /// Exit when stdin ends (after finishing the turns already read).
@@ -188,6 +263,7 @@ impl Default for Behaviour {
             flood: None,
             exit_after_turns: None,
             exit_after: None,
+            exit_mid_turn: None,
             ignore_sigterm: false,
             exit_on_stdin_end: true,
             fatal_bad_stdin: true,
@@ -270,6 +346,12 @@ impl Behaviour {
     /// Exits with `code` `delay` after start.
     pub fn with_exit_after(mut self, delay: Duration, code: i32) -> Self {
         self.exit_after = Some((delay, code));
+        self
+    }
+
+    /// Crashes with `code` in the `turn`-th turn, before its result.
+    pub fn with_exit_mid_turn(mut self, turn: usize, code: i32) -> Self {
+        self.exit_mid_turn = Some((turn, code));
         self
     }
 

@@ -30,6 +30,7 @@ pub(crate) fn to_json(behaviour: &Behaviour) -> Value {
         "stdout_capacity": behaviour.stdout_capacity,
         "flood": behaviour.flood.map(|(lines, bytes)| json!([lines, bytes])),
         "exit_after_turns": pair(behaviour.exit_after_turns),
+        "exit_mid_turn": pair(behaviour.exit_mid_turn),
         "exit_after_ms": behaviour.exit_after.map(|(after, code)| json!([millis(after), code])),
         "ignore_sigterm": behaviour.ignore_sigterm,
         "exit_on_stdin_end": behaviour.exit_on_stdin_end,
@@ -88,6 +89,12 @@ pub(crate) fn from_json(value: &Value) -> Result<Behaviour, String> {
                     Ok((size(key, turns)?, exit_code(key, code)?))
                 })?;
             }
+            "exit_mid_turn" => {
+                b.exit_mid_turn = optional(v, |v| {
+                    let [turn, code] = two(key, v)?;
+                    Ok((size(key, turn)?, exit_code(key, code)?))
+                })?;
+            }
             "exit_after_ms" => {
                 b.exit_after = optional(v, |v| {
                     let [after, code] = two(key, v)?;
@@ -132,6 +139,7 @@ fn policy_to_json(policy: &Policy) -> Value {
         Policy::Never => json!("never"),
         Policy::Error(text) => json!({"error": text}),
         Policy::Delay(after) => json!({"delay_ms": millis(*after)}),
+        Policy::AfterAnswers => json!("after_answers"),
     }
 }
 
@@ -139,6 +147,7 @@ fn policy_from_json(value: &Value) -> Result<Policy, String> {
     match value {
         Value::String(s) if s == "answer" => Ok(Policy::Answer),
         Value::String(s) if s == "never" => Ok(Policy::Never),
+        Value::String(s) if s == "after_answers" => Ok(Policy::AfterAnswers),
         Value::Object(o) if o.contains_key("error") => Ok(Policy::Error(
             o["error"]
                 .as_str()
@@ -157,6 +166,14 @@ fn extra_to_json(extra: &Extra) -> Value {
         Extra::Permission { tool_name, input } => {
             json!({"permission": {"tool_name": tool_name, "input": input}})
         }
+        Extra::Tool { tool_name, input } => {
+            json!({"tool": {"tool_name": tool_name, "input": input}})
+        }
+        Extra::McpMessage { server, message } => {
+            json!({"mcp_message": {"server": server, "message": message}})
+        }
+        Extra::Request(body) => json!({"request": body}),
+        Extra::Withdrawn(body) => json!({"withdrawn": body}),
         Extra::Hook { event, callback_id } => {
             json!({"hook": {"event": event, "callback_id": callback_id}})
         }
@@ -165,15 +182,21 @@ fn extra_to_json(extra: &Extra) -> Value {
             tool,
             arguments,
         } => json!({"mcp": {"server": server, "tool": tool, "arguments": arguments}}),
+        Extra::Bad(BadLine::Oversized(bytes)) => json!({"bad": {"oversized": bytes}}),
         Extra::Bad(line) => json!({"bad": match line {
             BadLine::DeepNesting => "deep_nesting",
             BadLine::NumberOutOfRange => "number_out_of_range",
             BadLine::ResultWithoutUsage => "result_without_usage",
+            BadLine::NotJson => "not_json",
+            BadLine::NotAnObject => "not_an_object",
+            BadLine::UnknownType => "unknown_type",
+            BadLine::InvalidUtf8 => "invalid_utf8",
+            BadLine::Oversized(_) => "oversized",
         }}),
     }
 }
 
-fn extra_from_json(value: &Value) -> Result<Extra, String> {
+pub(crate) fn extra_from_json(value: &Value) -> Result<Extra, String> {
     let text = |v: &Value, key: &str| -> Result<Option<String>, String> {
         match &v[key] {
             Value::Null => Ok(None),
@@ -186,6 +209,20 @@ fn extra_from_json(value: &Value) -> Result<Extra, String> {
             tool_name: text(p, "tool_name")?.ok_or("a permission extra needs its tool_name")?,
             input: p["input"].clone(),
         })
+    } else if let Some(t) = value.get("tool") {
+        Ok(Extra::Tool {
+            tool_name: text(t, "tool_name")?.ok_or("a tool extra needs its tool_name")?,
+            input: t["input"].clone(),
+        })
+    } else if let Some(m) = value.get("mcp_message") {
+        Ok(Extra::McpMessage {
+            server: text(m, "server")?,
+            message: m["message"].clone(),
+        })
+    } else if let Some(body) = value.get("request") {
+        Ok(Extra::Request(body.clone()))
+    } else if let Some(body) = value.get("withdrawn") {
+        Ok(Extra::Withdrawn(body.clone()))
     } else if let Some(h) = value.get("hook") {
         Ok(Extra::Hook {
             event: text(h, "event")?.ok_or("a hook extra needs its event")?,
@@ -202,7 +239,14 @@ fn extra_from_json(value: &Value) -> Result<Extra, String> {
             Some("deep_nesting") => BadLine::DeepNesting,
             Some("number_out_of_range") => BadLine::NumberOutOfRange,
             Some("result_without_usage") => BadLine::ResultWithoutUsage,
-            _ => return Err(format!("not a bad line: {bad}")),
+            Some("not_json") => BadLine::NotJson,
+            Some("not_an_object") => BadLine::NotAnObject,
+            Some("unknown_type") => BadLine::UnknownType,
+            Some("invalid_utf8") => BadLine::InvalidUtf8,
+            _ => match bad.pointer("/oversized").map(|n| size("oversized", n)) {
+                Some(bytes) => BadLine::Oversized(bytes?),
+                None => return Err(format!("not a bad line: {bad}")),
+            },
         }))
     } else {
         Err(format!("not an extra: {value}"))
@@ -285,6 +329,22 @@ mod tests {
                 arguments: json!({"a": 1}),
             })
             .with_extra(Extra::Bad(BadLine::NumberOutOfRange))
+            .with_extra(Extra::Bad(BadLine::Oversized(4096)))
+            .with_extra(Extra::Bad(BadLine::InvalidUtf8))
+            .with_extra(Extra::Tool {
+                tool_name: "Read".into(),
+                input: json!({"file_path": "a"}),
+            })
+            .with_extra(Extra::McpMessage {
+                server: Some("calc".into()),
+                message: json!({"jsonrpc": "2.0", "method": "ping", "id": 1}),
+            })
+            .with_extra(Extra::Request(json!({"subtype": "elicitation"})))
+            .with_extra(Extra::Withdrawn(json!({"subtype": "can_use_tool"})))
+            .with_policy("get_context_usage", Policy::AfterAnswers)
+            .with_exit_mid_turn(2, 5)
+            .with_stderr_filler(2048)
+            .with_events_before_answers(3)
             .with_stop_reading_after(4)
             .with_stdout_capacity(1 << 16)
             .with_flood(10, 100)

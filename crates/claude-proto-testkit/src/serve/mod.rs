@@ -6,11 +6,22 @@
 //! `user` line starts (or queues) one turn, answered by `system/init`,
 //! `assistant` and a `result` whose `result` text is `"echo: <prompt>"`
 //! (error results carry `"interrupted: <prompt>"` in `errors`); control
-//! requests are answered as CLI 2.1.330 answers them. The behaviour's
-//! knobs add what a test needs: delays, streamed deltas, permission
-//! prompts, hook and MCP calls, lines hard to decode, floods, and
-//! misbehaviour (not answering a subtype, answering late, not reading
-//! stdin, a full stdout pipe, ignoring SIGTERM, exiting early or never).
+//! requests are answered as CLI 2.1.330 answers them, and the hooks
+//! `initialize` registered are called where the CLI calls them
+//! (`UserPromptSubmit`, `PreToolUse` and `PostToolUse` by their matchers,
+//! `Stop`). The behaviour's knobs add what a test needs: delays, streamed
+//! deltas, tools with and without a permission prompt, hook and MCP calls,
+//! any control request (sent, or sent and withdrawn), lines hard to decode,
+//! floods of stdout or stderr, answers behind unread events, and
+//! misbehaviour (not answering a subtype, answering late or only after
+//! the program answered, not reading stdin, a full stdout pipe, ignoring
+//! SIGTERM, crashing mid-turn, exiting early or never). A prompt can pick
+//! its turn's extras itself (`#extras [...]`, see [`Extra::from_prompt`]).
+//!
+//! As a child process (`claude-proto-testkit-cli`) it also keeps the
+//! session's transcript as the CLI does (resumed with `--resume`, mirrored
+//! with `--session-mirror`), and can leave a grandchild behind; see
+//! [`child`](crate::child).
 //!
 //! While it serves, [`ScriptedCli::serving_mut`](crate::ScriptedCli::serving_mut)
 //! gives the [`Simulation`]: write any traffic at any time
@@ -43,6 +54,7 @@
 mod behaviour;
 pub(crate) mod json;
 mod simulation;
+pub(crate) mod transcript;
 mod turn;
 mod turn_state;
 mod wire;

@@ -10,6 +10,10 @@ use super::behaviour::{Behaviour, Policy};
 use super::turn_state::{Prompt, Reply, Turn, Wait};
 use super::wire::{self, Ids};
 
+/// How many of its own requests the scripted CLI keeps for
+/// [`Simulation::requests`].
+const KEPT_REQUESTS: usize = 4096;
+
 /// A signal the program sends the scripted CLI's process
 /// ([`ScriptedCli::handle_signal`](crate::ScriptedCli::handle_signal)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +51,17 @@ pub struct Simulation {
     host_cancels: Vec<String>,
     answers: HashMap<String, Vec<Value>>,
     sent: HashSet<String>,
+    /// Our requests neither answered nor withdrawn.
+    awaiting: HashSet<String>,
+    /// Our requests as sent, in order (the first [`KEPT_REQUESTS`]).
+    requests: Vec<Value>,
+    /// Host requests held by [`Policy::AfterAnswers`].
+    held: Vec<(String, Value)>,
+    /// Servers whose tools changed (`tools/list_changed`): listed again
+    /// before their next call.
+    pub(crate) tools_changed: HashSet<String>,
+    /// The session's transcript, when the runner keeps one.
+    pub(crate) transcript: Option<super::transcript::Transcript>,
     stray: usize,
     delayed: Vec<(Instant, String, Value)>,
     pub(crate) model: String,
@@ -85,6 +100,11 @@ impl Simulation {
             host_cancels: Vec::new(),
             answers: HashMap::new(),
             sent: HashSet::new(),
+            awaiting: HashSet::new(),
+            requests: Vec::new(),
+            held: Vec::new(),
+            tools_changed: HashSet::new(),
+            transcript: None,
             stray: 0,
             delayed: Vec::new(),
             model: wire::DEFAULT_MODEL.to_owned(),
@@ -257,16 +277,39 @@ impl Simulation {
     pub fn request(&mut self, body: Value) -> String {
         let id = self.ids.uuid();
         self.sent.insert(id.clone());
-        self.emit_line(&wire::control_request(&id, body));
+        self.awaiting.insert(id.clone());
+        let line = wire::control_request(&id, body);
+        self.emit_line(&line);
+        if self.requests.len() < KEPT_REQUESTS {
+            self.requests.push(line);
+        }
         id
     }
 
     /// Withdraws one of our requests with `control_cancel_request`. If the
     /// running turn waits on it, the turn goes on as if it had failed.
     pub fn cancel(&mut self, request_id: &str) {
-        self.emit_line(&wire::cancel(request_id));
+        self.withdraw(request_id);
         self.resume_if_waiting(request_id, Reply::Cancelled);
         self.pump();
+    }
+
+    /// Writes `control_cancel_request` for `request_id`: no answer is
+    /// awaited from then on.
+    pub(crate) fn withdraw(&mut self, request_id: &str) {
+        self.emit_line(&wire::cancel(request_id));
+        self.awaiting.remove(request_id);
+        self.release_held();
+    }
+
+    /// Acts on the host requests [`Policy::AfterAnswers`] held, once none
+    /// of ours awaits an answer.
+    fn release_held(&mut self) {
+        if self.awaiting.is_empty() {
+            for (id, request) in std::mem::take(&mut self.held) {
+                self.act(&id, &request);
+            }
+        }
     }
 
     /// Exits now with `code`: pending work is dropped, nothing more is
@@ -278,6 +321,7 @@ impl Simulation {
             self.turn = None;
             self.queue.clear();
             self.delayed.clear();
+            self.held.clear();
             self.stdin = Vec::new();
         }
     }
@@ -301,6 +345,12 @@ impl Simulation {
     /// are recorded too).
     pub fn answers_to(&self, request_id: &str) -> usize {
         self.answers.get(request_id).map_or(0, Vec::len)
+    }
+
+    /// The control requests the scripted CLI sent (whole lines, in order; the
+    /// first 4096), to find the program's answers to them in what it sent.
+    pub fn requests(&self) -> &[Value] {
+        &self.requests
     }
 
     /// `control_response`s for request ids we never sent.
@@ -484,6 +534,8 @@ impl Simulation {
                         self.emit_line(&wire::error(&id, &message, "internal_error"));
                     }
                     Policy::Delay(d) => self.delayed.push((self.now + d, id, request)),
+                    Policy::AfterAnswers if self.awaiting.is_empty() => self.act(&id, &request),
+                    Policy::AfterAnswers => self.held.push((id, request)),
                 }
             }
             "control_response" => {
@@ -492,6 +544,7 @@ impl Simulation {
                 if !self.sent.contains(&id) {
                     self.stray += 1;
                 }
+                self.awaiting.remove(&id);
                 self.answers
                     .entry(id.clone())
                     .or_default()
@@ -506,6 +559,7 @@ impl Simulation {
                     }),
                 };
                 self.resume_if_waiting(&id, reply);
+                self.release_held();
             }
             "control_cancel_request" => {
                 let id = str_at(&line, "/request_id").unwrap_or_default();
@@ -573,6 +627,15 @@ impl Simulation {
                 wire::success(id, Some(json!({"mcpServers": servers})))
             }
             "get_context_usage" => wire::success(id, Some(wire::context_usage(&self.model))),
+            "mcp_message" => {
+                let method = request.pointer("/message/method").and_then(Value::as_str);
+                if method == Some("notifications/tools/list_changed") {
+                    if let Some(server) = field("server_name") {
+                        self.tools_changed.insert(server.to_owned());
+                    }
+                }
+                wire::success(id, Some(json!({})))
+            }
             "get_binary_version" => wire::success(id, Some(json!({"version": wire::VERSION}))),
             known if wire::KNOWN_SUBTYPES.contains(&known) => wire::success(id, Some(json!({}))),
             other => wire::error(

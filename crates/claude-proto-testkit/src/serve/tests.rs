@@ -115,7 +115,14 @@ fn initialize_and_full_turn_shapes() {
                                 "sdkMcpServers": ["calc"]}),
     );
     rig.prompt("first");
-    let lines = rig.lines();
+    let mut lines = rig.lines();
+    // The registered Stop hook is called before the result, as by the CLI.
+    let stop = find(&lines, "control_request/hook_callback").clone();
+    assert_eq!(stop["request"]["input"]["hook_event_name"], "Stop");
+    assert_eq!(stop["request"]["callback_id"], "hook_0");
+    assert!(!kinds(&lines).contains(&"result/success".to_owned()));
+    rig.respond(stop["request_id"].as_str().unwrap(), json!({}));
+    lines.extend(rig.lines());
     let init = &lines[0]["response"];
     assert_eq!(init["subtype"], "success");
     assert_eq!(init["request_id"], "req_1");
@@ -422,7 +429,9 @@ fn hook_callback_waits() {
         json!({"subtype": "initialize",
         "hooks": {"UserPromptSubmit": [{"hookCallbackIds": ["hook_0", "hook_1"]}]}}),
     );
-    rig.prompt("#hook");
+    // Registered UserPromptSubmit hooks are called before the turn, one at
+    // a time, with no keyword.
+    rig.prompt("plain");
     let lines = rig.lines();
     let call = find(&lines, "control_request/hook_callback");
     assert_eq!(call["request"]["callback_id"], "hook_0");
@@ -438,7 +447,10 @@ fn hook_callback_waits() {
     assert_eq!(kinds(&lines), ["control_request/hook_callback"]);
     assert_eq!(lines[0]["request"]["callback_id"], "hook_1");
     rig.respond(lines[0]["request_id"].as_str().unwrap(), json!({}));
-    assert_eq!(kinds(&rig.lines()), ["assistant", "result/success"]);
+    assert_eq!(
+        kinds(&rig.lines()),
+        ["system/init", "assistant", "result/success"]
+    );
 }
 
 #[test]
@@ -623,4 +635,297 @@ fn deny_with_interrupt_ends_the_turn() {
         ["user", "user", "result/error_during_execution"]
     );
     assert_eq!(lines[2]["terminal_reason"], "aborted_tools");
+}
+
+/// A rig whose `initialize` registered `hooks`.
+fn rig_with_hooks(behaviour: Behaviour, hooks: Value) -> Rig {
+    let mut rig = Rig::new(behaviour);
+    rig.control("i", json!({"subtype": "initialize", "hooks": hooks}));
+    rig.lines();
+    rig
+}
+
+#[test]
+fn a_pre_tool_use_deny_blocks_the_tool_and_its_post_tool_use() {
+    let bash = Extra::Tool {
+        tool_name: "Bash".into(),
+        input: json!({"command": "echo hi"}),
+    };
+    let hooks = json!({
+        "PreToolUse": [{"matcher": "Write", "hookCallbackIds": ["hook_0"]},
+                       {"matcher": "Bash|Read", "hookCallbackIds": ["hook_1"]}],
+        "PostToolUse": [{"hookCallbackIds": ["hook_2"]}],
+    });
+    // Allowed: PreToolUse (only the Bash matcher), the tool, PostToolUse.
+    let mut rig = rig_with_hooks(Behaviour::default().with_extra(bash.clone()), hooks.clone());
+    rig.prompt("go");
+    let lines = rig.lines();
+    let pre = find(&lines, "control_request/hook_callback");
+    assert_eq!(pre["request"]["callback_id"], "hook_1");
+    let input = &pre["request"]["input"];
+    assert_eq!(input["hook_event_name"], "PreToolUse");
+    assert_eq!(input["tool_input"]["command"], "echo hi");
+    assert_eq!(input["tool_use_id"], pre["request"]["tool_use_id"]);
+    rig.respond(pre["request_id"].as_str().unwrap(), json!({}));
+    let lines = rig.lines();
+    let post = find(&lines, "control_request/hook_callback");
+    assert_eq!(post["request"]["callback_id"], "hook_2");
+    assert_eq!(post["request"]["input"]["hook_event_name"], "PostToolUse");
+    rig.respond(post["request_id"].as_str().unwrap(), json!({}));
+    let lines = rig.lines();
+    assert_eq!(lines[0]["message"]["content"][0]["is_error"], false);
+    assert_eq!(
+        find(&lines, "result/success")["permission_denials"],
+        json!([])
+    );
+
+    // Denied: an error result for the tool, no PostToolUse, one denial.
+    let mut rig = rig_with_hooks(Behaviour::default().with_extra(bash), hooks);
+    rig.prompt("go");
+    let lines = rig.lines();
+    let pre = find(&lines, "control_request/hook_callback");
+    let deny = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "deny", "permissionDecisionReason": "no shell"}});
+    rig.respond(pre["request_id"].as_str().unwrap(), deny);
+    let lines = rig.lines();
+    assert_eq!(kinds(&lines), ["user", "assistant", "result/success"]);
+    assert_eq!(lines[0]["message"]["content"][0]["content"], "no shell");
+    assert_eq!(lines[0]["message"]["content"][0]["is_error"], true);
+    let denials = &find(&lines, "result/success")["permission_denials"];
+    assert_eq!(denials[0]["tool_name"], "Bash");
+}
+
+#[test]
+fn an_allowed_permission_runs_the_tool_with_the_updated_input() {
+    let ask = Extra::Permission {
+        tool_name: "Bash".into(),
+        input: json!({"command": "rm -rf /"}),
+    };
+    let hooks = json!({"PostToolUse": [{"hookCallbackIds": ["hook_0"]}]});
+    let mut rig = rig_with_hooks(Behaviour::default().with_extra(ask), hooks);
+    rig.prompt("go");
+    let lines = rig.lines();
+    let ask = find(&lines, "control_request/can_use_tool");
+    rig.respond(
+        ask["request_id"].as_str().unwrap(),
+        json!({"behavior": "allow", "updatedInput": {"command": "ls"}}),
+    );
+    let lines = rig.lines();
+    let post = find(&lines, "control_request/hook_callback");
+    assert_eq!(
+        post["request"]["input"]["tool_input"],
+        json!({"command": "ls"})
+    );
+}
+
+#[test]
+fn requests_withdrawn_requests_and_mcp_messages_are_sent_as_given() {
+    let behaviour = Behaviour::default()
+        .with_extra(Extra::McpMessage {
+            server: None,
+            message: json!({"jsonrpc": "2.0", "id": 99, "method": "resources/list"}),
+        })
+        .with_extra(Extra::Withdrawn(
+            json!({"subtype": "can_use_tool", "tool_name": "Bash"}),
+        ))
+        .with_extra(Extra::Request(
+            json!({"subtype": "elicitation", "message": "Which?"}),
+        ));
+    let mut rig = Rig::new(behaviour);
+    rig.control(
+        "i",
+        json!({"subtype": "initialize", "sdkMcpServers": ["calc"]}),
+    );
+    rig.prompt("go");
+    // The handshake first (the server is new), then the extras in order:
+    // requests, then MCP.
+    for _ in 0..3 {
+        let lines = rig.lines();
+        let handshake = find(&lines, "control_request/mcp_message");
+        rig.respond(handshake["request_id"].as_str().unwrap(), json!({}));
+    }
+    let lines = rig.lines();
+    let withdrawn = find(&lines, "control_request/can_use_tool").clone();
+    let cancel = find(&lines, "control_cancel_request");
+    assert_eq!(cancel["request_id"], withdrawn["request_id"]);
+    let elicitation = find(&lines, "control_request/elicitation").clone();
+    assert_eq!(elicitation["request"]["message"], "Which?");
+    rig.respond(
+        elicitation["request_id"].as_str().unwrap(),
+        json!({"action": "decline"}),
+    );
+    let lines = rig.lines();
+    let message = find(&lines, "control_request/mcp_message");
+    assert_eq!(message["request"]["message"]["method"], "resources/list");
+    assert_eq!(message["request"]["server_name"], "calc");
+    assert_eq!(rig.cli.requests().len(), 6);
+}
+
+#[test]
+fn an_after_answers_policy_answers_once_the_cli_has_its_answers() {
+    let ask = Extra::Permission {
+        tool_name: "Bash".into(),
+        input: json!({"command": "ls"}),
+    };
+    let behaviour = Behaviour::default()
+        .with_extra(ask)
+        .with_policy("mcp_status", Policy::AfterAnswers);
+    let mut rig = Rig::new(behaviour);
+    // Nothing awaited: answered at once.
+    rig.control("s1", json!({"subtype": "mcp_status"}));
+    assert_eq!(kinds(&rig.lines()), ["control_response"]);
+    rig.prompt("go");
+    rig.control("s2", json!({"subtype": "mcp_status"}));
+    let lines = rig.lines();
+    assert!(!kinds(&lines).contains(&"control_response".to_owned()));
+    let ask = find(&lines, "control_request/can_use_tool");
+    rig.respond(
+        ask["request_id"].as_str().unwrap(),
+        json!({"behavior": "allow"}),
+    );
+    let lines = rig.lines();
+    assert_eq!(
+        find(&lines, "control_response")["response"]["request_id"],
+        "s2"
+    );
+}
+
+#[test]
+fn the_extras_of_a_prompt_are_chosen_turn_by_turn_and_a_bad_list_is_named() {
+    let mut rig = Rig::new(Behaviour::default());
+    rig.prompt(r#"#extras [{"bad": "not_json"}, {"bad": {"oversized": 100}}]"#);
+    let mut text = Vec::new();
+    while let Some(bytes) = rig.cli.poll_stdout(usize::MAX) {
+        text.extend(bytes);
+    }
+    let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+    assert!(lines.contains(&&b"this line is not JSON at all"[..]));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.len() == 100 && l.starts_with(b"{\"type\""))
+    );
+    rig.prompt("#extras [{\"bad\": \"odd\"}]");
+    let stderr = String::from_utf8(rig.cli.poll_stderr().unwrap()).unwrap();
+    assert!(stderr.contains("#extras: not a bad line"), "{stderr}");
+}
+
+#[test]
+fn a_crash_mid_turn_ends_the_process_before_the_result() {
+    let mut rig = Rig::new(Behaviour::default().with_exit_mid_turn(2, 3));
+    rig.prompt("one");
+    assert_eq!(kinds(&rig.lines()).last().unwrap(), "result/success");
+    rig.prompt("two");
+    assert_eq!(kinds(&rig.lines()), ["system/init", "assistant"]);
+    assert_eq!(rig.cli.exit_code(), Some(3));
+    let stderr = String::from_utf8(rig.cli.poll_stderr().unwrap()).unwrap();
+    assert!(stderr.contains("simulated crash"), "{stderr}");
+}
+
+#[test]
+fn answers_wait_behind_events_and_stderr_can_be_flooded() {
+    let behaviour = Behaviour::default()
+        .with_events_before_answers(5)
+        .with_stderr_filler(4096);
+    let mut rig = Rig::new(behaviour);
+    assert_eq!(rig.cli.poll_stderr().unwrap().len(), 4096);
+    rig.control("i", json!({"subtype": "initialize"}));
+    assert_eq!(kinds(&rig.lines()), ["control_response"]);
+    rig.control("m", json!({"subtype": "set_model", "model": "sonnet"}));
+    let k = kinds(&rig.lines());
+    assert_eq!(k.len(), 6);
+    assert!(k[..5].iter().all(|k| k == "stream_event"));
+}
+
+#[test]
+fn tools_are_listed_again_after_the_host_says_they_changed() {
+    let call = Extra::Mcp {
+        server: None,
+        tool: Some("add".into()),
+        arguments: json!({}),
+    };
+    let mut rig = Rig::new(Behaviour::default().with_extra(call));
+    rig.control(
+        "i",
+        json!({"subtype": "initialize", "sdkMcpServers": ["calc"]}),
+    );
+    let answer_all = |rig: &mut Rig| -> Vec<String> {
+        let mut methods = Vec::new();
+        loop {
+            let lines = rig.lines();
+            if kinds(&lines).contains(&"result/success".to_owned()) {
+                return methods;
+            }
+            let message = find(&lines, "control_request/mcp_message");
+            let method = message["request"]["message"]["method"]
+                .as_str()
+                .unwrap_or("");
+            methods.push(method.to_owned());
+            rig.respond(message["request_id"].as_str().unwrap(), json!({}));
+        }
+    };
+    rig.prompt("one");
+    assert_eq!(
+        answer_all(&mut rig),
+        [
+            "initialize",
+            "notifications/initialized",
+            "tools/list",
+            "tools/call"
+        ]
+    );
+    rig.prompt("two");
+    assert_eq!(answer_all(&mut rig), ["tools/call"]);
+    rig.control(
+        "c",
+        json!({"subtype": "mcp_message", "server_name": "calc",
+               "message": {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}}),
+    );
+    rig.prompt("three");
+    assert_eq!(answer_all(&mut rig), ["tools/list", "tools/call"]);
+}
+
+#[test]
+fn a_kept_transcript_chains_its_entries_mirrors_them_and_tells_its_history() {
+    let mut rig = Rig::new(Behaviour::default());
+    rig.cli.keep_transcript(super::transcript::SessionFacts {
+        session_id: "s-1".into(),
+        file: "/c/projects/-w/s-1.jsonl".into(),
+        cwd: "/w".into(),
+        history: 2,
+        mirror: true,
+    });
+    rig.prompt("again");
+    let lines = rig.lines();
+    let k = kinds(&lines);
+    assert_eq!(k.iter().filter(|k| *k == "transcript_mirror").count(), 3);
+    let said: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] == "assistant")
+        .filter_map(|l| l["message"]["content"][0]["text"].as_str())
+        .collect();
+    assert_eq!(said, ["history: 2 lines", "echo: again"]);
+    assert_eq!(find(&lines, "result/success")["session_id"], "s-1");
+    let entries = rig.cli.take_transcript();
+    assert_eq!(entries.len(), 3, "the prompt and both answers");
+    assert_eq!(entries[0]["type"], "user");
+    assert_eq!(entries[0]["parentUuid"], Value::Null);
+    assert_eq!(entries[1]["parentUuid"], entries[0]["uuid"]);
+    assert_eq!(entries[2]["parentUuid"], entries[1]["uuid"]);
+    assert!(
+        entries
+            .iter()
+            .all(|e| e["sessionId"] == "s-1" && e["cwd"] == "/w")
+    );
+    let mirrored = find(&lines, "transcript_mirror");
+    assert_eq!(mirrored["filePath"], "/c/projects/-w/s-1.jsonl");
+    assert_eq!(mirrored["entries"][0], entries[0]);
+    assert!(rig.cli.take_transcript().is_empty(), "taken once");
+    rig.prompt("more");
+    let said = rig.lines();
+    assert!(!said.iter().any(|l| {
+        l["message"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("history"))
+    }));
 }

@@ -41,8 +41,12 @@ impl Simulation {
     fn start_turn(&mut self, prompt: Prompt) {
         let mut extras = self.script.extras.clone();
         if self.script.keywords {
-            extras.extend(Extra::from_keywords(&prompt.text));
+            match Extra::from_prompt(&prompt.text) {
+                Ok(more) => extras.extend(more),
+                Err(why) => self.emit_stderr(format!("{why}\n").as_bytes()),
+            }
         }
+        let number = self.turns_completed + 1;
         let mut steps = VecDeque::new();
         if let Some((lines, _)) = self.script.flood {
             steps.extend((0..lines).map(Step::FloodLine));
@@ -56,41 +60,56 @@ impl Simulation {
                     tool,
                     arguments,
                 } => {
-                    let Some(server) = server.or_else(|| self.servers.first().cloned()) else {
+                    let Some(server) = self.mcp_server(server, &mut steps) else {
                         continue;
                     };
-                    if !self.mcp_tools.iter().any(|(s, _)| *s == server) {
-                        self.mcp_tools.push((server.clone(), Vec::new()));
-                        self.mcp_handshake(&server, &mut steps);
-                    }
                     tail.push(Step::McpCall {
                         server,
                         tool,
                         arguments,
                     });
                 }
+                Extra::McpMessage { server, message } => {
+                    let Some(server) = self.mcp_server(server, &mut steps) else {
+                        continue;
+                    };
+                    tail.push(Step::McpSend {
+                        server,
+                        message,
+                        pending: Pending::Plain,
+                    });
+                }
                 Extra::Hook { event, callback_id } => tail.push(Step::Hook { event, callback_id }),
-                Extra::Permission { tool_name, input } => tail.push(Step::Permission {
+                Extra::Permission { tool_name, input } => tail.push(Step::Tool {
                     tool: tool_name,
                     input,
+                    ask: true,
                 }),
+                Extra::Tool { tool_name, input } => tail.push(Step::Tool {
+                    tool: tool_name,
+                    input,
+                    ask: false,
+                }),
+                Extra::Request(body) => tail.push(Step::Request(body)),
+                Extra::Withdrawn(body) => tail.push(Step::Withdrawn(body)),
                 Extra::Bad(BadLine::ResultWithoutUsage) => bad_result = true,
-                Extra::Bad(BadLine::DeepNesting) => {
-                    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
-                    tail.push(Step::Raw(wire::raw_stream_event(&mut self.ids, &deep)));
-                }
-                Extra::Bad(BadLine::NumberOutOfRange) => {
-                    tail.push(Step::Raw(wire::raw_stream_event(&mut self.ids, "1e400")));
-                }
+                Extra::Bad(line) => tail.push(Step::Raw(self.bad_line(line))),
             }
         }
+        self.record(json!({"type": "user", "message": {"role": "user", "content": prompt.text}}));
+        let submit = json!({"prompt": prompt.text});
+        steps.push_back(self.auto_hooks("UserPromptSubmit", None, submit));
+        if let Some(history) = self.history_to_tell() {
+            steps.push_back(Step::Say(format!("history: {history} lines")));
+        }
         steps.push_back(Step::Init);
-        // Hooks first, then tools, then bad lines (a stable sort).
+        // Hooks first, then requests, tools, MCP, bad lines (a stable sort).
         tail.sort_by_key(|s| match s {
             Step::Hook { .. } => 0,
-            Step::Permission { .. } => 1,
-            Step::McpCall { .. } => 2,
-            _ => 3,
+            Step::Request(_) | Step::Withdrawn(_) => 1,
+            Step::Tool { .. } => 2,
+            Step::McpCall { .. } | Step::McpSend { .. } => 3,
+            _ => 4,
         });
         steps.extend(tail);
         if self.script.stream_deltas > 0 {
@@ -105,7 +124,15 @@ impl Simulation {
         if !self.script.turn_delay.is_zero() {
             steps.push_back(Step::Sleep(self.script.turn_delay));
         }
-        steps.extend([Step::Answer, Step::Result]);
+        steps.push_back(Step::Answer);
+        if let Some((n, code)) = self.script.exit_mid_turn {
+            if n == number {
+                steps.push_back(Step::Crash(code));
+            }
+        }
+        let stop = json!({"stop_hook_active": false, "last_assistant_message": format!("echo: {}", prompt.text)});
+        steps.push_back(self.auto_hooks("Stop", None, stop));
+        steps.push_back(Step::Result);
         self.turn = Some(Turn {
             prompt,
             steps,
@@ -115,7 +142,90 @@ impl Simulation {
             denials: Vec::new(),
             message_id: self.ids.message_id(),
             bad_result,
+            blocked: None,
         });
+    }
+
+    /// The server an MCP extra talks to (`server`, or the first known), with
+    /// its handshake (or a new listing, after `tools/list_changed`) queued
+    /// first when due; None when no server is known.
+    fn mcp_server(&mut self, server: Option<String>, steps: &mut VecDeque<Step>) -> Option<String> {
+        let server = server.or_else(|| self.servers.first().cloned())?;
+        if !self.mcp_tools.iter().any(|(s, _)| *s == server) {
+            // The handshake lists the tools as they are now.
+            self.tools_changed.remove(&server);
+            self.mcp_tools.push((server.clone(), Vec::new()));
+            self.mcp_handshake(&server, steps);
+        } else if self.tools_changed.remove(&server) {
+            let list = json!({"method": "tools/list", "jsonrpc": "2.0", "id": self.next_rpc_id()});
+            steps.push_back(Step::McpSend {
+                server: server.clone(),
+                message: list,
+                pending: Pending::McpToolsList {
+                    server: server.clone(),
+                },
+            });
+        }
+        Some(server)
+    }
+
+    /// The raw bytes of a [`BadLine`] (no newline).
+    fn bad_line(&mut self, line: BadLine) -> Vec<u8> {
+        let session = self.ids.session_id.clone();
+        match line {
+            BadLine::DeepNesting => {
+                let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+                wire::raw_stream_event(&mut self.ids, &deep)
+            }
+            BadLine::NumberOutOfRange => wire::raw_stream_event(&mut self.ids, "1e400"),
+            BadLine::NotJson => b"this line is not JSON at all".to_vec(),
+            BadLine::NotAnObject => b"[1,2,3]".to_vec(),
+            BadLine::UnknownType => json!({"type": "fake_unknown_type", "payload": {"x": 1},
+                "uuid": self.ids.uuid(), "session_id": session})
+            .to_string()
+            .into_bytes(),
+            BadLine::Oversized(bytes) => {
+                let (head, tail) = (br#"{"type":"assistant_blob","data":""#, br#""}"#);
+                let mut line = head.to_vec();
+                line.resize(bytes.saturating_sub(tail.len()).max(head.len()), b'A');
+                line.extend_from_slice(tail);
+                line
+            }
+            BadLine::InvalidUtf8 => {
+                b"{\"type\":\"garbage_utf8\",\"data\":\"\xff\xfe\xc3\x28\"}".to_vec()
+            }
+            // Not a line of its own: the turn's result is changed instead.
+            BadLine::ResultWithoutUsage => Vec::new(),
+        }
+    }
+
+    /// The step that calls the hooks registered for `event` on its own.
+    fn auto_hooks(&self, event: &'static str, tool: Option<String>, input: Value) -> Step {
+        Step::AutoHooks { event, tool, input }
+    }
+
+    /// The callback ids registered for `event` whose matcher applies to
+    /// `tool` (None: an event without a tool, every matcher applies). A
+    /// matcher is `|`-separated exact names; absent, empty or `*`: all.
+    fn callbacks(&self, event: &str, tool: Option<&str>) -> Vec<String> {
+        let matchers = self.hooks.get(event).and_then(Value::as_array);
+        matchers
+            .into_iter()
+            .flatten()
+            .filter(|m| {
+                let pattern = m.get("matcher").and_then(Value::as_str).unwrap_or("");
+                match tool {
+                    Some(tool) if !pattern.is_empty() && pattern != "*" => {
+                        pattern.split('|').any(|p| p.trim() == tool)
+                    }
+                    _ => true,
+                }
+            })
+            .filter_map(|m| m.get("hookCallbackIds").and_then(Value::as_array))
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect()
     }
 
     fn mcp_handshake(&mut self, server: &str, steps: &mut VecDeque<Step>) {
@@ -206,6 +316,27 @@ impl Simulation {
                 let line = wire::system_init(&mut self.ids, model, mode, servers, &tools);
                 self.emit_line(&line);
             }
+            Step::AutoHooks { event, tool, input } => {
+                let guards = event == "PreToolUse";
+                let base = wire::hook_input(&self.ids.session_id, event, &prompt, &self.mode);
+                let mut base = wire::merge(base, input);
+                if tool.is_some() {
+                    if let Some(map) = base.as_object_mut() {
+                        map.remove("prompt");
+                    }
+                }
+                let calls = self.callbacks(event, tool.as_deref());
+                self.with_turn(|turn| {
+                    for callback_id in calls.into_iter().rev() {
+                        turn.steps.push_front(Step::HookCall {
+                            event: event.to_owned(),
+                            callback_id,
+                            input: Some(base.clone()),
+                            guards,
+                        });
+                    }
+                });
+            }
             Step::Hook { event, callback_id } => {
                 let calls: Vec<(String, String)> = match callback_id {
                     Some(id) => vec![(event, id)],
@@ -225,28 +356,114 @@ impl Simulation {
                 };
                 self.with_turn(|turn| {
                     for (event, callback_id) in calls.into_iter().rev() {
-                        turn.steps.push_front(Step::HookCall { event, callback_id });
+                        turn.steps.push_front(Step::HookCall {
+                            event,
+                            callback_id,
+                            input: None,
+                            guards: false,
+                        });
                     }
                 });
             }
-            Step::HookCall { event, callback_id } => {
-                let input = wire::hook_input(&self.ids.session_id, &event, &prompt, &self.mode);
+            Step::HookCall {
+                event,
+                callback_id,
+                input,
+                guards,
+            } => {
+                let input = input.unwrap_or_else(|| {
+                    wire::hook_input(&self.ids.session_id, &event, &prompt, &self.mode)
+                });
+                let tool_use_id = match input.get("tool_use_id").and_then(Value::as_str) {
+                    Some(id) => id.to_owned(),
+                    None => self.ids.uuid(),
+                };
                 let body = json!({"subtype": "hook_callback", "callback_id": callback_id,
-                                  "input": input, "tool_use_id": self.ids.uuid()});
-                self.ask(body, Pending::Hook);
+                                  "input": input, "tool_use_id": tool_use_id});
+                self.ask(body, Pending::Hook { guards });
             }
-            Step::Permission { tool, input } => {
+            Step::Tool { tool, input, ask } => {
                 let tool_use_id = self.ids.tool_use_id();
                 let block =
                     json!({"type": "tool_use", "id": tool_use_id, "name": tool, "input": input});
                 self.emit_tool_use(block, json!({}));
-                let body = wire::can_use_tool(&tool, &input, &tool_use_id);
-                let pending = Pending::Permission {
-                    tool_use_id,
-                    tool,
-                    input,
-                };
-                self.ask(body, pending);
+                let pre =
+                    json!({"tool_name": tool, "tool_input": input, "tool_use_id": tool_use_id});
+                let hooks = self.auto_hooks("PreToolUse", Some(tool.clone()), pre);
+                self.with_turn(|turn| {
+                    turn.blocked = None;
+                    turn.steps.push_front(Step::ToolDecide {
+                        tool_use_id,
+                        tool,
+                        input,
+                        ask,
+                    });
+                    turn.steps.push_front(hooks);
+                });
+            }
+            Step::ToolDecide {
+                tool_use_id,
+                tool,
+                input,
+                ask,
+            } => {
+                let blocked = self.turn.as_mut().and_then(|t| t.blocked.take());
+                if let Some(reason) = blocked {
+                    let at = self.elapsed();
+                    let line =
+                        wire::tool_result(&mut self.ids, &tool_use_id, json!(reason), true, at);
+                    self.emit_line(&line);
+                    self.with_turn(|t| t.denials.push(denial(&tool_use_id, &tool, &input)));
+                } else if ask {
+                    let body = wire::can_use_tool(&tool, &input, &tool_use_id);
+                    let pending = Pending::Permission {
+                        tool_use_id,
+                        tool,
+                        input,
+                    };
+                    self.ask(body, pending);
+                } else {
+                    self.run_tool(tool_use_id, tool, input);
+                }
+            }
+            Step::ToolRan {
+                tool_use_id,
+                tool,
+                input,
+            } => {
+                let post = json!({"tool_name": tool, "tool_input": input,
+                                  "tool_response": {"stdout": format!("ran {tool}")},
+                                  "tool_use_id": tool_use_id});
+                let hooks = self.auto_hooks("PostToolUse", Some(tool.clone()), post);
+                self.with_turn(|turn| {
+                    turn.steps.push_front(Step::ToolResult {
+                        tool_use_id,
+                        text: format!("ran {tool}"),
+                    });
+                    turn.steps.push_front(hooks);
+                });
+            }
+            Step::ToolResult { tool_use_id, text } => {
+                let at = self.elapsed();
+                let line = wire::tool_result(&mut self.ids, &tool_use_id, json!(text), false, at);
+                self.emit_line(&line);
+            }
+            Step::Request(body) => self.ask(body, Pending::Plain),
+            Step::Say(text) => {
+                let (message_id, at) = (self.ids.message_id(), self.elapsed());
+                let block = json!({"type": "text", "text": text});
+                let line = wire::assistant(&mut self.ids, &self.model, &message_id, block, at);
+                self.emit_line(&line);
+                self.record(json!({"type": "assistant", "message": line["message"].clone()}));
+            }
+            Step::Withdrawn(body) => {
+                let id = self.request(body);
+                self.withdraw(&id);
+            }
+            Step::Crash(code) => {
+                self.emit_stderr(format!("fatal: simulated crash (exit {code})\n").as_bytes());
+                let now = self.now;
+                self.exit(code, now);
             }
             Step::McpSend {
                 server,
@@ -306,6 +523,7 @@ impl Simulation {
                 let at = self.elapsed();
                 let line = wire::assistant(&mut self.ids, &self.model, &message_id, block, at);
                 self.emit_line(&line);
+                self.record(json!({"type": "assistant", "message": line["message"].clone()}));
                 if self.script.stream_deltas > 0 {
                     self.emit_event(
                         &message_id,
@@ -323,6 +541,17 @@ impl Simulation {
                 }
             }
         }
+    }
+
+    /// Runs an allowed tool: its `PostToolUse` hooks, then its result.
+    fn run_tool(&mut self, tool_use_id: String, tool: String, input: Value) {
+        self.with_turn(|turn| {
+            turn.steps.push_front(Step::ToolRan {
+                tool_use_id,
+                tool,
+                input,
+            });
+        });
     }
 
     /// Sends a request for the turn and waits for it; once stdin ended the
@@ -374,7 +603,29 @@ impl Simulation {
     fn resume(&mut self, pending: Pending, reply: Reply) {
         let at = self.elapsed();
         match pending {
-            Pending::Hook | Pending::McpHandshake => {}
+            Pending::Plain | Pending::McpHandshake | Pending::Hook { guards: false } => {}
+            Pending::Hook { guards: true } => {
+                let Reply::Success(p) = reply else {
+                    return;
+                };
+                let specific = p.get("hookSpecificOutput");
+                let denied = specific
+                    .and_then(|s| s.get("permissionDecision"))
+                    .and_then(Value::as_str)
+                    == Some("deny")
+                    || p.get("decision").and_then(Value::as_str) == Some("block");
+                if denied {
+                    let reason = specific
+                        .and_then(|s| s.get("permissionDecisionReason"))
+                        .or_else(|| p.get("reason"))
+                        .and_then(Value::as_str)
+                        .unwrap_or("Blocked by hook")
+                        .to_owned();
+                    self.with_turn(|t| {
+                        t.blocked.get_or_insert(reason);
+                    });
+                }
+            }
             Pending::McpToolsList { server } => {
                 if let Reply::Success(payload) = reply {
                     let names = payload
@@ -385,7 +636,7 @@ impl Simulation {
                         .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned));
                     if let Some((_, tools)) = self.mcp_tools.iter_mut().find(|(s, _)| *s == server)
                     {
-                        tools.extend(names);
+                        *tools = names.collect();
                     }
                 }
             }
@@ -412,30 +663,30 @@ impl Simulation {
                     Reply::Success(p) => p.get("behavior").and_then(Value::as_str),
                     _ => None,
                 };
-                let (text, allowed) = match (&reply, behavior) {
-                    (_, Some("allow")) => (format!("ran {tool}"), true),
-                    (Reply::Success(p), Some("deny")) => (
-                        p.get("message")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_owned(),
-                        false,
-                    ),
-                    (Reply::Success(p), _) => {
-                        (format!("Tool permission request failed: {p}"), false)
+                let text = match (&reply, behavior) {
+                    (Reply::Success(p), Some("allow")) => {
+                        // Run with the input the answer gave, if any.
+                        let input = p
+                            .get("updatedInput")
+                            .filter(|v| v.is_object())
+                            .cloned()
+                            .unwrap_or(input);
+                        return self.run_tool(tool_use_id, tool, input);
                     }
-                    (other, _) => (
-                        format!("Tool permission request failed: {}", failure_text(other)),
-                        false,
-                    ),
+                    (Reply::Success(p), Some("deny")) => p
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned(),
+                    (Reply::Success(p), _) => format!("Tool permission request failed: {p}"),
+                    (other, _) => {
+                        format!("Tool permission request failed: {}", failure_text(other))
+                    }
                 };
-                let line =
-                    wire::tool_result(&mut self.ids, &tool_use_id, json!(text), !allowed, at);
+                let line = wire::tool_result(&mut self.ids, &tool_use_id, json!(text), true, at);
                 self.emit_line(&line);
-                if !allowed {
-                    if let Some(turn) = self.turn.as_mut() {
-                        turn.denials.push(denial(&tool_use_id, &tool, &input));
-                    }
+                if let Some(turn) = self.turn.as_mut() {
+                    turn.denials.push(denial(&tool_use_id, &tool, &input));
                 }
                 let interrupt = matches!(&reply, Reply::Success(p) if behavior == Some("deny")
                     && p.get("interrupt").and_then(Value::as_bool) == Some(true));

@@ -42,12 +42,17 @@ pub(crate) enum Wait {
 
 /// What to do with the answer to one of the turn's requests.
 pub(crate) enum Pending {
+    /// Nothing but recording it.
+    Plain,
     Permission {
         tool_use_id: String,
         tool: String,
         input: Value,
     },
-    Hook,
+    /// A hook callback; `guards`: a deny blocks the tool being decided.
+    Hook {
+        guards: bool,
+    },
     McpHandshake,
     McpToolsList {
         server: String,
@@ -72,14 +77,51 @@ pub(crate) enum Step {
         event: String,
         callback_id: Option<String>,
     },
+    /// The hooks the turn calls on its own for `event` (`tool`: the tool
+    /// the matchers are read against), with this input.
+    AutoHooks {
+        event: &'static str,
+        tool: Option<String>,
+        input: Value,
+    },
     HookCall {
         event: String,
         callback_id: String,
+        /// The hook input (None: the generic one of the event).
+        input: Option<Value>,
+        /// A deny blocks the tool being decided.
+        guards: bool,
     },
-    Permission {
+    /// Announce a tool use and run it through its hooks (and permission
+    /// prompt, when `ask`).
+    Tool {
+        tool: String,
+        input: Value,
+        ask: bool,
+    },
+    /// After `PreToolUse`: blocked, asked, or run.
+    ToolDecide {
+        tool_use_id: String,
+        tool: String,
+        input: Value,
+        ask: bool,
+    },
+    /// The tool ran: its `PostToolUse` hooks, then its result.
+    ToolRan {
+        tool_use_id: String,
         tool: String,
         input: Value,
     },
+    ToolResult {
+        tool_use_id: String,
+        text: String,
+    },
+    Request(Value),
+    Withdrawn(Value),
+    /// An `assistant` text of its own (a resumed session's history).
+    Say(String),
+    /// `exit_mid_turn`: crash with this code.
+    Crash(i32),
     McpSend {
         server: String,
         message: Value,
@@ -108,6 +150,8 @@ pub(crate) struct Turn {
     pub(crate) denials: Vec<Value>,
     pub(crate) message_id: String,
     pub(crate) bad_result: bool,
+    /// A `PreToolUse` hook denied the tool being decided, with this reason.
+    pub(crate) blocked: Option<String>,
 }
 
 pub(crate) fn denial(tool_use_id: &str, tool: &str, input: &Value) -> Value {
