@@ -1,9 +1,8 @@
 //! Test support for the `claude-proto` adapters.
 //!
-//! - The `fake-claude` binary (`src/bin/fake-claude.rs`): a scripted fake of
-//!   the Claude Code CLI, independent of the crates it tests.
 //! - [`conformance`]: one suite of scenarios, written once and run against
-//!   every adapter through its `Harness` implementation (`tests/*.rs`).
+//!   every adapter through its `Harness` implementation (`tests/*.rs`), on
+//!   the test kit's scripted CLI (the `testkit-cli` binary of this package).
 //! - [`handlers`]: the handlers a conformance spec asks for, for every
 //!   async adapter.
 //! - [`logs`]: what the library logs through `tracing`, captured.

@@ -19,9 +19,10 @@ use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionResult;
 use claude_proto_blocking::{CancelToken, Claude, ClaudeBuilder, Configure, Event, McpServer};
 use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
+use claude_proto_testkit::{Behaviour, Extra};
 use claude_proto_tests::conformance::{
     Driver, DropFlag, Harness, HookBehaviour, Observed, Permission, Spec, ToolChange, TypedAdd,
-    TypedGuard,
+    TypedGuard, bash_prompt, held_turn, is_system_init, never_reads,
 };
 #[cfg(target_os = "linux")]
 use std::sync::atomic::AtomicUsize;
@@ -62,7 +63,7 @@ fn builder(spec: &Spec) -> ClaudeBuilder {
             // cancel arrives, or at once by a handler thread that starts
             // after it: the scenario waits for the flag), and the answer
             // returned afterwards must be dropped, not sent
-            // (the fake counts late answers). Handlers run on threads of
+            // (the CLI's verdict shows late answers). Handlers run on threads of
             // their own, so "first" is the request, not whichever thread
             // reaches this line first: the scenario's first request is the
             // one for `echo a`.
@@ -474,7 +475,7 @@ mod stalled_stdin {
     #[test]
     fn calls_return_and_close_is_reachable_while_the_cli_does_not_read() {
         const BUDGET: usize = 256 * 1024;
-        let mut spec = Spec::legacy(CLI.into(), "ignore_stdin");
+        let mut spec = Spec::new(CLI.into(), never_reads());
         spec.limits.max_unwritten_bytes = BUDGET;
         spec.limits.close_grace = Duration::from_millis(50);
         let claude = builder(&spec).spawn().unwrap();
@@ -589,17 +590,17 @@ mod alone {
         if !alone("alone::no_way_of_ending_leaves_anything_behind") {
             return;
         }
-        let fake = || Spec::legacy(CLI.into(), "echo");
+        let echo = || Spec::new(CLI.into(), Behaviour::default());
         let baseline = figures();
 
-        let mut claude = builder(&fake()).spawn().unwrap();
+        let mut claude = builder(&echo()).spawn().unwrap();
         let pid = claude.pid();
         assert_eq!(claude.ask("hi").unwrap().text(), Some("echo: hi"));
         assert!(claude.close().unwrap().expect("exit").success());
         gone(pid);
         back_to(baseline, "close");
 
-        let mut claude = builder(&fake()).spawn().unwrap();
+        let mut claude = builder(&echo()).spawn().unwrap();
         let pid = claude.pid();
         claude.ask("hi").unwrap();
         drop(claude);
@@ -607,9 +608,12 @@ mod alone {
         back_to(baseline, "drop");
 
         // The CLI crashes mid-turn; the events end with the session.
-        let mut claude = builder(&Spec::legacy(CLI.into(), "exit_mid_turn"))
-            .spawn()
-            .unwrap();
+        let mut claude = builder(&Spec::new(
+            CLI.into(),
+            Behaviour::default().with_exit_mid_turn(1, 3),
+        ))
+        .spawn()
+        .unwrap();
         let pid = claude.pid();
         claude.send_text("crash").unwrap();
         while claude.next_event().is_some() {}
@@ -619,7 +623,7 @@ mod alone {
 
         // A panicking stderr callback and a panicking handler are
         // contained: the session works on and closes.
-        let mut spec = Spec::legacy(CLI.into(), "permission");
+        let mut spec = Spec::new(CLI.into(), Behaviour::default().with_extra(bash_prompt()));
         spec.permission = Some(Permission::Panic);
         let lines = Arc::new(AtomicUsize::new(0));
         let seen = lines.clone();
@@ -632,7 +636,8 @@ mod alone {
             .unwrap();
         let pid = claude.pid();
         let turn = claude.ask("ls").unwrap();
-        assert!(turn.text().unwrap_or_default().starts_with("denied "));
+        let denials = turn.result.as_ref().map(|r| r.permission_denials.len());
+        assert_eq!(denials, Some(1), "the panic denied the tool");
         assert!(claude.close().unwrap().expect("exit").success());
         assert!(lines.load(Ordering::SeqCst) <= 1, "called after its panic");
         gone(pid);
@@ -645,10 +650,17 @@ mod alone {
             replies: std::sync::Mutex::default(),
             handled: std::sync::Mutex::new(handled),
         };
-        let claude = builder(&Spec::legacy(CLI.into(), "mcp"))
-            .mcp_endpoint("calc", hoarder)
-            .spawn()
-            .unwrap();
+        let claude = builder(&Spec::new(
+            CLI.into(),
+            Behaviour::default().with_extra(Extra::Mcp {
+                server: None,
+                tool: None,
+                arguments: serde_json::json!({}),
+            }),
+        ))
+        .mcp_endpoint("calc", hoarder)
+        .spawn()
+        .unwrap();
         let pid = claude.pid();
         claude.send_text("add").unwrap();
         handed
@@ -743,18 +755,19 @@ mod alone {
 }
 
 /// A controller moved into another thread interrupts while this thread
-/// owns the events and waits in the turn iterator: in the `hold` scenario
-/// the CLI writes nothing after `holding` until the interrupt reaches it,
+/// owns the events and waits in the turn iterator: in a held turn the CLI
+/// writes nothing after its `system/init` until the interrupt reaches it,
 /// so the turn ends only through the other thread.
 #[test]
 fn a_controller_interrupts_from_another_thread() {
     let _isolation = claude_proto_tests::conformance::isolation("controller_interrupt");
-    let mut claude = builder(&Spec::legacy(CLI.into(), "hold")).spawn().unwrap();
+    let mut claude = builder(&Spec::new(CLI.into(), held_turn()))
+        .spawn()
+        .unwrap();
     let controller = claude.controller();
     let mut turn = claude.query("hold").unwrap();
     for event in &mut turn {
-        let message = event.as_message().expect("a message");
-        if String::from_utf8_lossy(message.as_bytes()).contains("holding") {
+        if is_system_init(event.as_message().expect("a message")) {
             break;
         }
     }
@@ -762,7 +775,7 @@ fn a_controller_interrupts_from_another_thread() {
     // Blocked here until the other thread's interrupt lets the CLI finish.
     let last = turn.by_ref().last().expect("the result");
     assert!(last.as_message().unwrap().is_result());
-    assert_eq!(turn.finish().unwrap().text(), Some("released"));
+    assert!(turn.finish().unwrap().is_error(), "ended by the interrupt");
     interrupter.join().unwrap().unwrap();
     claude.close().unwrap();
 }
@@ -773,7 +786,9 @@ fn a_controller_interrupts_from_another_thread() {
 #[test]
 fn a_controller_starts_the_close() {
     let _isolation = claude_proto_tests::conformance::isolation("controller_close");
-    let mut claude = builder(&Spec::legacy(CLI.into(), "echo")).spawn().unwrap();
+    let mut claude = builder(&Spec::new(CLI.into(), Behaviour::default()))
+        .spawn()
+        .unwrap();
     claude.ask("hi").unwrap();
     assert!(claude.session_id().is_some());
     let controller = claude.controller();
@@ -791,7 +806,9 @@ fn a_controller_starts_the_close() {
 #[test]
 fn turn_streams_end_at_their_own_result() {
     let _isolation = claude_proto_tests::conformance::isolation("turn_stream");
-    let mut claude = builder(&Spec::legacy(CLI.into(), "echo")).spawn().unwrap();
+    let mut claude = builder(&Spec::new(CLI.into(), Behaviour::default()))
+        .spawn()
+        .unwrap();
     let mut one = claude.query("one").unwrap();
     assert!(one.next().is_some());
     drop(one);
@@ -809,7 +826,7 @@ fn turn_streams_end_at_their_own_result() {
     assert_eq!(claude.ask("three").unwrap().text(), Some("echo: three"));
     claude.close().unwrap();
 
-    let options = Spec::legacy(CLI.into(), "echo").options();
+    let options = Spec::new(CLI.into(), Behaviour::default()).options();
     let turn = claude_proto_blocking::query("hi", options).unwrap();
     assert_eq!(turn.text(), Some("echo: hi"));
     let missing = claude_proto::options::Options::default().cli_path("/nonexistent/claude");
@@ -828,13 +845,15 @@ fn handler_calls_one_after_another_share_a_thread() {
     let _isolation = claude_proto_tests::conformance::isolation("handler_reuse");
     let threads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = threads.clone();
-    let mut claude = Claude::builder(Spec::legacy(CLI.into(), "permission").options())
-        .on_permission(move |_ask| {
-            seen.lock().unwrap().push(std::thread::current().id());
-            Ok(PermissionResult::allow())
-        })
-        .spawn()
-        .unwrap();
+    let mut claude = Claude::builder(
+        Spec::new(CLI.into(), Behaviour::default().with_extra(bash_prompt())).options(),
+    )
+    .on_permission(move |_ask| {
+        seen.lock().unwrap().push(std::thread::current().id());
+        Ok(PermissionResult::allow())
+    })
+    .spawn()
+    .unwrap();
     for prompt in ["one", "two", "three"] {
         claude.ask(prompt).unwrap();
     }

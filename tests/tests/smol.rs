@@ -34,9 +34,12 @@ fn dropping_the_executor_kills_the_child() {
         }
     });
     let claude = smol::block_on(
-        async_family::builder::<Smol>(&Spec::legacy(CLI.into(), "ignore_stdin"))
-            .runtime(runtime)
-            .spawn(),
+        async_family::builder::<Smol>(&Spec::new(
+            CLI.into(),
+            claude_proto_tests::conformance::never_reads(),
+        ))
+        .runtime(runtime)
+        .spawn(),
     )
     .unwrap();
     let pid = claude.pid().unwrap();

@@ -10,7 +10,11 @@ use claude_proto::ControlSuccess;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
-use claude_proto_tests::conformance::{Driver, Harness, Observed, Spec, ToolChange};
+use claude_proto_testkit::{Behaviour, Extra};
+use claude_proto_tests::conformance::{
+    Driver, Harness, Observed, Spec, ToolChange, held_turn, is_system_init, never_reads,
+    with_grandchild,
+};
 use claude_proto_tokio::{Claude, ClaudeBuilder, Configure, Event};
 use tokio::runtime::Runtime;
 
@@ -167,7 +171,7 @@ fn runtime_shutdown_kills_the_child() {
     for _ in 0..8 {
         let runtime = runtime();
         let claude = runtime
-            .block_on(builder(&Spec::legacy(CLI.into(), "ignore_stdin")).spawn())
+            .block_on(builder(&Spec::new(CLI.into(), never_reads())).spawn())
             .unwrap();
         let pid = claude.pid().unwrap();
         drop(claude);
@@ -192,8 +196,7 @@ fn runtime_shutdown_ends_what_the_cli_started() {
         std::process::id()
     ));
     let runtime = runtime();
-    let spec = Spec::legacy(CLI.into(), "grandchild")
-        .env("FAKE_CLAUDE_PID_FILE", pid_file.display().to_string());
+    let spec = with_grandchild(Spec::new(CLI.into(), Behaviour::default()), &pid_file);
     let claude = runtime.block_on(async {
         let mut claude = builder(&spec).spawn().await.unwrap();
         assert_eq!(claude.ask("hi").await.unwrap().text(), Some("echo: hi"));
@@ -365,7 +368,10 @@ fn a_cancelled_query_leaves_no_process() {
     let _isolation = claude_proto_tests::conformance::isolation("cancelled_query");
     let runtime = runtime();
     let pid = runtime.block_on(async {
-        let spec = Spec::legacy(CLI.into(), "slow_stream");
+        let spec = Spec::new(
+            CLI.into(),
+            Behaviour::default().with_stream(500, 16, Duration::from_millis(20)),
+        );
         let mut claude = builder(&spec).spawn().await.unwrap();
         let pid = claude.pid().unwrap();
         tokio::select! {
@@ -390,7 +396,7 @@ fn session_id_comes_from_the_cli() {
     let _isolation = claude_proto_tests::conformance::isolation("session_id");
     let runtime = runtime();
     runtime.block_on(async {
-        let mut claude = builder(&Spec::legacy(CLI.into(), "echo"))
+        let mut claude = builder(&Spec::new(CLI.into(), Behaviour::default()))
             .spawn()
             .await
             .unwrap();
@@ -403,17 +409,15 @@ fn session_id_comes_from_the_cli() {
     });
 }
 
-/// Reads the turn stream until the assistant's `holding` message of the
-/// `hold` scenario: from there the CLI writes nothing until the session
-/// sends it a request.
-async fn read_until_holding(turn: &mut claude_proto_tokio::TurnStream<'_>) {
+/// Reads the turn stream of a [`held_turn`] to its `system/init`: from
+/// there the CLI writes nothing until it is interrupted.
+async fn read_until_held(turn: &mut claude_proto_tokio::TurnStream<'_>) {
     while let Some(event) = turn.next().await {
-        let message = event.as_message().expect("a message");
-        if String::from_utf8_lossy(message.as_bytes()).contains("holding") {
+        if is_system_init(event.as_message().expect("a message")) {
             return;
         }
     }
-    panic!("the turn ended before `holding`");
+    panic!("the turn ended before its system/init");
 }
 
 /// A controller moved into another task interrupts while this task owns
@@ -423,13 +427,13 @@ async fn read_until_holding(turn: &mut claude_proto_tokio::TurnStream<'_>) {
 fn a_controller_interrupts_from_another_task() {
     let _isolation = claude_proto_tests::conformance::isolation("controller_interrupt");
     runtime().block_on(async {
-        let mut claude = builder(&Spec::legacy(CLI.into(), "hold"))
+        let mut claude = builder(&Spec::new(CLI.into(), held_turn()))
             .spawn()
             .await
             .unwrap();
         let controller = claude.controller();
         let mut turn = claude.query("hold").await.unwrap();
-        read_until_holding(&mut turn).await;
+        read_until_held(&mut turn).await;
         let interrupter = tokio::spawn(async move { controller.interrupt().await });
         // Blocked here until the interrupt, sent by the other task, lets the
         // CLI finish the turn.
@@ -438,7 +442,7 @@ fn a_controller_interrupts_from_another_task() {
             rest.push(event);
         }
         let turn = turn.finish().await.unwrap();
-        assert_eq!(turn.text(), Some("released"));
+        assert!(turn.is_error(), "ended by the interrupt: {turn:?}");
         assert!(rest.last().and_then(Event::as_message).unwrap().is_result());
         interrupter.await.unwrap().unwrap();
         claude.close().await.unwrap();
@@ -451,7 +455,7 @@ fn a_controller_interrupts_from_another_task() {
 fn a_controller_starts_the_close() {
     let _isolation = claude_proto_tests::conformance::isolation("controller_close");
     runtime().block_on(async {
-        let mut claude = builder(&Spec::legacy(CLI.into(), "echo"))
+        let mut claude = builder(&Spec::new(CLI.into(), Behaviour::default()))
             .spawn()
             .await
             .unwrap();
@@ -473,7 +477,7 @@ fn a_controller_starts_the_close() {
 fn turn_streams_end_at_their_own_result() {
     let _isolation = claude_proto_tests::conformance::isolation("turn_stream");
     runtime().block_on(async {
-        let mut claude = builder(&Spec::legacy(CLI.into(), "echo"))
+        let mut claude = builder(&Spec::new(CLI.into(), Behaviour::default()))
             .spawn()
             .await
             .unwrap();
@@ -511,9 +515,10 @@ fn turn_streams_end_at_their_own_result() {
 fn the_one_shot_query_answers_and_closes() {
     let _isolation = claude_proto_tests::conformance::isolation("one_shot");
     runtime().block_on(async {
-        let turn = claude_proto_tokio::query("hi", Spec::legacy(CLI.into(), "echo").options())
-            .await
-            .unwrap();
+        let turn =
+            claude_proto_tokio::query("hi", Spec::new(CLI.into(), Behaviour::default()).options())
+                .await
+                .unwrap();
         assert_eq!(turn.text(), Some("echo: hi"));
         let missing = claude_proto::options::Options::default().cli_path("/nonexistent/claude");
         match claude_proto_tokio::query("hi", missing).await {
@@ -532,7 +537,12 @@ fn handlers_share_state_with_with_state() {
     use std::sync::Mutex;
 
     let calls = Arc::new(Mutex::new(Vec::<i64>::new()));
-    let spec = Spec::legacy(CLI.into(), "mcp");
+    let add = Extra::Mcp {
+        server: None,
+        tool: Some("add".into()),
+        arguments: serde_json::json!({"a": 2, "b": 3}),
+    };
+    let spec = Spec::new(CLI.into(), Behaviour::default().with_extra(add));
     let runtime = Runtime::new().unwrap();
     let text = runtime.block_on(async {
         let calc = McpServer::new("calc", "1.0.0").tool(
@@ -548,12 +558,13 @@ fn handlers_share_state_with_with_state() {
             .spawn()
             .await
             .expect("spawn");
-        let turn = claude
-            .ask(r#"{"tool":"add","arguments":{"a":2,"b":3}}"#)
-            .await
-            .expect("turn");
+        let turn = claude.ask("add").await.expect("turn");
         claude.close().await.expect("close");
-        turn.text().unwrap_or_default().to_owned()
+        // The tool's result, as the CLI echoed it.
+        turn.messages
+            .iter()
+            .map(|m| serde_json::to_string(m).unwrap_or_default())
+            .collect::<String>()
     });
     assert!(text.contains(r#"{\"sum\":5}"#), "{text}");
     assert_eq!(*calls.lock().unwrap(), [5]);

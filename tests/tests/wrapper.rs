@@ -1,9 +1,9 @@
-//! A CLI started through a wrapper command (`Options::wrapper`): the fake
-//! CLI run by `/usr/bin/env`, which sets a variable of its own and then
-//! starts the CLI it is given, completes a turn on the tokio and the
-//! blocking adapter. The fake records its argv and environment only when
-//! the variable the wrapper sets reaches it, so a turn answered without
-//! the wrapper would fail the test.
+//! A CLI started through a wrapper command (`Options::wrapper`): the test
+//! kit's CLI run by `/usr/bin/env`, which sets a variable of its own and
+//! then starts the CLI it is given, completes a turn on the tokio and the
+//! blocking adapter. The variable names the file the CLI writes its
+//! verdict (with its arguments) to, so a turn answered without the wrapper
+//! would fail the test.
 #![cfg(unix)]
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
@@ -11,13 +11,14 @@ use std::path::{Path, PathBuf};
 
 use claude_proto::options::Options;
 use claude_proto_host::SpawnError;
+use claude_proto_testkit::Behaviour;
+use claude_proto_testkit::child::{OUTCOME_ENV, outcome_from_file};
 use claude_proto_tests::conformance::Spec;
-use serde_json::Value;
 
-const FAKE: &str = env!("CARGO_BIN_EXE_fake-claude");
+const CLI: &str = env!("CARGO_BIN_EXE_testkit-cli");
 const ENV: &str = "/usr/bin/env";
 
-/// A file the fake writes its argv to, in a directory of this test's own.
+/// A file the CLI writes its verdict to, in a directory of this test's own.
 fn record_file(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
         "claude-proto-wrapper-{name}-{}",
@@ -29,32 +30,21 @@ fn record_file(name: &str) -> PathBuf {
     file
 }
 
-/// The fake's options, started as `env FAKE_CLAUDE_RECORD_FILE=... <fake> <args>`.
+/// The CLI's options, started as `env CLAUDE_PROTO_TESTKIT_OUTCOME=... <cli> <args>`.
 fn wrapped(record: &Path) -> Options {
-    let set = format!("FAKE_CLAUDE_RECORD_FILE={}", record.display());
-    Spec::legacy(PathBuf::from(FAKE), "echo")
+    let set = format!("{OUTCOME_ENV}={}", record.display());
+    Spec::new(PathBuf::from(CLI), Behaviour::default())
         .options()
         .wrapper(ENV, [set])
 }
 
-/// What the fake recorded: its argv, the CLI first.
-fn recorded_argv(record: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(record)
-        .unwrap_or_else(|e| panic!("the wrapper did not pass its variable on ({e})"));
-    let record: Value = serde_json::from_str(text.trim()).unwrap();
-    record["argv"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_str().unwrap().to_owned())
-        .collect()
-}
-
+/// The arguments the CLI recorded in its verdict.
 fn check_argv(record: &Path) {
-    let argv = recorded_argv(record);
-    assert_eq!(argv[0], FAKE, "{argv:?}");
+    let verdict = outcome_from_file(record)
+        .unwrap_or_else(|e| panic!("the wrapper did not pass its variable on ({e})"));
+    let argv = verdict.args;
     assert_eq!(
-        argv[1..6],
+        argv[0..5],
         [
             "--output-format",
             "stream-json",
@@ -76,7 +66,7 @@ fn the_command_is_the_wrapper_then_the_cli() {
     let launch = claude_proto_process::build_command(&options).unwrap();
     assert_eq!(launch.program, Path::new(ENV));
     let args: Vec<_> = launch.command.get_args().collect();
-    assert_eq!(args[1], FAKE);
+    assert_eq!(args[1], CLI);
     assert_eq!(args[2], "--output-format");
     let _ = std::fs::remove_dir_all(record.parent().unwrap());
 }
@@ -118,7 +108,7 @@ fn blocking_completes_a_turn_through_env() {
 #[test]
 fn a_missing_wrapper_is_named_in_the_error() {
     let options = Options::new()
-        .cli_path(FAKE)
+        .cli_path(CLI)
         .wrapper("/nonexistent/wrapper", ["--flag"]);
     let error = claude_proto_blocking::Claude::builder(options)
         .spawn()

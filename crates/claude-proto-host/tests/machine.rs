@@ -1,4 +1,4 @@
-//! The host machine against the sans-IO fake CLI on a virtual clock: the
+//! The host machine against the test kit's scripted CLI on a virtual clock: the
 //! conformance scenarios that need no real process, and one case for each
 //! way the layer above the core used to fail.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail loudly by design
@@ -219,7 +219,7 @@ fn a_permission_request_behind_a_thousand_unread_events_is_answered() {
         "the handler ran while the user read nothing"
     );
     let asked = pair.cli.sim().control_requests_received("can_use_tool");
-    assert!(asked.is_empty(), "the fake sends, the host receives");
+    assert!(asked.is_empty(), "the CLI sends, the host receives");
     assert_eq!(
         pair.cli.sim().turns_completed(),
         1,

@@ -1,5 +1,5 @@
 //! A one-shot run's end (`Command::EndInputAtRunEnd`) against the sans-IO
-//! fake CLI on a virtual clock: one test per rule of the Python SDK
+//! scripted CLI on a virtual clock: one test per rule of the Python SDK
 //! 0.2.189 (see `claude_proto_host::run_end`), each failing without it.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail loudly by design
 
@@ -35,7 +35,7 @@ fn run(capabilities: Capabilities, ceiling: Option<Duration>) -> Pair {
     pair
 }
 
-/// A pair whose fake CLI lingers after its stdin closes, so that closing
+/// A pair whose scripted CLI lingers after its stdin closes, so that closing
 /// is what is seen.
 fn lingering(capabilities: Capabilities) -> Pair {
     Pair::with(

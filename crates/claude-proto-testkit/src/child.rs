@@ -416,6 +416,8 @@ fn serve_stdio_keeping(
     if let Some(behaviour) = settings.serve.as_mut() {
         // Our stdout is a pipe: a CLI whose output is not read blocks.
         behaviour.stdout_capacity.get_or_insert(PIPE_BYTES);
+        // `initialize` reports the CLI's own pid.
+        behaviour.pid = std::process::id();
     }
     let write_deadline = settings.step_deadline;
     // One queue for all that wakes the loop (input, writes done), bounded
@@ -1069,9 +1071,8 @@ fn run_ignoring_sigterm() -> i32 {
 /// when `CLAUDE_CONFIG_DIR` is set, `--resume <id>` or `--session-mirror`
 /// is given (so that a test run writes nothing in the user's own config
 /// directory), in `<config>/projects/<project key>/<session id>.jsonl`
-/// (config: `CLAUDE_CONFIG_DIR`, else `~/.claude`; the project key: the
-/// working directory with every character but ASCII letters and digits
-/// made `-`).
+/// (config: `CLAUDE_CONFIG_DIR`, else `~/.claude`; the project key of the
+/// working directory, as the CLI makes it).
 fn session_facts() -> Option<crate::serve::transcript::SessionFacts> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let resume = flag_value(&args, "--resume");
@@ -1083,10 +1084,7 @@ fn session_facts() -> Option<crate::serve::transcript::SessionFacts> {
     let config = config
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".claude")))?;
     let cwd = std::env::current_dir().ok()?.display().to_string();
-    let key: String = cwd
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
+    let key = claude_proto::transcript::project_key(&cwd);
     let session_id = resume.unwrap_or_else(new_session_id);
     let file = config
         .join("projects")

@@ -4,8 +4,9 @@
 //! traits; an adapter implements them (translating a [`Spec`] into its own
 //! handlers) and instantiates the whole suite with [`conformance_suite!`](crate::conformance_suite).
 //! The CLI is the test kit's binary (this package's `testkit-cli`) serving
-//! the [`Behaviour`] of [`Spec::behaviour`]; the scenarios the kit does not
-//! play yet run the old `fake-claude` binary ([`Spec::legacy`]).
+//! the [`Behaviour`] of [`Spec::behaviour`]: the same scripted CLI our users
+//! test their agents with. What the program answered is read back from the
+//! CLI's verdict ([`Spec::with_verdict`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -156,9 +157,6 @@ pub struct Spec {
     pub cli: PathBuf,
     /// What the test kit's CLI does, served by itself.
     pub behaviour: Behaviour,
-    /// A `fake-claude` scenario not yet played by the test kit: the old
-    /// fake (beside `cli`) runs it instead.
-    pub legacy: Option<&'static str>,
     /// Where the test kit's CLI writes its verdict (what it received), if
     /// anywhere; read it with [`Spec::verdict`].
     pub verdict_file: Option<PathBuf>,
@@ -192,11 +190,11 @@ pub struct Spec {
     pub store: Option<claude_proto_adapter::StoreSettings>,
     /// Resume this session (`--resume`).
     pub resume: Option<String>,
-    /// Start the fake in a process group of its own (the default).
+    /// Start the CLI in a process group of its own (the default).
     pub own_process_group: bool,
-    /// `--mcp-config` for the fake (which ignores it).
+    /// `--mcp-config` for the CLI (which ignores it).
     pub mcp_config: Option<Value>,
-    /// Inline `--settings` for the fake (which ignores them).
+    /// Inline `--settings` for the CLI (which ignores them).
     pub settings: Option<Value>,
 }
 
@@ -249,7 +247,6 @@ impl Spec {
         Self {
             cli,
             behaviour,
-            legacy: None,
             verdict_file: None,
             env: Vec::new(),
             permission: None,
@@ -269,14 +266,6 @@ impl Spec {
             mcp_config: None,
             settings: None,
         }
-    }
-
-    /// A spec for the old fake's `scenario` (the `fake-claude` binary beside
-    /// `cli`).
-    pub fn legacy(cli: PathBuf, scenario: &'static str) -> Self {
-        let mut spec = Self::new(cli, Behaviour::default());
-        spec.legacy = Some(scenario);
-        spec
     }
 
     /// Asks the test kit's CLI for its verdict (read it with
@@ -305,18 +294,11 @@ impl Spec {
         self
     }
 
-    /// The options to start the fake with.
+    /// The options to start the CLI with.
     pub fn options(&self) -> claude_proto::options::Options {
-        let mut options = claude_proto::options::Options::default();
-        options = match self.legacy {
-            Some(scenario) => options
-                .cli_path(
-                    self.cli
-                        .with_file_name(format!("fake-claude{}", std::env::consts::EXE_SUFFIX)),
-                )
-                .env("FAKE_CLAUDE_SCENARIO", scenario),
-            None => claude_proto_testkit::child::serve_options(options, &self.cli, &self.behaviour),
-        };
+        let options = claude_proto::options::Options::default();
+        let mut options =
+            claude_proto_testkit::child::serve_options(options, &self.cli, &self.behaviour);
         if let Some(path) = &self.verdict_file {
             options = options.env(claude_proto_testkit::child::OUTCOME_ENV, path);
         }
@@ -1867,7 +1849,7 @@ pub fn mirror_loses_nothing_to_a_flaky_or_stalled_store<H: Harness>(cli: PathBuf
     }
 }
 
-/// A file path no other test uses, for the fake's pid file.
+/// A file path no other test uses (a pid file, a verdict, a directory).
 fn temp_path(what: &str) -> PathBuf {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, Ordering::SeqCst);
@@ -1876,7 +1858,7 @@ fn temp_path(what: &str) -> PathBuf {
 
 /// `spec` with a CLI that starts a grandchild holding its stdout and stderr
 /// and writes both pids (its own first) to `pids`.
-fn with_grandchild(spec: Spec, pids: &Path) -> Spec {
+pub fn with_grandchild(spec: Spec, pids: &Path) -> Spec {
     spec.env(
         claude_proto_testkit::child::PID_FILE_ENV,
         pids.display().to_string(),
@@ -1891,6 +1873,26 @@ fn read_pids(path: &Path) -> Vec<u32> {
         .lines()
         .filter_map(|l| l.trim().parse().ok())
         .collect()
+}
+
+/// A permission prompt for Bash running `ls`, for a turn to ask.
+pub fn bash_prompt() -> Extra {
+    Extra::Permission {
+        tool_name: "Bash".into(),
+        input: json!({"command": "ls"}),
+    }
+}
+
+/// A CLI whose turns write their `system/init`, then wait an hour: a turn
+/// that ends only when interrupted.
+pub fn held_turn() -> Behaviour {
+    Behaviour::default().with_turn_delay(Duration::from_secs(3600))
+}
+
+/// Whether `message` is a `system/init` line (a held turn's last line
+/// before the interrupt).
+pub fn is_system_init(message: &Message) -> bool {
+    String::from_utf8_lossy(message.as_bytes()).contains(r#""subtype":"init""#)
 }
 
 /// Lines that are not JSON, not an object, of an unknown type, 2 MiB long
@@ -1910,7 +1912,7 @@ fn garbage() -> Behaviour {
 }
 
 /// A CLI that never reads its stdin and never exits on its own.
-fn never_reads() -> Behaviour {
+pub fn never_reads() -> Behaviour {
     Behaviour::default()
         .with_stop_reading_after(0)
         .with_linger()
@@ -2224,7 +2226,7 @@ pub fn grandchild_holding_the_pipes_does_not_stall_close<H: Harness>(cli: PathBu
     crate::process::kill(grandchild);
 }
 
-/// Runs a turn of the fake's `grandchild` scenario and closes: the pids of
+/// Runs a turn of a CLI that leaves a grandchild and closes: the pids of
 /// the CLI and of its grandchild.
 fn close_with_a_grandchild<H: Harness>(cli: &Path, own_process_group: bool) -> [u32; 2] {
     let pids = temp_path("grandchild");

@@ -15,7 +15,8 @@ use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::InitializeResponse;
 use claude_proto_async_std::{Claude, ClaudeBuilder, Configure, Runtime};
 use claude_proto_host::{Error, ExitReport, SpawnError, Turn};
-use claude_proto_tests::conformance::{Driver, Harness, Observed, Spec, ToolChange};
+use claude_proto_testkit::Behaviour;
+use claude_proto_tests::conformance::{self, Driver, Harness, Observed, Spec, ToolChange};
 
 /// One runtime: where sessions spawn their tasks, and how a test thread
 /// waits on a future.
@@ -202,22 +203,24 @@ impl<E: Exec> Driver for Session<E> {
 }
 
 /// A controller moved into another task interrupts while this task owns
-/// the events and waits in the turn stream: in the `hold` scenario the CLI
-/// writes nothing after `holding` until the interrupt reaches it, so the
+/// the events and waits in the turn stream: in a held turn the CLI writes
+/// nothing after its `system/init` until the interrupt reaches it, so the
 /// turn ends only through the other task.
-pub(crate) fn a_controller_interrupts_from_another_task<E: Exec>(fake: &str) {
+pub(crate) fn a_controller_interrupts_from_another_task<E: Exec>(cli: &str) {
     let _isolation = claude_proto_tests::conformance::isolation("controller_interrupt");
     E::block_on(async {
-        let mut claude = builder::<E>(&Spec::legacy(fake.into(), "hold"))
+        let mut claude = builder::<E>(&Spec::new(cli.into(), conformance::held_turn()))
             .spawn()
             .await
             .unwrap();
         let controller = claude.controller();
         let mut turn = claude.query("hold").await.unwrap();
         loop {
-            let event = turn.next().await.expect("the turn ended before `holding`");
-            let message = event.as_message().expect("a message");
-            if String::from_utf8_lossy(message.as_bytes()).contains("holding") {
+            let event = turn
+                .next()
+                .await
+                .expect("the turn ended before its system/init");
+            if conformance::is_system_init(event.as_message().expect("a message")) {
                 break;
             }
         }
@@ -233,7 +236,10 @@ pub(crate) fn a_controller_interrupts_from_another_task<E: Exec>(fake: &str) {
                 .unwrap()
                 .is_result()
         );
-        assert_eq!(turn.finish().await.unwrap().text(), Some("released"));
+        assert!(
+            turn.finish().await.unwrap().is_error(),
+            "ended by the interrupt"
+        );
         interrupter.await.unwrap();
         claude.close().await.unwrap();
     });
@@ -242,10 +248,10 @@ pub(crate) fn a_controller_interrupts_from_another_task<E: Exec>(fake: &str) {
 /// A turn stream yields its own turn's events, the `result` last, then
 /// nothing; a stream dropped mid-turn does not shift the next query; the
 /// one-shot `query` answers in one call.
-pub(crate) fn turn_streams_end_at_their_own_result<E: Exec>(fake: &str) {
+pub(crate) fn turn_streams_end_at_their_own_result<E: Exec>(cli: &str) {
     let _isolation = claude_proto_tests::conformance::isolation("turn_stream");
     E::block_on(async {
-        let mut claude = builder::<E>(&Spec::legacy(fake.into(), "echo"))
+        let mut claude = builder::<E>(&Spec::new(cli.into(), Behaviour::default()))
             .spawn()
             .await
             .unwrap();
@@ -275,10 +281,10 @@ pub(crate) fn turn_streams_end_at_their_own_result<E: Exec>(fake: &str) {
 }
 
 /// The one-call one-shot: spawn (on the default executor), ask, close.
-pub(crate) fn the_one_shot_query_answers<E: Exec>(fake: &str) {
+pub(crate) fn the_one_shot_query_answers<E: Exec>(cli: &str) {
     let _isolation = claude_proto_tests::conformance::isolation("one_shot");
     E::block_on(async {
-        let options = Spec::legacy(fake.into(), "echo").options();
+        let options = Spec::new(cli.into(), Behaviour::default()).options();
         let turn = claude_proto_async_std::query("hi", options).await.unwrap();
         assert_eq!(turn.text(), Some("echo: hi"));
     });

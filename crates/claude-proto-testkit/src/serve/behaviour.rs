@@ -128,29 +128,6 @@ pub enum BadLine {
 }
 
 impl Extra {
-    /// The extras a prompt asks for with keywords: `#permission` (Bash with
-    /// `{"command": "echo <prompt>"}`), `#hook` (every registered callback),
-    /// `#mcp` (first server, first tool, `{}`), `#deep`, `#bignum`,
-    /// `#nousage` (three of the [`BadLine`]s). A prompt that starts with
-    /// `#extras ` is followed by a JSON array of extras in the form a saved
-    /// script uses (`[{"mcp": {"tool": "add", "arguments": {"a": 1}}}]`):
-    /// any extra, chosen turn by turn; an array that cannot be read is an
-    /// error, with the reason.
-    pub fn from_prompt(prompt: &str) -> Result<Vec<Extra>, String> {
-        match prompt.trim_start().strip_prefix("#extras ") {
-            Some(rest) => {
-                let value: Value =
-                    serde_json::from_str(rest).map_err(|e| format!("#extras: {e}"))?;
-                let list = value.as_array().ok_or("#extras: not a JSON array")?;
-                list.iter()
-                    .map(super::json::extra_from_json)
-                    .collect::<Result<_, _>>()
-                    .map_err(|e| format!("#extras: {e}"))
-            }
-            None => Ok(Self::from_keywords(prompt)),
-        }
-    }
-
     /// The extras of the keywords in `prompt` (see
     /// [`from_prompt`](Self::from_prompt)).
     pub fn from_keywords(prompt: &str) -> Vec<Extra> {
@@ -192,7 +169,7 @@ pub struct Behaviour {
     pub policies: HashMap<String, Policy>,
     /// Start stdout with a UTF-8 byte order mark (EF BB BF).
     pub bom: bool,
-    /// The `pid` reported by `initialize`.
+    /// The `pid` reported by `initialize` (as a child process, its own).
     pub pid: u32,
     /// Streamed `text_delta` stream events before each answer (0: none; >0
     /// also brings `message_start` ... `message_stop` around them, as with

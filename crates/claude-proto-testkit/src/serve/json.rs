@@ -1,12 +1,54 @@
 //! A [`Behaviour`] as JSON, for a script saved for the child runner
-//! (`Script::to_json`, the `claude-proto-testkit-cli` binary). Durations
-//! are whole milliseconds; absent keys keep the defaults.
+//! (`Script::to_json`, the `claude-proto-testkit-cli` binary), and extras
+//! as JSON, for a prompt's `#extras`. Durations are whole milliseconds;
+//! absent keys keep the defaults.
 
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
 use super::behaviour::{BadLine, Behaviour, Extra, Policy};
+
+impl Behaviour {
+    /// The behaviour as JSON: the form a saved script keeps it in and
+    /// [`SERVE_ENV`](crate::child::SERVE_ENV) carries (durations in whole
+    /// milliseconds).
+    pub fn to_json(&self) -> serde_json::Value {
+        to_json(self)
+    }
+
+    /// A behaviour read back from [`to_json`](Self::to_json)'s form; absent
+    /// keys keep their defaults. The error names the key or shape that is
+    /// wrong.
+    pub fn from_json(value: &serde_json::Value) -> Result<Self, String> {
+        from_json(value)
+    }
+}
+
+impl Extra {
+    /// The extras a prompt asks for with keywords: `#permission` (Bash with
+    /// `{"command": "echo <prompt>"}`), `#hook` (every registered callback),
+    /// `#mcp` (first server, first tool, `{}`), `#deep`, `#bignum`,
+    /// `#nousage` (three of the [`BadLine`]s). A prompt that starts with
+    /// `#extras ` is followed by a JSON array of extras in the form a saved
+    /// script uses (`[{"mcp": {"tool": "add", "arguments": {"a": 1}}}]`):
+    /// any extra, chosen turn by turn; an array that cannot be read is an
+    /// error, with the reason.
+    pub fn from_prompt(prompt: &str) -> Result<Vec<Extra>, String> {
+        match prompt.trim_start().strip_prefix("#extras ") {
+            Some(rest) => {
+                let value: Value =
+                    serde_json::from_str(rest).map_err(|e| format!("#extras: {e}"))?;
+                let list = value.as_array().ok_or("#extras: not a JSON array")?;
+                list.iter()
+                    .map(extra_from_json)
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| format!("#extras: {e}"))
+            }
+            None => Ok(Self::from_keywords(prompt)),
+        }
+    }
+}
 
 /// The JSON form of `behaviour`.
 pub(crate) fn to_json(behaviour: &Behaviour) -> Value {

@@ -140,6 +140,7 @@ impl Simulation {
     /// characters may be split). Call only while [`wants_stdin`](Self::wants_stdin);
     /// bytes given otherwise stay unread in the "pipe" (dropped after exit).
     pub(crate) fn handle_stdin(&mut self, bytes: &[u8], now: Instant) {
+        self.exit_if_due(now);
         if self.exit.is_some() || self.stdin_closed {
             return;
         }
@@ -153,6 +154,10 @@ impl Simulation {
     /// read are finished, and the scripted CLI exits (0, or 1 after an error
     /// result) unless the script lingers.
     pub(crate) fn handle_stdin_end(&mut self, now: Instant) {
+        self.exit_if_due(now);
+        if self.exit.is_some() {
+            return;
+        }
         self.now = now;
         self.stdin_closed = true;
         self.pump();
@@ -164,10 +169,9 @@ impl Simulation {
         if self.exit.is_some() {
             return;
         }
-        if let Some((after, code)) = self.script.exit_after {
-            if now >= self.start + after {
-                return self.exit(code, now);
-            }
+        self.exit_if_due(now);
+        if self.exit.is_some() {
+            return;
         }
         while !self.blocked() && self.exit.is_none() {
             let due = (0..self.delayed.len())
@@ -178,6 +182,16 @@ impl Simulation {
             self.act(&id, &request);
         }
         self.pump();
+    }
+
+    /// The scripted exit ([`Behaviour::exit_after`]) happens at its time,
+    /// whatever input comes at the same moment or later.
+    fn exit_if_due(&mut self, now: Instant) {
+        if let Some((after, code)) = self.script.exit_after {
+            if self.exit.is_none() && now >= self.start + after {
+                self.exit(code, now);
+            }
+        }
     }
 
     /// Delivers a signal: `Term` exits 143 (unless ignored), `Kill` 137.
@@ -636,6 +650,10 @@ impl Simulation {
                 }
                 wire::success(id, Some(json!({})))
             }
+            "rewind_files" => wire::success(
+                id,
+                Some(json!({"canRewind": false, "error": "File rewinding is not enabled."})),
+            ),
             "get_binary_version" => wire::success(id, Some(json!({"version": wire::VERSION}))),
             known if wire::KNOWN_SUBTYPES.contains(&known) => wire::success(id, Some(json!({}))),
             other => wire::error(

@@ -245,13 +245,25 @@ fn interrupt_ends_the_turn_and_exit_code_is_1() {
     rig.lines();
     rig.control("int_1", json!({"subtype": "interrupt"}));
     let lines = rig.lines();
+    // As the real CLI ends a stream cut short: the snapshot marked aborted,
+    // the user line, the stream's closing events, the error result.
     assert_eq!(
         kinds(&lines),
-        ["control_response", "user", "result/error_during_execution"]
+        [
+            "control_response",
+            "assistant",
+            "user",
+            "stream_event",
+            "stream_event",
+            "stream_event",
+            "result/error_during_execution"
+        ]
     );
     assert_eq!(lines[0]["response"]["request_id"], "int_1");
-    assert_eq!(lines[2]["terminal_reason"], "aborted_streaming");
-    assert_eq!(lines[2]["errors"][0], "interrupted: long");
+    assert_eq!(lines[1]["aborted"], true);
+    assert_eq!(lines[5]["event"]["type"], "message_stop");
+    assert_eq!(lines[6]["terminal_reason"], "aborted_streaming");
+    assert_eq!(lines[6]["errors"][0], "interrupted: long");
     assert_eq!(rig.cli.poll_timeout(), None);
     rig.cli.handle_stdin_end(rig.now);
     assert_eq!(rig.cli.exit_code(), Some(1));

@@ -2,14 +2,11 @@
 //! per prompt and per answer, chained by `parentUuid`, and with
 //! `--session-mirror` also sent to the program as `transcript_mirror`.
 //!
-//! The simulation only makes the entries; the child runner, which knows
+//! The simulation makes the entries; the child runner, which knows
 //! the process's directories and arguments, reads the history of a resumed
 //! session and appends the entries to the file.
 
 use serde_json::{Value, json};
-
-use super::simulation::Simulation;
-use super::wire;
 
 /// Where the session's transcript lives and how it began, as the child
 /// runner found them.
@@ -48,53 +45,42 @@ impl Transcript {
     }
 }
 
-impl Simulation {
-    /// Keeps the session's transcript from now on, under `facts`'s id.
-    pub(crate) fn keep_transcript(&mut self, facts: SessionFacts) {
-        self.ids.session_id.clone_from(&facts.session_id);
-        self.transcript = Some(Transcript::new(facts));
+impl Transcript {
+    /// Takes the entries made since the last call.
+    pub(crate) fn take(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.pending)
     }
 
-    /// The entries made since the last call, for the runner to append.
-    pub(crate) fn take_transcript(&mut self) -> Vec<Value> {
-        self.transcript
-            .as_mut()
-            .map(|t| std::mem::take(&mut t.pending))
-            .unwrap_or_default()
-    }
-
-    /// The history a resumed session has, once: at its first turn it says
-    /// how many entries it remembers (`"history: N lines"`).
+    /// The history a resumed session has, once: `Some(entries)` the first
+    /// time it is asked, if there are any.
     pub(crate) fn history_to_tell(&mut self) -> Option<usize> {
-        let transcript = self.transcript.as_mut()?;
-        if transcript.told {
+        if self.told {
             return None;
         }
-        transcript.told = true;
-        (transcript.facts.history > 0).then_some(transcript.facts.history)
+        self.told = true;
+        (self.facts.history > 0).then_some(self.facts.history)
     }
 
-    /// Adds `entry` (a `user` or `assistant` entry) to the transcript,
-    /// chained to the last one; with the mirror on, also sends it.
-    pub(crate) fn record(&mut self, mut entry: Value) {
-        let Some(transcript) = self.transcript.as_mut() else {
-            return;
-        };
-        let uuid = self.ids.uuid();
-        let at = self.now.saturating_duration_since(self.start);
+    /// Adds `entry` (a `user` or `assistant` entry) under `uuid`, chained
+    /// to the last one; returns the `transcript_mirror` line to send when
+    /// the mirror is on.
+    pub(crate) fn record(
+        &mut self,
+        mut entry: Value,
+        uuid: String,
+        timestamp: String,
+    ) -> Option<Value> {
         if let Some(map) = entry.as_object_mut() {
             map.insert("uuid".into(), json!(uuid));
-            map.insert("parentUuid".into(), json!(transcript.last_uuid));
-            map.insert("sessionId".into(), json!(transcript.facts.session_id));
-            map.insert("timestamp".into(), json!(wire::timestamp(at)));
-            map.insert("cwd".into(), json!(transcript.facts.cwd));
+            map.insert("parentUuid".into(), json!(self.last_uuid));
+            map.insert("sessionId".into(), json!(self.facts.session_id));
+            map.insert("timestamp".into(), json!(timestamp));
+            map.insert("cwd".into(), json!(self.facts.cwd));
         }
-        transcript.last_uuid = Some(uuid);
-        transcript.pending.push(entry.clone());
-        if transcript.facts.mirror {
-            let frame = json!({"type": "transcript_mirror", "filePath": transcript.facts.file,
-                               "entries": [entry]});
-            self.emit_line(&frame);
-        }
+        self.last_uuid = Some(uuid);
+        self.pending.push(entry.clone());
+        self.facts.mirror.then(|| {
+            json!({"type": "transcript_mirror", "filePath": self.facts.file, "entries": [entry]})
+        })
     }
 }

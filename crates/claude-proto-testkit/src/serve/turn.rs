@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::behaviour::{BadLine, Extra};
 use super::simulation::Simulation;
+use super::transcript::{SessionFacts, Transcript};
 use super::turn_state::{Pending, Prompt, Reply, Step, Turn, Wait, denial};
 use super::wire::{self, Outcome};
 
@@ -143,6 +144,7 @@ impl Simulation {
             message_id: self.ids.message_id(),
             bad_result,
             blocked: None,
+            streaming: false,
         });
     }
 
@@ -501,6 +503,7 @@ impl Simulation {
                 self.emit_raw(&bytes);
             }
             Step::StreamStart => {
+                self.with_turn(|t| t.streaming = true);
                 let start = json!({"type": "message_start", "message": {
                     "id": message_id, "type": "message", "role": "assistant", "model": self.model,
                     "content": [], "stop_reason": null, "stop_sequence": null,
@@ -519,6 +522,7 @@ impl Simulation {
                 self.with_turn(|t| t.wait = Wait::Until(until));
             }
             Step::Answer => {
+                self.with_turn(|t| t.streaming = false);
                 let block = json!({"type": "text", "text": format!("echo: {prompt}")});
                 let at = self.elapsed();
                 let line = wire::assistant(&mut self.ids, &self.model, &message_id, block, at);
@@ -723,6 +727,28 @@ impl Simulation {
         }
         self.emit_line(&ack);
         let at = self.elapsed();
+        if turn.streaming && rejected.is_none() {
+            // The real CLI's end of a stream cut short: the snapshot marked
+            // aborted, then (after the user line) the stream's closing events.
+            let block = json!({"type": "text", "text": ""});
+            let line = wire::assistant(&mut self.ids, &self.model, &turn.message_id, block, at);
+            self.emit_line(&wire::merge(line, json!({"aborted": true})));
+            let text = json!([{"type": "text", "text": "[Request interrupted by user]"}]);
+            let line = wire::user(&mut self.ids, text, at);
+            self.emit_line(&line);
+            let id = turn.message_id.clone();
+            self.emit_event(&id, json!({"type": "content_block_stop", "index": 0}));
+            let delta = json!({"type": "message_delta", "context_management": null,
+                "delta": {"container": null, "stop_details": null, "stop_reason": null,
+                          "stop_sequence": null},
+                "usage": {"input_tokens": 12, "output_tokens": 7}});
+            self.emit_event(&id, delta);
+            let stop = wire::stream_event(&mut self.ids, &id, json!({"type": "message_stop"}));
+            let abandoned =
+                json!({"abandoned_blocks": {"api_message_id": id, "from_block_index": 1}});
+            self.emit_line(&wire::merge(stop, abandoned));
+            return self.finish(turn, Some("aborted_streaming"));
+        }
         let (text, reason) = match rejected {
             Some((tool_use_id, tool, input)) => {
                 let line =
@@ -795,5 +821,44 @@ fn failure_text(reply: &Reply) -> String {
         Reply::Error(e) => e.clone(),
         Reply::Cancelled => "Permission request cancelled".to_owned(),
         Reply::Closed => "AbortError: Stream closed".to_owned(),
+    }
+}
+
+/// The session's transcript, when the child runner keeps one.
+impl Simulation {
+    /// Keeps the session's transcript from now on, under `facts`'s id.
+    pub(crate) fn keep_transcript(&mut self, facts: SessionFacts) {
+        self.ids.session_id.clone_from(&facts.session_id);
+        self.transcript = Some(Transcript::new(facts));
+    }
+
+    /// The entries made since the last call, for the runner to append.
+    pub(crate) fn take_transcript(&mut self) -> Vec<Value> {
+        self.transcript
+            .as_mut()
+            .map(Transcript::take)
+            .unwrap_or_default()
+    }
+
+    /// A resumed session's history, once, at its first turn.
+    fn history_to_tell(&mut self) -> Option<usize> {
+        self.transcript.as_mut()?.history_to_tell()
+    }
+
+    /// Adds `entry` to the transcript, if one is kept; with the mirror on,
+    /// also sends it.
+    fn record(&mut self, entry: Value) {
+        if self.transcript.is_none() {
+            return;
+        }
+        let uuid = self.ids.uuid();
+        let at = wire::timestamp(self.elapsed());
+        let frame = self
+            .transcript
+            .as_mut()
+            .and_then(|t| t.record(entry, uuid, at));
+        if let Some(frame) = frame {
+            self.emit_line(&frame);
+        }
     }
 }

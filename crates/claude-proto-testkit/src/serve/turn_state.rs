@@ -152,6 +152,9 @@ pub(crate) struct Turn {
     pub(crate) bad_result: bool,
     /// A `PreToolUse` hook denied the tool being decided, with this reason.
     pub(crate) blocked: Option<String>,
+    /// The answer is being streamed (`message_start` written, its
+    /// `assistant` snapshot not yet): an interrupt aborts the stream.
+    pub(crate) streaming: bool,
 }
 
 pub(crate) fn denial(tool_use_id: &str, tool: &str, input: &Value) -> Value {
