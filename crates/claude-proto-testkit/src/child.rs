@@ -413,6 +413,15 @@ fn serve_stdio_keeping(
     mut settings: Settings,
     transcript: Option<&Path>,
 ) -> i32 {
+    // A serving CLI hands the writer at most a pipe's worth at a time: what
+    // the writer holds counts as written, so more would let it run on as if
+    // the program were reading. Steps and replays have their own output
+    // bound, and write whole lines.
+    let batch_limit = if settings.serve.is_some() {
+        PIPE_BYTES
+    } else {
+        usize::MAX
+    };
     if let Some(behaviour) = settings.serve.as_mut() {
         // Our stdout is a pipe: a CLI whose output is not read blocks.
         behaviour.stdout_capacity.get_or_insert(PIPE_BYTES);
@@ -472,11 +481,8 @@ fn serve_stdio_keeping(
         // Before the output that mirrors them, as the real CLI writes them.
         keep(&mut cli);
         if writing.is_none() {
-            // At most a pipe's worth at a time: what the writer holds
-            // counts as written, so more would let a serving CLI run on
-            // as if the program were reading.
             let mut batch = Vec::new();
-            while let Some(bytes) = cli.poll_stdout_at_most(PIPE_BYTES - batch.len()) {
+            while let Some(bytes) = cli.poll_stdout_at_most(batch_limit - batch.len()) {
                 batch.extend_from_slice(&bytes);
             }
             if output_open && !batch.is_empty() {
