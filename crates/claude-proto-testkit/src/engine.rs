@@ -185,7 +185,8 @@ pub struct Report {
     /// The exit code the scripted CLI ended with (`None`: it hung).
     pub exit_code: Option<i32>,
     /// The control requests the CLI sent while it served by itself (whole
-    /// lines, in order; the first 4096): with [`answers_to`](Self::answers_to),
+    /// lines, in order; the first 4 MiB of them): with
+    /// [`answers_to`](Self::answers_to),
     /// what the program answered to each. Empty for the steps' own asks,
     /// which check their answers themselves.
     pub requests: Vec<Value>,

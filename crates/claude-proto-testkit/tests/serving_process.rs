@@ -50,6 +50,8 @@ impl Cli {
             .args(FLAGS)
             .args(args)
             .env(SERVE_ENV, behaviour.to_json().to_string())
+            // A config directory only where a test names one.
+            .env_remove("CLAUDE_CONFIG_DIR")
             .envs(envs.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -233,6 +235,8 @@ fn echo_turn_looks_like_the_real_cli() {
         &[
             (PID_FILE_ENV, pid_file.to_str().unwrap()),
             (OUTCOME_ENV, verdict.to_str().unwrap()),
+            // No transcript is asked for: none is written in this home.
+            ("HOME", dir.to_str().unwrap()),
         ],
         &[],
     );
@@ -300,6 +304,10 @@ fn echo_turn_looks_like_the_real_cli() {
     assert!(stderr.contains("the script passed"), "{stderr}");
     let outcome = claude_proto_testkit::child::outcome_from_file(&verdict).unwrap();
     assert_eq!(outcome.args, FLAGS);
+    assert!(
+        !dir.join(".claude").exists(),
+        "a transcript nobody asked for"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -591,16 +591,15 @@ pub fn multi_turn<H: Harness>(cli: PathBuf) {
 
 /// A prompt written before the CLI answers `initialize` is still served.
 pub fn prompt_before_initialize<H: Harness>(cli: PathBuf) {
-    // The answer waits a while: the prompt is written long before it.
+    // The answer waits an hour: the turn can only come before it.
     let behaviour =
-        Behaviour::default().with_policy("initialize", Policy::Delay(Duration::from_millis(300)));
+        Behaviour::default().with_policy("initialize", Policy::Delay(Duration::from_secs(3600)));
     let spec = Spec::new(cli, behaviour);
     let mut s = must("start", H::start(spec));
     must("send", s.send_text("early"));
     let t = must("turn", turn(&mut *s));
     assert_eq!(t.text, "echo: early");
-    must("initialize", s.initialization());
-    must("close", s.close());
+    s.abandon();
 }
 
 /// The CLI asks permission for `tool` with `input` in a turn, then in a
@@ -2032,16 +2031,18 @@ pub fn undecodable_lines_do_not_shift_turns<H: Harness>(cli: PathBuf) {
     must("close", s.close());
 }
 
-/// (b) A query given up mid-turn (its turn ends a second after its
-/// prompt, long after the query's limit) does not shift the next one: the
-/// rest of its turn is skipped.
+/// (b) A query given up mid-turn (its turn waits an hour, and ends only
+/// when interrupted) does not shift the next one: the rest of its turn is
+/// skipped.
 pub fn dropped_query_does_not_shift_turns<H: Harness>(cli: PathBuf) {
-    let behaviour = Behaviour::default().with_turn_delay(Duration::from_secs(1));
-    let mut s = must("start", H::start(Spec::new(cli, behaviour)));
-    let Some(held) = query(&mut *s, "hold", Some(Duration::from_millis(200))) else {
+    let mut s = must("start", H::start(Spec::new(cli, Behaviour::default())));
+    let hold = r#"#extras [{"pause_ms": 3600000}]"#;
+    let Some(held) = query(&mut *s, hold, Some(Duration::from_millis(200))) else {
         return;
     };
     assert!(held.is_none(), "the held turn cannot end: {held:?}");
+    // Ends the held turn: its `result` now arrives, unread.
+    must("interrupt", s.control(ControlRequest::interrupt(), None));
     let second = query(&mut *s, "second", None).flatten().expect("a turn");
     assert_eq!(second.text(), Some("echo: second"));
     let third = query(&mut *s, "third", None).flatten().expect("a turn");

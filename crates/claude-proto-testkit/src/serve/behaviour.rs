@@ -98,6 +98,9 @@ pub enum Extra {
     /// `control_cancel_request`, as the real CLI does with a prompt it no
     /// longer needs; a correct program never answers it.
     Withdrawn(Value),
+    /// Wait this long (virtual time) before the answer, in this turn only:
+    /// with a long pause, a turn that ends only when interrupted.
+    Pause(Duration),
     /// A line a typed decoder will likely reject.
     Bad(BadLine),
 }

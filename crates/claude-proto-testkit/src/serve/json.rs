@@ -215,6 +215,7 @@ fn extra_to_json(extra: &Extra) -> Value {
             json!({"mcp_message": {"server": server, "message": message}})
         }
         Extra::Request(body) => json!({"request": body}),
+        Extra::Pause(pause) => json!({"pause_ms": millis(*pause)}),
         Extra::Withdrawn(body) => json!({"withdrawn": body}),
         Extra::Hook { event, callback_id } => {
             json!({"hook": {"event": event, "callback_id": callback_id}})
@@ -261,6 +262,8 @@ pub(crate) fn extra_from_json(value: &Value) -> Result<Extra, String> {
             server: text(m, "server")?,
             message: m["message"].clone(),
         })
+    } else if let Some(pause) = value.get("pause_ms") {
+        Ok(Extra::Pause(duration("pause_ms", pause)?))
     } else if let Some(body) = value.get("request") {
         Ok(Extra::Request(body.clone()))
     } else if let Some(body) = value.get("withdrawn") {
@@ -382,6 +385,7 @@ mod tests {
                 message: json!({"jsonrpc": "2.0", "method": "ping", "id": 1}),
             })
             .with_extra(Extra::Request(json!({"subtype": "elicitation"})))
+            .with_extra(Extra::Pause(Duration::from_millis(250)))
             .with_extra(Extra::Withdrawn(json!({"subtype": "can_use_tool"})))
             .with_policy("get_context_usage", Policy::AfterAnswers)
             .with_exit_mid_turn(2, 5)

@@ -10,9 +10,9 @@ use super::behaviour::{Behaviour, Policy};
 use super::turn_state::{Prompt, Reply, Turn, Wait};
 use super::wire::{self, Ids};
 
-/// How many of its own requests the scripted CLI keeps for
+/// How many bytes of its own requests the scripted CLI keeps for
 /// [`Simulation::requests`].
-const KEPT_REQUESTS: usize = 4096;
+const KEPT_REQUEST_BYTES: usize = 4 << 20;
 
 /// A signal the program sends the scripted CLI's process
 /// ([`ScriptedCli::handle_signal`](crate::ScriptedCli::handle_signal)).
@@ -53,8 +53,9 @@ pub struct Simulation {
     sent: HashSet<String>,
     /// Our requests neither answered nor withdrawn.
     awaiting: HashSet<String>,
-    /// Our requests as sent, in order (the first [`KEPT_REQUESTS`]).
+    /// Our requests as sent, in order (the first [`KEPT_REQUEST_BYTES`]).
     requests: Vec<Value>,
+    requests_bytes: usize,
     /// Host requests held by [`Policy::AfterAnswers`].
     held: Vec<(String, Value)>,
     /// Servers whose tools changed (`tools/list_changed`): listed again
@@ -102,6 +103,7 @@ impl Simulation {
             sent: HashSet::new(),
             awaiting: HashSet::new(),
             requests: Vec::new(),
+            requests_bytes: 0,
             held: Vec::new(),
             tools_changed: HashSet::new(),
             transcript: None,
@@ -293,8 +295,11 @@ impl Simulation {
         self.sent.insert(id.clone());
         self.awaiting.insert(id.clone());
         let line = wire::control_request(&id, body);
-        self.emit_line(&line);
-        if self.requests.len() < KEPT_REQUESTS {
+        let text = line.to_string();
+        self.emit_raw(text.as_bytes());
+        self.emit_raw(b"\n");
+        if self.requests_bytes + text.len() <= KEPT_REQUEST_BYTES {
+            self.requests_bytes += text.len();
             self.requests.push(line);
         }
         id
@@ -362,7 +367,8 @@ impl Simulation {
     }
 
     /// The control requests the scripted CLI sent (whole lines, in order; the
-    /// first 4096), to find the program's answers to them in what it sent.
+    /// first 4 MiB of them), to find the program's answers to them in what
+    /// it sent.
     pub fn requests(&self) -> &[Value] {
         &self.requests
     }

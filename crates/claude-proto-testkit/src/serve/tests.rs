@@ -941,3 +941,21 @@ fn a_kept_transcript_chains_its_entries_mirrors_them_and_tells_its_history() {
             .is_some_and(|t| t.starts_with("history"))
     }));
 }
+
+#[test]
+fn a_pause_holds_its_own_turn_only() {
+    let mut rig = Rig::new(Behaviour::default());
+    rig.prompt(r#"#extras [{"pause_ms": 1000}]"#);
+    assert_eq!(kinds(&rig.lines()), ["system/init"]);
+    assert_eq!(
+        rig.cli.poll_timeout(),
+        Some(rig.now + Duration::from_secs(1))
+    );
+    rig.advance(Duration::from_secs(1));
+    assert_eq!(kinds(&rig.lines()), ["assistant", "result/success"]);
+    rig.prompt("next");
+    assert_eq!(
+        kinds(&rig.lines()),
+        ["system/init", "assistant", "result/success"]
+    );
+}

@@ -54,6 +54,7 @@ impl Simulation {
         }
         let mut tail = Vec::new();
         let mut bad_result = false;
+        let mut pause = self.script.turn_delay;
         for extra in extras {
             match extra {
                 Extra::Mcp {
@@ -92,6 +93,7 @@ impl Simulation {
                     ask: false,
                 }),
                 Extra::Request(body) => tail.push(Step::Request(body)),
+                Extra::Pause(more) => pause = pause.saturating_add(more),
                 Extra::Withdrawn(body) => tail.push(Step::Withdrawn(body)),
                 Extra::Bad(BadLine::ResultWithoutUsage) => bad_result = true,
                 Extra::Bad(line) => tail.push(Step::Raw(self.bad_line(line))),
@@ -122,8 +124,8 @@ impl Simulation {
                 }
             }
         }
-        if !self.script.turn_delay.is_zero() {
-            steps.push_back(Step::Sleep(self.script.turn_delay));
+        if !pause.is_zero() {
+            steps.push_back(Step::Sleep(pause));
         }
         steps.push_back(Step::Answer);
         if let Some((n, code)) = self.script.exit_mid_turn {
