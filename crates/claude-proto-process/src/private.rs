@@ -115,8 +115,12 @@ pub fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> io::R
 
 /// A directory builder making directories only this user can enter.
 pub fn private_dir_builder() -> DirBuilder {
-    let mut builder = DirBuilder::new();
     #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder
+    {
+        let mut builder = DirBuilder::new();
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder
+    }
+    #[cfg(not(unix))]
+    DirBuilder::new()
 }

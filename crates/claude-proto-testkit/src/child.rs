@@ -413,15 +413,10 @@ fn serve_stdio_keeping(
     mut settings: Settings,
     transcript: Option<&Path>,
 ) -> i32 {
-    // A serving CLI hands the writer at most a pipe's worth at a time: what
-    // the writer holds counts as written, so more would let it run on as if
-    // the program were reading. Steps and replays have their own output
-    // bound, and write whole lines.
-    let batch_limit = if settings.serve.is_some() {
-        PIPE_BYTES
-    } else {
-        usize::MAX
-    };
+    // A serving CLI is a process blocked on its pipe while a write is
+    // pending: it reads nothing then, so what the program writes waits in
+    // the pipe, as with a CLI whose output is not read.
+    let serving = settings.serve.is_some();
     if let Some(behaviour) = settings.serve.as_mut() {
         // Our stdout is a pipe: a CLI whose output is not read blocks.
         behaviour.stdout_capacity.get_or_insert(PIPE_BYTES);
@@ -476,14 +471,16 @@ fn serve_stdio_keeping(
         }
     };
     let outcome = loop {
-        input.hand_over(&mut cli);
-        input.permit(&cli, &permits);
+        if !(serving && writing.is_some()) {
+            input.hand_over(&mut cli);
+            input.permit(&cli, &permits);
+        }
         // Before the output that mirrors them, as the real CLI writes them.
         keep(&mut cli);
         if writing.is_none() {
             let mut batch = Vec::new();
-            while let Some(bytes) = cli.poll_stdout_at_most(batch_limit - batch.len()) {
-                batch.extend_from_slice(&bytes);
+            while let Some(line) = cli.poll_stdout() {
+                batch.extend_from_slice(&line);
             }
             if output_open && !batch.is_empty() {
                 if batches.send(batch).is_ok() {

@@ -2124,7 +2124,9 @@ pub fn read_ahead_is_bounded_in_bytes<H: Harness>(cli: PathBuf) {
     let error = s
         .control(
             ControlRequest::get_context_usage(),
-            Some(Duration::from_secs(2)),
+            // Long enough for the budget to fill on a busy machine: the
+            // stall is read when the call gives up.
+            Some(Duration::from_secs(10)),
         )
         .expect_err("the CLI is blocked before it can answer");
     match &error {

@@ -398,9 +398,14 @@ impl Drop for ModelApi {
 /// user.
 fn private_dir() -> io::Result<PathBuf> {
     let base = std::env::temp_dir();
-    let mut builder = std::fs::DirBuilder::new();
     #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    let builder = {
+        let mut builder = std::fs::DirBuilder::new();
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder
+    };
+    #[cfg(not(unix))]
+    let builder = std::fs::DirBuilder::new();
     let mut last_error = None;
     for attempt in 0..16u32 {
         let random = RandomState::new().hash_one((std::process::id(), attempt, Instant::now()));
