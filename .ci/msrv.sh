@@ -10,31 +10,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-version=1.85.0+dfsg3-1~deb12u3
-as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
-}
-install() {
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
-}
-if ! /usr/bin/cargo --version 2>/dev/null | grep -q '^cargo 1\.85\.'; then
-  echo "installing Rust 1.85 from Debian (rustc-web $version)" >&2
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-  # The pinned build; should the archive have replaced it with a later
-  # 1.85 build, that one (checked below).
-  install "rustc-web=$version" "cargo-web=$version" "libstd-rust-web-dev=$version" ||
-    install rustc-web cargo-web libstd-rust-web-dev
-fi
-if ! /usr/bin/cargo --version | grep -q '^cargo 1\.85\.'; then
-  echo "Debian's cargo-web is not 1.85: $(/usr/bin/cargo --version)" >&2
-  exit 1
-fi
-/usr/bin/cargo --version
-/usr/bin/rustc --version
-
-packages=(-p claude-proto -p claude-proto-host -p claude-proto-process -p claude-proto-adapter -p claude-proto-async
-  -p claude-proto-tokio -p claude-proto-blocking -p claude-proto-async-std -p claude-proto-sessions
-  -p claude-proto-testkit)
+# shellcheck source=rust-1.85.sh
+source .ci/rust-1.85.sh
+packages=("${library_packages[@]}")
 export RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
 # A target directory of its own: artifacts of two compilers do not mix.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/msrv"
