@@ -63,10 +63,36 @@ impl Ids {
 
 /// A timestamp `elapsed` after 2026-11-22T00:00:00Z (no clock is read).
 pub(crate) fn timestamp(elapsed: Duration) -> String {
-    let s = elapsed.as_secs();
+    let secs = elapsed.as_secs();
+    let days = i64::try_from(secs / 86_400).unwrap_or(i64::MAX - START_DAY);
+    let (year, month, day) = civil_from_days(START_DAY + days);
+    let (h, m, s) = ((secs / 3600) % 24, (secs / 60) % 60, secs % 60);
     let ms = elapsed.subsec_millis();
-    let (h, m, s) = ((s / 3600) % 24, (s / 60) % 60, s % 60);
-    format!("2026-11-22T{h:02}:{m:02}:{s:02}.{ms:03}Z")
+    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{ms:03}Z")
+}
+
+/// 2026-11-22, the day a scripted session starts, in days since 1970-01-01.
+const START_DAY: i64 = 20_779;
+
+/// The proleptic Gregorian (year, month, day) of `days` since 1970-01-01
+/// (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = u32::try_from(day_of_year - (153 * shifted_month + 2) / 5 + 1).unwrap_or(1);
+    let month = u32::try_from(if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    })
+    .unwrap_or(1);
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
 /// Maps a `set_model` argument to the model id the real CLI reports.
@@ -388,3 +414,32 @@ pub(crate) const KNOWN_SUBTYPES: &[&str] = &[
     "mcp_read_resource",
     "end_session",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+        assert_eq!(civil_from_days(START_DAY), (2026, 11, 22));
+    }
+
+    #[test]
+    fn timestamps_go_on_past_midnight() {
+        assert_eq!(timestamp(Duration::ZERO), "2026-11-22T00:00:00.000Z");
+        let later = Duration::from_secs(10 * 86_400 + 3_661) + Duration::from_millis(5);
+        assert_eq!(timestamp(later), "2026-12-02T01:01:01.005Z");
+    }
+
+    #[test]
+    fn uuid_shape() {
+        let mut ids = Ids::new();
+        let uuid = ids.uuid();
+        assert_eq!(uuid.len(), 36);
+        assert_eq!(&uuid[14..15], "4");
+        assert_eq!(&uuid[19..20], "8");
+    }
+}
