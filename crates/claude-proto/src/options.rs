@@ -2273,6 +2273,21 @@ fn redact_value(name: &str, value: &str) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// Absolute paths on the platform the tests run on (on Windows, a path
+    /// without a drive is not absolute).
+    #[cfg(not(windows))]
+    const WORK: &str = "/work";
+    #[cfg(windows)]
+    const WORK: &str = r"C:\work";
+    #[cfg(not(windows))]
+    const APP: &str = "/srv/app";
+    #[cfg(windows)]
+    const APP: &str = r"C:\srv\app";
+    #[cfg(not(windows))]
+    const CHECKOUT: &str = "/srv/checkout";
+    #[cfg(windows)]
+    const CHECKOUT: &str = r"C:\srv\checkout";
     use serde_json::json;
 
     fn argv(cmd: &CommandLine) -> Vec<String> {
@@ -2364,7 +2379,7 @@ mod tests {
             .debug_file("/tmp/d.log")
             .extra_arg("debug-to-stderr", None)
             .extra_arg("workload", Some("batch".into()))
-            .cwd("/work")
+            .cwd(WORK)
             .env("ANTHROPIC_API_KEY", "sk-secret")
             .env("FOO", "bar")
             .env_remove("HTTP_PROXY")
@@ -2435,12 +2450,12 @@ mod tests {
                 set("CLAUDE_CODE_ENTRYPOINT", "my-app"),
                 set("CLAUDE_AGENT_SDK_CLIENT_APP", "my-app/1.2"),
                 set("CLAUDE_AGENT_SDK_VERSION", "unknown"),
-                set("PWD", "/work"),
+                set("PWD", WORK),
                 default("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1"),
                 set("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING", "true"),
             ]
         );
-        assert_eq!(cmd.cwd, Some(PathBuf::from("/work")));
+        assert_eq!(cmd.cwd, Some(PathBuf::from(WORK)));
         assert!(!cmd.clear_env);
     }
 
@@ -2977,13 +2992,10 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(pwd(Options::new()), []);
-        assert_eq!(
-            pwd(Options::new().cwd("/srv/app")),
-            [set("PWD", "/srv/app")]
-        );
+        assert_eq!(pwd(Options::new().cwd(APP)), [set("PWD", APP)]);
         assert_eq!(pwd(Options::new().cwd("app")), [rm("PWD")]);
         assert_eq!(
-            pwd(Options::new().cwd("/srv/app").env("PWD", "/mine")),
+            pwd(Options::new().cwd(APP).env("PWD", "/mine")),
             [set("PWD", "/mine")]
         );
         assert_eq!(
@@ -3058,7 +3070,7 @@ mod tests {
             .resume("0bd9ee5c-0000-4000-8000-000000000000")
             .resume_session_at("a1")
             .resume_drops_turn("p1")
-            .project_config_root("/srv/checkout")
+            .project_config_root(CHECKOUT)
             .managed_settings(json!({"permissions": {"deny": ["Bash"]}}))
             .thinking(Thinking::Adaptive {
                 display: Some(ThinkingDisplay::Omitted),
@@ -3070,7 +3082,7 @@ mod tests {
             "--permission-prompts=none",
             "--resume-session-at=a1",
             "--resume-drops-turn=p1",
-            "--project-config-root=/srv/checkout",
+            &format!("--project-config-root={CHECKOUT}"),
             r#"--managed-settings={"permissions":{"deny":["Bash"]}}"#,
             "--thinking=adaptive",
             "--thinking-display=omitted",
