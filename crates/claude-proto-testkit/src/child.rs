@@ -895,10 +895,12 @@ impl Mode {
             return Ok(Self::Script(PathBuf::from(path)));
         }
         if let Some(behaviour) = std::env::var_os(SERVE_ENV) {
-            return behaviour
-                .into_string()
-                .map(Self::Serve)
-                .map_err(|_| format!("{SERVE_ENV} is not UTF-8"));
+            return behaviour.into_string().map(Self::Serve).map_err(|_| {
+                format!(
+                    "{SERVE_ENV} is not UTF-8: set it to a behaviour's JSON \
+                         (Behaviour::to_json, or child::serve_options)"
+                )
+            });
         }
         if let Some(path) = std::env::var_os(crate::cassette::REPLAY_ENV) {
             let speed = match std::env::var(crate::cassette::SPEED_ENV).as_deref() {
@@ -969,7 +971,10 @@ pub fn main_from_env() -> i32 {
                 .and_then(|value| crate::serve::json::from_json(&value));
             match behaviour {
                 Ok(behaviour) => serve_script(Script::new().serve(behaviour)),
-                Err(why) => fail(&format!("{SERVE_ENV}: {why}")),
+                Err(why) => fail(&format!(
+                    "{SERVE_ENV}: {why} (set it to a behaviour's JSON: Behaviour::to_json, or \
+                     child::serve_options)"
+                )),
             }
         }
         Ok(Mode::Replay(path, options)) => match crate::cassette::Replay::open(&path, options) {

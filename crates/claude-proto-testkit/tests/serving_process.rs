@@ -7,7 +7,8 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -36,7 +37,8 @@ const FLAGS: &[&str] = &[
 struct Cli {
     child: Child,
     stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
+    /// Stdout lines (without newline) from a reading thread; `None` at EOF.
+    stdout: Receiver<Option<Line>>,
     stderr: Option<JoinHandle<String>>,
 }
 
@@ -66,7 +68,7 @@ impl Cli {
         });
         Cli {
             stdin: child.stdin.take(),
-            stdout: BufReader::new(child.stdout.take().unwrap()),
+            stdout: read_lines(child.stdout.take().unwrap()),
             stderr: Some(stderr),
             child,
         }
@@ -112,15 +114,14 @@ impl Cli {
         self.request("init", request);
     }
 
-    /// The next raw stdout line (without newline), None at EOF.
+    /// The next raw stdout line (without newline), None at EOF. A CLI that
+    /// writes nothing for [`HANG`] fails the test instead of hanging it.
     fn read_raw(&mut self) -> Option<Vec<u8>> {
-        let mut buf = Vec::new();
-        let n = self.stdout.read_until(b'\n', &mut buf).unwrap();
-        if n == 0 {
-            return None;
+        match self.stdout.recv_timeout(HANG) {
+            Ok(line) => line.map(|line| line.expect("every line ends with a newline")),
+            Err(RecvTimeoutError::Disconnected) => None,
+            Err(RecvTimeoutError::Timeout) => panic!("no stdout line for {HANG:?}: a hang"),
         }
-        assert_eq!(buf.pop(), Some(b'\n'), "last line not terminated");
-        Some(buf)
     }
 
     /// The next stdout line, checked against the typed model.
@@ -167,6 +168,37 @@ impl Cli {
         let stderr = self.stderr.take().unwrap().join().unwrap();
         (rest, status, stderr)
     }
+}
+
+/// A stdout line without its newline, or (`Err`) a last line that had none.
+type Line = Result<Vec<u8>, String>;
+
+/// Far above what a line takes on a loaded machine: reaching it is a hang.
+const HANG: Duration = Duration::from_secs(120);
+
+/// Reads `stdout` line by line on a thread of its own, so that a test can
+/// give up on a CLI that hangs.
+fn read_lines(stdout: std::process::ChildStdout) -> Receiver<Option<Line>> {
+    let (lines, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut stdout = BufReader::new(stdout);
+        loop {
+            let mut buf = Vec::new();
+            let line = match stdout.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => None,
+                Ok(_) if buf.last() == Some(&b'\n') => {
+                    buf.pop();
+                    Some(Ok(buf))
+                }
+                Ok(_) => Some(Err(String::from_utf8_lossy(&buf).into_owned())),
+            };
+            let end = line.is_none();
+            if lines.send(line).is_err() || end {
+                return;
+            }
+        }
+    });
+    received
 }
 
 /// Decodes one stdout line the way an adapter would and checks that no
@@ -968,4 +1000,21 @@ fn a_grandchild_outlives_the_cli_and_its_pid_is_recorded() {
     assert!(alive.success(), "the grandchild is gone");
     let _ = Command::new("kill").arg(pids[1].to_string()).status();
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_behaviour_that_cannot_be_read_is_named_with_the_fix() {
+    let output = Command::new(BINARY)
+        .env(SERVE_ENV, r#"{"flood": [1]}"#)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn the test kit's CLI");
+    assert_eq!(
+        output.status.code(),
+        Some(claude_proto_testkit::FAILURE_EXIT_CODE)
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("flood is not a pair"), "{stderr}");
+    assert!(stderr.contains("Behaviour::to_json"), "{stderr}");
 }

@@ -1528,10 +1528,7 @@ pub fn no_secret_in_logs_or_errors<H: Harness>(cli: PathBuf) {
         }
     }
     // A handler that fails: the library logs its failure.
-    let mut spec = with_secrets(Behaviour::default().with_extra(Extra::Permission {
-        tool_name: "Bash".into(),
-        input: json!({"command": "ls"}),
-    }));
+    let mut spec = with_secrets(Behaviour::default().with_extra(bash_prompt()));
     spec.permission = Some(Permission::Fail("the handler fails on purpose".to_owned()));
     let mut s = must("start", H::start(spec));
     pids.extend(s.pid());
@@ -1982,10 +1979,7 @@ pub fn control_answer_behind_unread_events<H: Harness>(cli: PathBuf) {
 pub fn permission_behind_unread_events<H: Harness>(cli: PathBuf) {
     let behaviour = Behaviour::default()
         .with_flood(1000, 0)
-        .with_extra(Extra::Permission {
-            tool_name: "Bash".into(),
-            input: json!({"command": "ls"}),
-        })
+        .with_extra(bash_prompt())
         .with_policy("mcp_status", Policy::AfterAnswers);
     let mut spec = Spec::new(cli, behaviour).with_verdict();
     spec.permission = Some(Permission::Allow);
