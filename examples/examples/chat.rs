@@ -273,8 +273,8 @@ async fn print_turn(
                 if let Some(error) = result.error_message().filter(|_| result.is_error) {
                     println!("\n[turn failed: {error}]");
                 }
-                let turn_cost = result.cost_usd() - *session_cost;
-                *session_cost = result.cost_usd();
+                let turn_cost = result.total_cost_usd() - *session_cost;
+                *session_cost = result.total_cost_usd();
                 println!(
                     "\n── {} · {} turns · {:.1}s · ${:.4} (session ${:.4}) · {} in / {} out tokens",
                     result.subtype,

@@ -6,8 +6,9 @@
 //! ```
 //!
 //! Hosts an in-process MCP server `calc` with one typed tool, `add`: its
-//! arguments are a `Deserialize` struct whose JSON Schema is written once
-//! beside it (`ToolArgs`), and it returns any `Serialize` value. The CLI
+//! arguments are a struct deriving `Deserialize` and `JsonSchema`, which
+//! gives the schema the model is shown (the field docs become its
+//! descriptions), and it returns any `Serialize` value. The CLI
 //! lists it to the model as `mcp__calc__add`; `Options::allowed_tools` lets
 //! it run without a permission prompt. When the model calls it, the CLI
 //! sends the call over the control channel, the async closure below
@@ -17,35 +18,20 @@
 
 use std::process::ExitCode;
 
-use claude_proto::dispatch::ToolArgs;
-use claude_proto::model::Json;
-use claude_proto::model::stdout::StdoutMessage;
 use claude_proto_examples::{
     Reply, base_options, last_tool_result, offline_options, start_error, want_offline,
 };
 use claude_proto_testkit::model_api::ApiRequest;
-use claude_proto_tokio::{Claude, McpServer};
-use serde::Deserialize;
+use claude_proto_tokio::prelude::*;
 use serde_json::json;
 
 /// The `add` tool's arguments.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Add {
+    /// The first addend
     a: f64,
+    /// The second addend
     b: f64,
-}
-
-impl ToolArgs for Add {
-    fn schema() -> Json {
-        json!({
-            "type": "object",
-            "properties": {
-                "a": {"type": "number", "description": "The first addend"},
-                "b": {"type": "number", "description": "The second addend"}
-            },
-            "required": ["a", "b"]
-        })
-    }
 }
 
 #[tokio::main]
@@ -67,8 +53,8 @@ async fn run() -> Result<(), String> {
         Some(other) => return Err(format!("unknown argument {other:?}")),
     };
 
-    // A typed tool: its arguments arrive as `Add`, whose schema is written
-    // once beside it; arguments that do not fit are answered with a tool
+    // A typed tool: its arguments arrive as `Add`, whose schema is derived
+    // from the type; arguments that do not fit are answered with a tool
     // error naming the problem, without calling the function.
     let calc = McpServer::new("calc", "1.0.0").tool(
         "add",
@@ -92,34 +78,25 @@ async fn run() -> Result<(), String> {
         .spawn()
         .await
         .map_err(start_error)?;
-    let turn = claude
-        .ask("What is 2 + 3? Use the add tool of the calc server.")
+    let mut turn = claude
+        .query("What is 2 + 3? Use the add tool of the calc server.")
         .await
         .map_err(|e| e.to_string())?;
-    for message in &turn.messages {
-        match message {
-            StdoutMessage::Assistant(assistant) => {
-                for tool in assistant.message.tool_uses() {
-                    println!("[tool call] {} {}", tool.name, tool.input);
-                }
-            }
-            StdoutMessage::User(user) => {
-                for result in user.tool_results() {
-                    let text = result.content.as_ref().map(|c| c.text());
-                    println!("[tool result] {}", text.unwrap_or_default());
-                }
-            }
+    while let Some(item) = turn.next_item().await {
+        match item {
+            TurnItem::ToolUse(tool) => println!("[tool call] {} {}", tool.name, tool.input),
+            TurnItem::ToolResult(result) => println!("[tool result] {}", result.text()),
             _ => {}
         }
     }
+    let turn = turn.finish().await.map_err(|e| e.to_string())?;
     println!("{}", turn.text().unwrap_or_default());
     if let Err(e) = claude.close().await {
         eprintln!("closing failed: {e}");
     }
-    match &turn.result {
-        Some(result) if result.is_success() => Ok(()),
-        Some(result) => Err(result.error_message().unwrap_or_default()),
-        None => Err("the turn ended with a result this version cannot read".into()),
+    match turn.error_message() {
+        None => Ok(()),
+        Some(error) => Err(error),
     }
 }
 

@@ -58,20 +58,15 @@ async fn run() -> Result<bool, String> {
     let turn = claude_proto_tokio::query(prompt, options)
         .await
         .map_err(query_error)?;
-    let Some(result) = &turn.result else {
-        // A CLI of another version may end a turn with a result this
-        // crate cannot type; the raw line is still there.
-        println!("{}", String::from_utf8_lossy(turn.result_line.as_bytes()));
-        return Ok(false);
-    };
-    if let Some(error) = result.error_message() {
+    let result = &turn.result;
+    if let Some(error) = turn.error_message() {
         eprintln!("turn failed: {error}");
     } else {
         println!("{}", turn.text().unwrap_or_default());
     }
     println!(
         "── cost ${:.4} · {} in / {} out tokens ({} cache read, {} cache write) · {} turns · {} ms",
-        result.cost_usd(),
+        result.total_cost_usd(),
         result.usage.uncached_input_tokens(),
         result.usage.generated_tokens(),
         result.usage.cache_read_tokens(),

@@ -118,10 +118,9 @@ async fn run() -> Result<(), String> {
     if let Err(e) = claude.close().await {
         eprintln!("closing failed: {e}");
     }
-    match &turn.result {
-        Some(result) if result.is_success() => Ok(()),
-        Some(result) => Err(result.error_message().unwrap_or_default()),
-        None => Err("the turn ended with a result this version cannot read".into()),
+    match turn.error_message() {
+        None => Ok(()),
+        Some(error) => Err(error),
     }
 }
 

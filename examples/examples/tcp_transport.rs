@@ -86,13 +86,12 @@ async fn run() -> Result<(), String> {
         .await
         .map_err(|e| e.to_string())?;
     println!("{}", turn.text().unwrap_or_default());
-    if let Some(result) = &turn.result {
-        println!(
-            "── {} · session cost so far ${:.4}",
-            result.subtype,
-            result.cost_usd()
-        );
-    }
+    println!(
+        "── {} · ${:.4} (session so far ${:.4})",
+        turn.result.subtype,
+        turn.cost_usd(),
+        turn.total_cost_usd()
+    );
     // Over a custom transport, close ends the writer (the bridge then
     // closes the CLI's stdin and it exits) and there is no exit report.
     claude.close().await.map_err(|e| e.to_string())?;

@@ -97,14 +97,10 @@ async fn run() -> Result<(), String> {
         .ask("Remember the word pineapple.")
         .await
         .map_err(query_error)?;
-    let session_id = turn
-        .result
-        .as_ref()
-        .map(|r| r.session_id.clone())
-        .ok_or("the first turn ended without a result")?;
+    let session_id = turn.result.session_id;
     println!(
         "machine A · session {session_id} · {}",
-        turn.text().unwrap_or_default()
+        turn.result.result.unwrap_or_default()
     );
     // Every line the CLI wrote is in the database before A goes away.
     a.controller().flush_mirror().await.map_err(query_error)?;

@@ -114,16 +114,12 @@ async fn run() -> Result<bool, String> {
     let turn = claude_proto_tokio::query(prompt, options)
         .await
         .map_err(query_error)?;
-    let Some(result) = &turn.result else {
-        println!("{}", String::from_utf8_lossy(turn.result_line.as_bytes()));
-        return Ok(false);
-    };
-    if let Some(error) = result.error_message() {
+    if let Some(error) = turn.error_message() {
         eprintln!("turn failed: {error}");
     } else {
         println!("{}", turn.text().unwrap_or_default());
     }
-    Ok(result.is_success())
+    Ok(!turn.is_error())
 }
 
 /// The offline stand-in: says where the request came from.

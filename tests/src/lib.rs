@@ -19,6 +19,7 @@ pub mod conformance;
 pub mod drift;
 pub mod endpoint;
 pub mod handlers;
+pub mod items;
 pub mod logs;
 pub mod process;
 pub mod python;

@@ -636,7 +636,7 @@ mod alone {
             .unwrap();
         let pid = claude.pid();
         let turn = claude.ask("ls").unwrap();
-        let denials = turn.result.as_ref().map(|r| r.permission_denials.len());
+        let denials = Some(turn.result.permission_denials.len());
         assert_eq!(denials, Some(1), "the panic denied the tool");
         assert!(claude.close().unwrap().expect("exit").success());
         assert!(lines.load(Ordering::SeqCst) <= 1, "called after its panic");
@@ -864,4 +864,44 @@ fn handler_calls_one_after_another_share_a_thread() {
         threads.iter().all(|t| *t == threads[0]),
         "each call ran on a thread of its own: {threads:?}"
     );
+}
+
+#[test]
+fn a_turn_reads_as_typed_items_with_its_own_cost() {
+    use claude_proto_blocking::TurnItem;
+    use claude_proto_tests::items::{check_costs, check_items, items_options};
+    let cli = std::path::Path::new(CLI);
+    let mut claude = Claude::builder(items_options(cli)).spawn().unwrap();
+    let mut turn = claude.query("first").unwrap();
+    let mut items = Vec::new();
+    while let Some(item) = turn.next_item() {
+        if matches!(item, TurnItem::Result(_)) {
+            assert!(
+                turn.message().unwrap().is_result(),
+                "the raw line is reachable"
+            );
+        }
+        items.push(item);
+    }
+    check_items(&items, "first");
+    let first = turn.finish().unwrap();
+    let second = claude.ask("second").unwrap();
+    check_costs(&first, &second);
+    claude.close().unwrap();
+}
+
+#[test]
+fn a_turn_past_its_deadline_is_interrupted_and_the_session_goes_on() {
+    use claude_proto_tests::items::{HELD_PROMPT, check_deadline_passed};
+    let options = claude_proto_testkit::child::serve_options(
+        claude_proto::options::Options::default(),
+        std::path::Path::new(CLI),
+        &Behaviour::default(),
+    );
+    let mut claude = Claude::builder(options).spawn().unwrap();
+    let turn = claude.query(HELD_PROMPT).unwrap();
+    check_deadline_passed(turn.finish_within(Duration::from_millis(100)));
+    let next = claude.ask("after").unwrap();
+    assert_eq!(next.text(), Some("echo: after"), "the session is ready");
+    claude.close().unwrap();
 }

@@ -402,7 +402,7 @@ fn session_id_comes_from_the_cli() {
             .unwrap();
         assert_eq!(claude.session_id(), None);
         let turn = claude.ask("hi").await.unwrap();
-        let id = turn.result.as_ref().map(|r| r.session_id.clone());
+        let id = Some(turn.result.session_id.clone());
         assert!(id.is_some());
         assert_eq!(claude.session_id(), id);
         claude.close().await.unwrap();
@@ -619,5 +619,49 @@ fn a_dropped_next_event_takes_no_event() {
         assert!(dropped > 0, "no call was dropped");
         claude.close().await.unwrap();
         run.finish().await.unwrap();
+    });
+}
+
+#[test]
+fn a_turn_reads_as_typed_items_with_its_own_cost() {
+    use claude_proto_tests::items::{check_costs, check_items, items_options};
+    use claude_proto_tokio::TurnItem;
+    runtime().block_on(async {
+        let cli = std::path::Path::new(CLI);
+        let mut claude = Claude::builder(items_options(cli)).spawn().await.unwrap();
+        let mut turn = claude.query("first").await.unwrap();
+        let mut items = Vec::new();
+        while let Some(item) = turn.next_item().await {
+            if matches!(item, TurnItem::Result(_)) {
+                assert!(
+                    turn.message().unwrap().is_result(),
+                    "the raw line is reachable"
+                );
+            }
+            items.push(item);
+        }
+        check_items(&items, "first");
+        let first = turn.finish().await.unwrap();
+        let second = claude.ask("second").await.unwrap();
+        check_costs(&first, &second);
+        claude.close().await.unwrap();
+    });
+}
+
+#[test]
+fn a_turn_past_its_deadline_is_interrupted_and_the_session_goes_on() {
+    use claude_proto_tests::items::{HELD_PROMPT, check_deadline_passed};
+    runtime().block_on(async {
+        let options = claude_proto_testkit::child::serve_options(
+            claude_proto::options::Options::default(),
+            std::path::Path::new(CLI),
+            &Behaviour::default(),
+        );
+        let mut claude = Claude::builder(options).spawn().await.unwrap();
+        let turn = claude.query(HELD_PROMPT).await.unwrap();
+        check_deadline_passed(turn.finish_within(Duration::from_millis(100)).await);
+        let next = claude.ask("after").await.unwrap();
+        assert_eq!(next.text(), Some("echo: after"), "the session is ready");
+        claude.close().await.unwrap();
     });
 }

@@ -22,8 +22,6 @@
 
 use std::path::Path;
 
-use claude_proto::dispatch::ToolArgs;
-use claude_proto::model::Json;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
@@ -37,19 +35,6 @@ struct Add {
     a: f64,
     /// The second addend
     b: f64,
-}
-
-impl ToolArgs for Add {
-    fn schema() -> Json {
-        json!({
-            "type": "object",
-            "properties": {
-                "a": {"type": "number", "description": "The first addend"},
-                "b": {"type": "number", "description": "The second addend"}
-            },
-            "required": ["a", "b"]
-        })
-    }
 }
 
 /// The same server written with rmcp's macros.

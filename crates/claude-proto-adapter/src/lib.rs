@@ -26,6 +26,7 @@ pub mod mcp_endpoint;
 mod resume;
 mod settings;
 mod store;
+mod tool_args;
 
 pub mod prelude;
 
@@ -33,5 +34,8 @@ pub use configure::Configure;
 pub use hook_options::HookOptions;
 pub use mcp_endpoint::{McpEndpoint, McpOutlet, McpReply, mcp_answer_from_cli, mcp_message_to_cli};
 pub use resume::{Prepared, ResumeDir, load_timed_out, prepare, with_deadline};
+/// The crate that derives a tool's schema ([`ToolArgs`]).
+pub use schemars;
 pub use settings::{Settings, ShutdownPolicy};
 pub use store::{StoreSettings, run_append};
+pub use tool_args::ToolArgs;

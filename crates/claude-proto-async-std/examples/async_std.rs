@@ -3,8 +3,7 @@
 //!
 //! `cargo run -p claude-proto-async-std --example async_std -- "What is in Cargo.toml?"`
 
-use claude_proto::model::permission::PermissionResult;
-use claude_proto_async_std::{Claude, Options};
+use claude_proto_async_std::prelude::*;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let prompt = std::env::args()
@@ -12,22 +11,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|| "What is in Cargo.toml?".to_owned());
     async_std::task::block_on(async {
         let mut claude = Claude::builder(Options::default())
-            .on_permission(|ask| async move {
-                Ok(
-                    if matches!(ask.tool_name.as_str(), "Read" | "Glob" | "Grep") {
-                        PermissionResult::allow()
-                    } else {
-                        PermissionResult::deny("this example only reads")
-                    },
-                )
+            .on_permission(async |ask| match ask.tool_name.as_str() {
+                "Read" | "Glob" | "Grep" => PermissionResult::allow(),
+                _ => PermissionResult::deny("this example only reads"),
             })
             .spawn()
             .await?;
         let turn = claude.ask(prompt).await?;
         println!("{}", turn.text().unwrap_or_default());
-        if let Some(cost) = turn.session_cost_usd() {
-            println!("session cost so far: ${cost:.4}");
-        }
+        println!("cost: ${:.4}", turn.cost_usd());
         claude.close().await?;
         Ok::<_, Box<dyn std::error::Error>>(())
     })

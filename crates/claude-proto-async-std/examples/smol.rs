@@ -11,28 +11,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|| "What is in Cargo.toml?".to_owned());
     smol::block_on(async {
         let mut claude = Claude::builder(Options::default().include_partial_messages(true))
-            .on_permission(|ask| async move {
-                Ok(
-                    if matches!(ask.tool_name.as_str(), "Read" | "Glob" | "Grep") {
-                        PermissionResult::allow()
-                    } else {
-                        PermissionResult::deny("this example only reads")
-                    },
-                )
+            .on_permission(async |ask| match ask.tool_name.as_str() {
+                "Read" | "Glob" | "Grep" => PermissionResult::allow(),
+                _ => PermissionResult::deny("this example only reads"),
             })
             .spawn()
             .await?;
-        // The turn as it streams (text deltas), then the whole of it.
+        // The turn as it streams: text deltas, tool calls, the result.
         let mut turn = claude.query(prompt).await?;
-        while let Some(event) = turn.next().await {
-            if let Some(text) = event.text_delta() {
-                print!("{text}");
+        while let Some(item) = turn.next_item().await {
+            match item {
+                TurnItem::TextDelta(text) => print!("{text}"),
+                TurnItem::ToolUse(tool) => println!("[{}]", tool.name),
+                TurnItem::Result(result) => println!("\n${:.4}", result.total_cost_usd()),
+                _ => {}
             }
-        }
-        let turn = turn.finish().await?;
-        println!();
-        if let Some(cost) = turn.session_cost_usd() {
-            println!("session cost so far: ${cost:.4}");
         }
         claude.close().await?;
         Ok::<_, Box<dyn std::error::Error>>(())

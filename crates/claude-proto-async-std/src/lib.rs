@@ -34,26 +34,20 @@
 //! ```no_run
 //! # #[cfg(feature = "async-std")]
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use claude_proto::model::permission::PermissionResult;
-//! use claude_proto_async_std::{Claude, Options};
+//! use claude_proto_async_std::prelude::*;
 //!
 //! async_std::task::block_on(async {
 //!     let mut claude = Claude::builder(Options::default())
-//!         .on_permission(|ask| async move {
-//!             Ok(if ask.tool_name == "Read" {
-//!                 PermissionResult::allow()
-//!             } else {
-//!                 PermissionResult::deny("only reading is allowed here")
-//!             })
+//!         .on_permission(async |ask| match ask.tool_name.as_str() {
+//!             "Read" => PermissionResult::allow(),
+//!             _ => PermissionResult::deny("only reading is allowed here"),
 //!         })
 //!         .spawn()
 //!         .await?;
 //!
 //!     let turn = claude.ask("What is in README.md?").await?;
 //!     println!("{}", turn.text().unwrap_or_default());
-//!     if let Some(cost) = turn.session_cost_usd() {
-//!         println!("session cost so far: ${cost:.4}");
-//!     }
+//!     println!("cost: ${:.4}", turn.cost_usd());
 //!
 //!     claude.close().await?;
 //!     Ok::<_, Box<dyn std::error::Error>>(())
@@ -68,30 +62,27 @@
 //! ```no_run
 //! # #[cfg(feature = "smol")]
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use claude_proto::model::permission::PermissionResult;
-//! use claude_proto_async_std::{Claude, Options};
+//! use claude_proto_async_std::prelude::*;
 //!
 //! smol::block_on(async {
 //!     let mut claude = Claude::builder(Options::default().include_partial_messages(true))
-//!         .on_permission(|ask| async move {
-//!             Ok(if ask.tool_name == "Read" {
-//!                 PermissionResult::allow()
-//!             } else {
-//!                 PermissionResult::deny("only reading is allowed here")
-//!             })
+//!         .on_permission(async |ask| match ask.tool_name.as_str() {
+//!             "Read" => PermissionResult::allow(),
+//!             _ => PermissionResult::deny("only reading is allowed here"),
 //!         })
 //!         .spawn()
 //!         .await?;
 //!
-//!     // The turn as it streams: text deltas, then the whole turn.
+//!     // The turn as it streams: text deltas, tool calls, the result.
 //!     let mut turn = claude.query("What is in README.md?").await?;
-//!     while let Some(event) = turn.next().await {
-//!         if let Some(text) = event.text_delta() {
-//!             print!("{text}");
+//!     while let Some(item) = turn.next_item().await {
+//!         match item {
+//!             TurnItem::TextDelta(text) => print!("{text}"),
+//!             TurnItem::ToolUse(tool) => println!("[{}]", tool.name),
+//!             TurnItem::Result(result) => println!("\n${:.4}", result.total_cost_usd()),
+//!             _ => {}
 //!         }
 //!     }
-//!     let turn = turn.finish().await?;
-//!     println!("\n({} messages)", turn.messages.len());
 //!
 //!     claude.close().await?;
 //!     Ok::<_, Box<dyn std::error::Error>>(())
@@ -141,9 +132,9 @@ pub type ClaudeBuilder = claude_proto_async::ClaudeBuilder<Runtime>;
 
 pub use claude_proto_async::{
     BoxFuture, Config, Configure, EndReason, Error, Event, Events, ExitReport, HandlerError,
-    HookOptions, Limits, McpServer, Message, Options, SessionEnded, ShutdownPolicy, SpawnError,
-    Stall, StoreSettings, Tool, ToolAnnotations, ToolOutput, Turn, TurnId, TurnStream,
-    claude_proto, sessions, with_state,
+    HookOptions, INTERRUPT_GRACE, Limits, McpServer, Message, Options, SessionEnded,
+    ShutdownPolicy, SpawnError, Stall, StoreSettings, Tool, ToolAnnotations, ToolArgs, ToolOutput,
+    Turn, TurnId, TurnItem, TurnStream, claude_proto, sessions, with_state,
 };
 
 /// The control side of a [`Claude`] session, cloneable and usable from
@@ -154,7 +145,7 @@ pub type Controller = claude_proto_async::Controller<Runtime>;
 /// Asks the CLI one question in one call: spawns it with `options`, sends
 /// `prompt`, collects the turn and closes the session (see
 /// [`claude_proto_async::query`]). The [`Turn`] has the answer
-/// ([`Turn::text`]) and its cost ([`Turn::session_cost_usd`], the whole
+/// ([`Turn::text`]) and its cost ([`Turn::cost_usd`], the whole
 /// session's, which here is this one answer's). Failing to start is
 /// [`Error::Spawn`], so one error type covers the whole call.
 ///

@@ -1,5 +1,6 @@
 //! Configuring and starting a session.
 
+use claude_proto_adapter::handlers::AsyncHandler;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -141,7 +142,7 @@ impl<R: Runtime> ClaudeBuilder<R> {
     /// ```
     pub fn on_permission<F, Fut>(mut self, handler: F) -> Self
     where
-        F: Fn(CanUseTool) -> Fut + Send + Sync + 'static,
+        F: AsyncHandler<CanUseTool, Fut>,
         Fut: Future + Send + 'static,
         Fut::Output: IntoHandlerResult<PermissionResult>,
     {
@@ -196,7 +197,7 @@ impl<R: Runtime> ClaudeBuilder<R> {
     pub fn hook<H, F, Fut>(mut self, hook: H, options: HookOptions, handler: F) -> Self
     where
         H: Hook,
-        F: Fn(H::Input) -> Fut + Send + Sync + 'static,
+        F: AsyncHandler<H::Input, Fut>,
         Fut: Future + Send + 'static,
         Fut::Output: IntoHookOutput<H>,
     {
@@ -238,7 +239,7 @@ impl<R: Runtime> ClaudeBuilder<R> {
     /// [`on_permission`](Self::on_permission)'s does.
     pub fn on_elicitation<F, Fut>(mut self, handler: F) -> Self
     where
-        F: Fn(ElicitationRequest) -> Fut + Send + Sync + 'static,
+        F: AsyncHandler<ElicitationRequest, Fut>,
         Fut: Future + Send + 'static,
         Fut::Output: IntoHandlerResult<ElicitationResult>,
     {
@@ -259,7 +260,7 @@ impl<R: Runtime> ClaudeBuilder<R> {
         handler: F,
     ) -> Self
     where
-        F: Fn(UserDialogRequest) -> Fut + Send + Sync + 'static,
+        F: AsyncHandler<UserDialogRequest, Fut>,
         Fut: Future + Send + 'static,
         Fut::Output: IntoHandlerResult<UserDialogResult>,
     {

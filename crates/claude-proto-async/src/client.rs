@@ -107,7 +107,7 @@ impl<R: Runtime> Claude<R> {
     /// content blocks).
     pub async fn query_message(&mut self, message: UserMessage) -> Result<TurnStream<'_>, Error> {
         let turn = self.controller.send_message(message).await?;
-        Ok(TurnStream::new(&mut self.events, turn))
+        Ok(TurnStream::new(&mut self.events, &self.controller, turn))
     }
 
     /// Sends `prompt` and returns its whole turn once its `result` has
@@ -128,7 +128,7 @@ impl<R: Runtime> Claude<R> {
     /// one if its `result` was taken).
     pub fn turn(&mut self) -> TurnStream<'_> {
         let turn = self.events.next_turn();
-        TurnStream::new(&mut self.events, turn)
+        TurnStream::new(&mut self.events, &self.controller, turn)
     }
 
     /// Collects the first turn whose `result` you have not read yet:

@@ -426,3 +426,18 @@ impl<R: Runtime> Controller<R> {
             .unwrap_or_else(|oneshot::Closed| Err(self.shared.ended_error()))
     }
 }
+
+impl<R: Runtime> crate::turn::TurnControl for Controller<R> {
+    fn interrupt(&self) -> crate::BoxFuture<Result<(), Error>> {
+        let controller = self.clone();
+        Box::pin(async move { controller.interrupt().await.map(drop) })
+    }
+
+    fn sleep_until(&self, deadline: Instant) -> crate::BoxFuture<()> {
+        self.runtime.sleep_until(deadline)
+    }
+
+    fn now(&self) -> Instant {
+        self.runtime.now()
+    }
+}

@@ -67,6 +67,11 @@ impl Events {
         self.shared.ended_error()
     }
 
+    /// The session's running cost as of the last `result` read.
+    pub(crate) fn total_cost_usd(&self) -> f64 {
+        self.cursor.total_cost_usd()
+    }
+
     /// The turn whose `result` has not been read yet.
     pub(crate) fn next_turn(&self) -> TurnId {
         self.cursor.next_turn()

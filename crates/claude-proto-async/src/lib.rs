@@ -67,18 +67,19 @@ pub use events::Events;
 pub use handlers::{McpServer, Tool};
 pub use query::query;
 pub use runtime::{BoxFuture, BoxReader, BoxWriter, Connect, ReadBytes, Runtime, WriteBytes};
-pub use turn::TurnStream;
+pub use turn::{INTERRUPT_GRACE, TurnStream};
 
 pub use claude_proto;
-pub use claude_proto::dispatch::{IntoHandlerResult, IntoToolResult, ToolArgs};
+pub use claude_proto::dispatch::{IntoHandlerResult, IntoToolResult};
 pub use claude_proto::dispatch::{ToolAnnotations, ToolOutput};
 pub use claude_proto::model::hooks::{Hook, IntoHookOutput};
 pub use claude_proto::options::Options;
 pub use claude_proto::{Config, Message};
+pub use claude_proto_adapter::ToolArgs;
 pub use claude_proto_adapter::{Configure, HookOptions, ShutdownPolicy, StoreSettings};
 pub use claude_proto_host::{
     EndReason, Error, Event, ExitReport, Limits, LimitsError, SessionEnded, SpawnError, Stall,
-    Turn, TurnId,
+    Turn, TurnId, TurnItem,
 };
 /// Sessions on disk and in a store: list, read, rename, tag, fork,
 /// delete (`Sessions`, `StoreSessions`); the `SessionStore` trait and its

@@ -1,32 +1,53 @@
 //! One turn's events, as a stream.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::future::poll_fn;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
-use claude_proto_host::{Error, Event, Step, Turn, TurnCollector, TurnId};
+use claude_proto::Message;
+use claude_proto_host::{Error, Event, Step, Turn, TurnCollector, TurnId, TurnItem};
 
 use crate::events::Events;
+use crate::runtime::BoxFuture;
+
+/// How long [`TurnStream::finish_by`] waits, after interrupting a turn,
+/// for the CLI to end it. The real CLI ends an interrupted turn at once.
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
+
+/// What a turn stream needs of its session besides the events: an
+/// interrupt and a timer, for [`TurnStream::finish_by`].
+pub(crate) trait TurnControl: Send + Sync {
+    fn interrupt(&self) -> BoxFuture<Result<(), Error>>;
+    fn sleep_until(&self, deadline: Instant) -> BoxFuture<()>;
+    fn now(&self) -> Instant;
+}
 
 /// The events of one turn as they arrive, ending with its `result`
 /// message; then [`finish`](Self::finish) gives the whole [`Turn`].
 ///
 /// Returned by [`Claude::query`](crate::Claude::query) (the turn of the
-/// prompt it sent) and [`Claude::turn`](crate::Claude::turn). Also a
-/// `futures_core::Stream<Item = Event>`.
+/// prompt it sent) and [`Claude::turn`](crate::Claude::turn). Read it as
+/// typed items ([`next_item`](Self::next_item)) or as the session's raw
+/// events ([`next`](Self::next), also a `futures_core::Stream<Item =
+/// Event>`), not both.
 ///
 /// ```no_run
+/// # use claude_proto_async::TurnItem;
 /// # async fn demo(claude: &mut claude_proto_async::Claude<impl claude_proto_async::Runtime>)
 /// # -> Result<(), claude_proto_async::Error> {
 /// let mut turn = claude.query("Tell me a story").await?;
-/// while let Some(event) = turn.next().await {
-///     if let Some(text) = event.text_delta() {
-///         print!("{text}");
+/// while let Some(item) = turn.next_item().await {
+///     match item {
+///         TurnItem::TextDelta(text) => print!("{text}"),
+///         TurnItem::ToolUse(tool) => println!("\n[{}]", tool.name),
+///         TurnItem::ToolResult(result) => println!("[{}]", result.text()),
+///         TurnItem::Result(result) => println!("\n${}", result.total_cost_usd()),
+///         _ => {}
 ///     }
 /// }
-/// let turn = turn.finish().await?;
-/// println!("\n{}", turn.text().unwrap_or_default());
 /// # Ok(()) }
 /// ```
 ///
@@ -42,7 +63,12 @@ use crate::events::Events;
 #[must_use = "a turn stream reads nothing unless polled; `finish` collects it"]
 pub struct TurnStream<'a> {
     events: &'a mut Events,
+    control: &'a dyn TurnControl,
     collector: TurnCollector,
+    /// Items of the last event not handed out yet.
+    items: VecDeque<TurnItem>,
+    /// The message the last event read was, if it was one.
+    message: Option<Message>,
     /// The turn's end: `Ok` once its `result` was read, `Err` if the
     /// session ended first.
     end: Option<Result<Box<Turn>, Error>>,
@@ -58,10 +84,14 @@ impl fmt::Debug for TurnStream<'_> {
 }
 
 impl<'a> TurnStream<'a> {
-    pub(crate) fn new(events: &'a mut Events, turn: TurnId) -> Self {
+    pub(crate) fn new(events: &'a mut Events, control: &'a dyn TurnControl, turn: TurnId) -> Self {
+        let total_cost_usd = events.total_cost_usd();
         Self {
             events,
-            collector: TurnCollector::new(turn),
+            control,
+            collector: TurnCollector::new(turn, total_cost_usd),
+            items: VecDeque::new(),
+            message: None,
             end: None,
         }
     }
@@ -79,6 +109,33 @@ impl<'a> TurnStream<'a> {
         poll_fn(|cx| self.poll_event(cx)).await
     }
 
+    /// The turn's next item, typed (see [`TurnItem`]); `None` after its
+    /// [`TurnItem::Result`] (the last item), or if the session ended first
+    /// ([`finish`](Self::finish) then says how).
+    ///
+    /// Cancel-safe: an event is taken only when the future completes, and
+    /// the items it holds stay for the next call.
+    pub async fn next_item(&mut self) -> Option<TurnItem> {
+        loop {
+            if let Some(item) = self.items.pop_front() {
+                return Some(item);
+            }
+            let event = self.next().await?;
+            let ended = match &self.end {
+                Some(Ok(turn)) => Some(&**turn),
+                _ => None,
+            };
+            TurnItem::extend(&mut self.items, event, &self.collector, ended);
+        }
+    }
+
+    /// The raw message the last event (or item) came from: the line as the
+    /// CLI wrote it, for what the typed items leave out. `None` before the
+    /// first event, or when the last one was not a message.
+    pub fn message(&self) -> Option<&Message> {
+        self.message.as_ref()
+    }
+
     /// Reads the rest of the turn and returns all of it, also the events
     /// already yielded. Fails if the session ends before the turn's
     /// `result` (the error carries the exit status and stderr).
@@ -87,6 +144,70 @@ impl<'a> TurnStream<'a> {
     /// the effect described on [`TurnStream`].
     pub async fn finish(mut self) -> Result<Turn, Error> {
         while self.next().await.is_some() {}
+        self.ending()
+    }
+
+    /// [`finish`](Self::finish), giving up at `deadline`: if the turn has
+    /// not ended by then, it is interrupted and read to its end (the CLI
+    /// answers an interrupt by ending the turn), and the call fails with
+    /// [`Error::DeadlinePassed`] holding that turn. Either way the session
+    /// is ready for the next prompt. If the CLI does not end the turn
+    /// within [`INTERRUPT_GRACE`] of the interrupt, the error holds no
+    /// turn; the next `query` still skips the rest of it.
+    ///
+    /// Cancel safety as [`finish`](Self::finish).
+    pub async fn finish_by(mut self, deadline: Instant) -> Result<Turn, Error> {
+        if self.read_until(deadline).await {
+            return self.ending();
+        }
+        // An interrupt that fails means the session has ended or the turn
+        // already has: reading on tells which.
+        let _ = self.control.interrupt().await;
+        let grace = self
+            .control
+            .now()
+            .checked_add(INTERRUPT_GRACE)
+            .unwrap_or(deadline);
+        if !self.read_until(grace).await {
+            return Err(Error::DeadlinePassed { turn: None });
+        }
+        match self.ending() {
+            Ok(turn) => Err(Error::DeadlinePassed {
+                turn: Some(Box::new(turn)),
+            }),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// [`finish_by`](Self::finish_by) `timeout` from now.
+    pub async fn finish_within(self, timeout: Duration) -> Result<Turn, Error> {
+        let now = self.control.now();
+        let deadline = claude_proto_host::deadline(now, timeout);
+        self.finish_by(deadline).await
+    }
+
+    /// Reads events until the turn ends (`true`) or `deadline` passes
+    /// (`false`).
+    async fn read_until(&mut self, deadline: Instant) -> bool {
+        let mut timer = self.control.sleep_until(deadline);
+        poll_fn(|cx| {
+            loop {
+                match self.poll_event(cx) {
+                    Poll::Ready(Some(_)) => continue,
+                    Poll::Ready(None) => return Poll::Ready(true),
+                    Poll::Pending => {}
+                }
+                return match timer.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(false),
+                    Poll::Pending => Poll::Pending,
+                };
+            }
+        })
+        .await
+    }
+
+    /// The turn, once read to its end.
+    fn ending(&mut self) -> Result<Turn, Error> {
         match self.end.take() {
             Some(Ok(turn)) => Ok(*turn),
             Some(Err(error)) => Err(error),
@@ -103,16 +224,14 @@ impl<'a> TurnStream<'a> {
                 self.end = Some(Err(self.events.ended_error()));
                 return Poll::Ready(None);
             };
-            if delivery.turn < self.collector.turn() {
-                // An earlier turn's leftover.
-                continue;
-            }
             let event = delivery.event.clone();
             match self.collector.push(delivery) {
+                // An earlier turn's leftover.
                 Step::Skipped => continue,
                 Step::Done(turn) => self.end = Some(Ok(turn)),
                 _ => {}
             }
+            self.message = event.as_message().cloned();
             return Poll::Ready(Some(event));
         }
     }

@@ -28,14 +28,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let turn = claude.ask(prompt)?;
     println!("{}", turn.text().unwrap_or("(no text)"));
-    if let Some(result) = &turn.result {
-        eprintln!(
-            "[result] {} in {} turn(s), session cost so far ${:.4}",
-            result.subtype,
-            result.num_turns,
-            result.cost_usd()
-        );
-    }
+    eprintln!(
+        "[result] {} in {} turn(s), ${:.4}",
+        turn.result.subtype,
+        turn.result.num_turns,
+        turn.cost_usd()
+    );
 
     let exit = claude.close()?;
     if let Some(exit) = exit.filter(|exit| !exit.success()) {

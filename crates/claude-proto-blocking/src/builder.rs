@@ -1,5 +1,6 @@
 //! Configuring a session, and starting its threads.
 
+use claude_proto_adapter::handlers::BlockingHandler;
 use std::io::{Read, Write};
 use std::process::ChildStderr;
 use std::sync::Arc;
@@ -118,7 +119,7 @@ impl ClaudeBuilder {
     /// ```
     pub fn on_permission<F, R>(mut self, handler: F) -> Self
     where
-        F: Fn(CanUseTool) -> R + Send + Sync + 'static,
+        F: BlockingHandler<CanUseTool, R>,
         R: IntoHandlerResult<PermissionResult>,
     {
         self.settings.handlers.set_permission(handler);
@@ -169,7 +170,7 @@ impl ClaudeBuilder {
     pub fn hook<H, F, R>(mut self, hook: H, options: HookOptions, handler: F) -> Self
     where
         H: Hook,
-        F: Fn(H::Input) -> R + Send + Sync + 'static,
+        F: BlockingHandler<H::Input, R>,
         R: IntoHookOutput<H>,
     {
         let _ = hook;
@@ -201,7 +202,7 @@ impl ClaudeBuilder {
     /// declined too.
     pub fn on_elicitation<F, R>(mut self, handler: F) -> Self
     where
-        F: Fn(ElicitationRequest) -> R + Send + Sync + 'static,
+        F: BlockingHandler<ElicitationRequest, R>,
         R: IntoHandlerResult<ElicitationResult>,
     {
         self.settings.handlers.set_elicitation(handler);
@@ -221,7 +222,7 @@ impl ClaudeBuilder {
         handler: F,
     ) -> Self
     where
-        F: Fn(UserDialogRequest) -> R + Send + Sync + 'static,
+        F: BlockingHandler<UserDialogRequest, R>,
         R: IntoHandlerResult<UserDialogResult>,
     {
         let kinds = kinds.into_iter().map(Into::into).collect();

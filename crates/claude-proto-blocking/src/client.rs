@@ -113,7 +113,12 @@ impl Claude {
     /// content blocks).
     pub fn query_message(&mut self, message: UserMessage) -> Result<TurnStream<'_>, Error> {
         let turn = self.controller.send_turn(message)?;
-        Ok(TurnStream::new(&mut self.events, &self.parts.shared, turn))
+        Ok(TurnStream::new(
+            &mut self.events,
+            &self.parts.shared,
+            &self.controller,
+            turn,
+        ))
     }
 
     /// Sends `prompt` and returns its whole turn, up to and including its
@@ -130,7 +135,7 @@ impl Claude {
     /// events from where you are, up to and including that `result`.
     pub fn turn(&mut self) -> TurnStream<'_> {
         let turn = self.events.cursor().next_turn();
-        TurnStream::new(&mut self.events, &self.parts.shared, turn)
+        TurnStream::new(&mut self.events, &self.parts.shared, &self.controller, turn)
     }
 
     /// Collects the first turn whose `result` you have not read yet:

@@ -13,28 +13,23 @@
 //! [`claude_proto_host`]. This crate is thread plumbing around one host.
 //!
 //! ```no_run
-//! use claude_proto::model::permission::PermissionResult;
-//! use claude_proto_blocking::{Claude, Options};
+//! use claude_proto_blocking::prelude::*;
 //!
 //! # fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let mut claude = Claude::builder(Options::default())
-//!     .on_permission(|ask| {
-//!         Ok(if ask.tool_name == "Read" {
-//!             PermissionResult::allow()
-//!         } else {
-//!             PermissionResult::deny("only reading is allowed here")
-//!         })
+//!     .on_permission(|ask| match ask.tool_name.as_str() {
+//!         "Read" => PermissionResult::allow(),
+//!         _ => PermissionResult::deny("only reading is allowed here"),
 //!     })
 //!     .spawn()?;
 //!
-//! let turn = claude.ask("What is in README.md?")?;
-//! println!("{}", turn.text().unwrap_or_default());
-//!
-//! // Or read events as they stream:
-//! claude.send_text("And in Cargo.toml?")?;
-//! for event in claude.events() {
-//!     if event.as_message().is_some_and(|m| m.is_result()) {
-//!         break;
+//! let mut turn = claude.query("What is in README.md?")?;
+//! while let Some(item) = turn.next_item() {
+//!     match item {
+//!         TurnItem::Text(text) => println!("{text}"),
+//!         TurnItem::ToolUse(tool) => println!("[{} {}]", tool.name, tool.input),
+//!         TurnItem::Result(result) => println!("${:.4}", result.total_cost_usd()),
+//!         _ => {}
 //!     }
 //! }
 //!
@@ -128,7 +123,7 @@ pub use controller::Controller;
 pub use events::{Elapsed, Events};
 pub use handlers::{CancelToken, McpServer, Tool};
 pub use query::query;
-pub use turn::TurnStream;
+pub use turn::{INTERRUPT_GRACE, TurnStream};
 
 pub use claude_proto;
 pub use claude_proto::dispatch::{ToolAnnotations, ToolOutput};
@@ -137,6 +132,7 @@ pub use claude_proto::{Config, Message};
 pub use claude_proto_adapter::{Configure, HookOptions, ShutdownPolicy, StoreSettings};
 pub use claude_proto_host::{
     EndReason, Error, Event, ExitReport, Limits, SessionEnded, SpawnError, Stall, Turn, TurnId,
+    TurnItem,
 };
 /// Sessions on disk and in a store: list, read, rename, tag, fork,
 /// delete (`Sessions`, `StoreSessions`); the `SessionStore` trait and its
@@ -160,5 +156,6 @@ pub mod prelude {
 
     pub use crate::{CancelToken, Claude, ClaudeBuilder, Controller, McpServer, Tool, TurnStream};
 }
-pub use claude_proto::dispatch::{IntoHandlerResult, IntoToolResult, ToolArgs};
+pub use claude_proto::dispatch::{IntoHandlerResult, IntoToolResult};
 pub use claude_proto::model::hooks::{Hook, IntoHookOutput};
+pub use claude_proto_adapter::ToolArgs;

@@ -19,7 +19,7 @@ use crate::client::Claude;
 /// turns). It returns once the CLI has exited.
 ///
 /// The [`Turn`] is the prompt's: it carries the answer ([`Turn::text`])
-/// and its cost ([`Turn::session_cost_usd`], the session's total at that
+/// and its cost ([`Turn::cost_usd`]; [`Turn::total_cost_usd`] is the session's total at that
 /// point). Follow-up turns run but are not returned: read them with a
 /// [`Claude`] session and [`Controller::end_input_at_run_end`](crate::Controller::end_input_at_run_end). A failure
 /// to start is [`Error::Spawn`], so one error type covers the whole call;

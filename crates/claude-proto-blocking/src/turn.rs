@@ -1,9 +1,18 @@
 //! One turn's events, as an iterator.
 
-use claude_proto_host::{Error, Event, Step, Turn, TurnCollector, TurnId};
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
-use crate::events::Events;
+use claude_proto::Message;
+use claude_proto_host::{Error, Event, Step, Turn, TurnCollector, TurnId, TurnItem};
+
+use crate::controller::Controller;
+use crate::events::{Elapsed, Events};
 use crate::shared::Shared;
+
+/// How long [`TurnStream::finish_by`] waits, after interrupting a turn,
+/// for the CLI to end it. The real CLI ends an interrupted turn at once.
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
 
 /// The events of one turn as they arrive, ending with its `result`
 /// message; then [`finish`](Self::finish) gives the whole [`Turn`].
@@ -12,16 +21,22 @@ use crate::shared::Shared;
 /// prompt it sent) and [`Claude::turn`](crate::Claude::turn). `next`
 /// waits for the CLI's next event of the turn.
 ///
+/// Read it as typed items ([`next_item`](Self::next_item)) or as the
+/// session's raw events (it is an `Iterator<Item = Event>`), not both.
+///
 /// ```no_run
+/// # use claude_proto_blocking::TurnItem;
 /// # fn demo(claude: &mut claude_proto_blocking::Claude) -> Result<(), claude_proto_blocking::Error> {
 /// let mut turn = claude.query("Tell me a story")?;
-/// for event in &mut turn {
-///     if let Some(text) = event.text_delta() {
-///         print!("{text}");
+/// while let Some(item) = turn.next_item() {
+///     match item {
+///         TurnItem::TextDelta(text) => print!("{text}"),
+///         TurnItem::ToolUse(tool) => println!("\n[{}]", tool.name),
+///         TurnItem::ToolResult(result) => println!("[{}]", result.text()),
+///         TurnItem::Result(result) => println!("\n${}", result.total_cost_usd()),
+///         _ => {}
 ///     }
 /// }
-/// let turn = turn.finish()?;
-/// println!("\n{}", turn.text().unwrap_or_default());
 /// # Ok(()) }
 /// ```
 ///
@@ -40,19 +55,131 @@ use crate::shared::Shared;
 pub struct TurnStream<'a> {
     events: &'a mut Events,
     shared: &'a Shared,
+    controller: &'a Controller,
     collector: TurnCollector,
+    /// Items of the last event not handed out yet.
+    items: VecDeque<TurnItem>,
+    /// The message the last event read was, if it was one.
+    message: Option<Message>,
     /// The turn's end: `Ok` once its `result` was read, `Err` if the
     /// session ended first.
     end: Option<Result<Box<Turn>, Error>>,
 }
 
 impl<'a> TurnStream<'a> {
-    pub(crate) fn new(events: &'a mut Events, shared: &'a Shared, turn: TurnId) -> Self {
+    pub(crate) fn new(
+        events: &'a mut Events,
+        shared: &'a Shared,
+        controller: &'a Controller,
+        turn: TurnId,
+    ) -> Self {
+        let total_cost_usd = events.cursor().total_cost_usd();
         Self {
             events,
             shared,
-            collector: TurnCollector::new(turn),
+            controller,
+            collector: TurnCollector::new(turn, total_cost_usd),
+            items: VecDeque::new(),
+            message: None,
             end: None,
+        }
+    }
+
+    /// The turn's next item, typed (see [`TurnItem`]), waiting for the
+    /// CLI; `None` after its [`TurnItem::Result`] (the last item), or if
+    /// the session ended first ([`finish`](Self::finish) then says how).
+    pub fn next_item(&mut self) -> Option<TurnItem> {
+        loop {
+            if let Some(item) = self.items.pop_front() {
+                return Some(item);
+            }
+            let event = self.next()?;
+            let ended = match &self.end {
+                Some(Ok(turn)) => Some(&**turn),
+                _ => None,
+            };
+            TurnItem::extend(&mut self.items, event, &self.collector, ended);
+        }
+    }
+
+    /// The raw message the last event (or item) came from: the line as the
+    /// CLI wrote it, for what the typed items leave out. `None` before the
+    /// first event, or when the last one was not a message.
+    pub fn message(&self) -> Option<&Message> {
+        self.message.as_ref()
+    }
+
+    /// [`finish`](Self::finish), giving up at `deadline`: if the turn has
+    /// not ended by then, it is interrupted and read to its end (the CLI
+    /// answers an interrupt by ending the turn), and the call fails with
+    /// [`Error::DeadlinePassed`] holding that turn. Either way the session
+    /// is ready for the next prompt. If the CLI does not end the turn
+    /// within [`INTERRUPT_GRACE`] of the interrupt, the error holds no
+    /// turn; the next `query` still skips the rest of it.
+    pub fn finish_by(mut self, deadline: Instant) -> Result<Turn, Error> {
+        if self.read_until(deadline) {
+            return self.ending();
+        }
+        // An interrupt that fails means the session has ended or the turn
+        // already has: reading on tells which.
+        let _ = self.controller.interrupt();
+        let grace = claude_proto_host::deadline(Instant::now(), INTERRUPT_GRACE);
+        if !self.read_until(grace) {
+            return Err(Error::DeadlinePassed { turn: None });
+        }
+        match self.ending() {
+            Ok(turn) => Err(Error::DeadlinePassed {
+                turn: Some(Box::new(turn)),
+            }),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// [`finish_by`](Self::finish_by) `timeout` from now.
+    pub fn finish_within(self, timeout: Duration) -> Result<Turn, Error> {
+        self.finish_by(claude_proto_host::deadline(Instant::now(), timeout))
+    }
+
+    /// Reads events until the turn ends (`true`) or `deadline` passes
+    /// (`false`).
+    fn read_until(&mut self, deadline: Instant) -> bool {
+        while self.end.is_none() {
+            if self.read_one(Some(deadline)).is_err() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The turn, once read to its end.
+    fn ending(&mut self) -> Result<Turn, Error> {
+        match self.end.take() {
+            Some(Ok(turn)) => Ok(*turn),
+            Some(Err(error)) => Err(error),
+            None => Err(self.shared.ended_error()),
+        }
+    }
+
+    /// Reads the turn's next event, waiting until `deadline` at most
+    /// (`Err` if it passed first); `Ok(None)` once the turn has ended.
+    fn read_one(&mut self, deadline: Option<Instant>) -> Result<Option<Event>, Elapsed> {
+        if self.end.is_some() {
+            return Ok(None);
+        }
+        loop {
+            let Some(delivery) = self.events.next_delivery(deadline)? else {
+                self.end = Some(Err(self.shared.ended_error()));
+                return Ok(None);
+            };
+            let event = delivery.event.clone();
+            match self.collector.push(delivery) {
+                // An earlier turn's leftover.
+                Step::Skipped => continue,
+                Step::Done(turn) => self.end = Some(Ok(turn)),
+                _ => {}
+            }
+            self.message = event.as_message().cloned();
+            return Ok(Some(event));
         }
     }
 
@@ -66,11 +193,7 @@ impl<'a> TurnStream<'a> {
     /// session ends first (the error carries the exit status and stderr).
     pub fn finish(mut self) -> Result<Turn, Error> {
         for _ in &mut self {}
-        match self.end.take() {
-            Some(Ok(turn)) => Ok(*turn),
-            Some(Err(error)) => Err(error),
-            None => Err(self.shared.ended_error()),
-        }
+        self.ending()
     }
 }
 
@@ -80,25 +203,7 @@ impl Iterator for TurnStream<'_> {
     /// The turn's next event, waiting for the CLI; `None` after its
     /// `result` (the last event yielded), or if the session ended first.
     fn next(&mut self) -> Option<Event> {
-        if self.end.is_some() {
-            return None;
-        }
-        loop {
-            let Ok(Some(delivery)) = self.events.next_delivery(None) else {
-                self.end = Some(Err(self.shared.ended_error()));
-                return None;
-            };
-            if delivery.turn < self.collector.turn() {
-                // An earlier turn's leftover.
-                continue;
-            }
-            let event = delivery.event.clone();
-            match self.collector.push(delivery) {
-                Step::Skipped => continue,
-                Step::Done(turn) => self.end = Some(Ok(turn)),
-                _ => {}
-            }
-            return Some(event);
-        }
+        // Without a deadline, reading only ends with an event or the end.
+        self.read_one(None).ok().flatten()
     }
 }

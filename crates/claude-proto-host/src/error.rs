@@ -275,6 +275,20 @@ pub enum Error {
         /// The budget that held the answer back, if one did.
         stall: Option<Stall>,
     },
+    /// A turn read with a deadline (the adapters' `TurnStream::finish_by`)
+    /// did not end in time: it was interrupted.
+    #[error(
+        "the turn did not end by its deadline and was interrupted{}",
+        if turn.is_some() { "; it has ended and the session is ready for the next prompt" }
+        else { ", but the CLI did not end it within the grace after the interrupt" }
+    )]
+    DeadlinePassed {
+        /// The interrupted turn, read to its end (its `result` is the CLI's
+        /// answer to the interrupt): the session is ready for the next
+        /// prompt. `None` if the CLI did not end it within the grace; the
+        /// next `query` still skips the rest of it.
+        turn: Option<Box<crate::Turn>>,
+    },
     /// The request was not written: a byte budget would be exceeded.
     #[error("`{what}` was not sent: {stall}")]
     Backlog {

@@ -43,6 +43,7 @@ mod mirror;
 pub mod run_end;
 mod stderr;
 mod turn;
+mod turn_item;
 
 pub use buffer::{ReadBuffer, deque_spare, trim_deque};
 pub use error::{EndReason, Error, ExitReport, LimitsError, SessionEnded, SpawnError, Stall};
@@ -56,3 +57,4 @@ pub use limits::{Limits, MAX_BYTES, MAX_DURATION, check_count, check_duration, d
 pub use mirror::{MirrorAppend, MirrorConfig, MirrorFailure, MirrorId};
 pub use stderr::{LineSplitter, StderrTail};
 pub use turn::{Step, Turn, TurnCollector, TurnCursor};
+pub use turn_item::TurnItem;

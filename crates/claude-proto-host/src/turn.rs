@@ -8,7 +8,7 @@
 //! a line that fails to decode, a dropped reader, or a `result` of a shape
 //! this version does not know cannot shift later turns.
 
-use claude_proto::model::result::{ResultMessage, failure_text};
+use claude_proto::model::result::{LenientResult, ResultMessage, failure_text};
 use claude_proto::model::stdout::StdoutMessage;
 use claude_proto::{Message, ProtocolError};
 
@@ -25,47 +25,67 @@ pub struct Turn {
     /// JSON; lines that are not even JSON values are in
     /// [`unreadable`](Self::unreadable).
     pub messages: Vec<StdoutMessage>,
-    /// The turn's result, if its line fits [`ResultMessage`] (a CLI of
-    /// another version may send a shape it does not); the raw line is
-    /// always in [`result_line`](Self::result_line).
-    pub result: Option<ResultMessage>,
+    /// The turn's result. Always there: a `result` line of a shape this
+    /// version cannot wholly read (a newer CLI's, say) is read field by
+    /// field ([`ResultMessage::read_leniently`]), with defaults for the
+    /// fields named in [`unread_result_fields`](Self::unread_result_fields);
+    /// the raw line is in [`result_line`](Self::result_line).
+    pub result: ResultMessage,
     /// The `result` line as the CLI wrote it.
     pub result_line: Message,
+    /// The result's fields that could not be read and hold their defaults
+    /// in [`result`](Self::result); empty when the line read whole (see
+    /// [`LenientResult::unread_fields`]).
+    pub unread_result_fields: Vec<String>,
     /// Messages of the turn that could not be read as JSON values (a
     /// number out of range, say), kept raw.
     pub unreadable: Vec<Message>,
     /// Lines of the turn that were not messages at all.
     pub protocol_errors: Vec<ProtocolError>,
+    /// The session's running cost when this turn started: the total of the
+    /// last `result` read before it.
+    total_cost_before: f64,
 }
 
 impl Turn {
-    /// The result text (`None` for error results without one, or a result
-    /// of an unknown shape).
+    /// The result text (`None` for error results without one).
     pub fn text(&self) -> Option<&str> {
-        self.result.as_ref()?.result.as_deref()
+        self.result.result.as_deref()
     }
 
-    /// The session's running cost in USD at the end of this turn (`None`
-    /// if the result could not be read). The CLI reports a running total,
-    /// not the turn's own cost: subtract the previous turn's figure for that.
-    pub fn session_cost_usd(&self) -> Option<f64> {
-        Some(self.result.as_ref()?.cost_usd())
+    /// What this turn cost, in USD: the session's running total at its end
+    /// minus the total at the end of the turn before it (the CLI reports
+    /// only running totals). Never negative.
+    pub fn cost_usd(&self) -> f64 {
+        (self.total_cost_usd() - self.total_cost_before).max(0.0)
     }
 
-    /// `true` if the turn ended in an error (or its result is unreadable).
+    /// The session's running cost in USD at the end of this turn: the
+    /// result's `total_cost_usd`, the name the CLI and both official SDKs
+    /// give it. For this turn's own cost, [`cost_usd`](Self::cost_usd).
+    pub fn total_cost_usd(&self) -> f64 {
+        self.result.total_cost_usd()
+    }
+
+    /// `true` if the turn ended in an error (anything but subtype `success`
+    /// without `is_error`).
     pub fn is_error(&self) -> bool {
-        self.result.as_ref().is_none_or(|r| !r.is_success())
+        !self.result.is_success()
     }
 
     /// The text of the turn's failure, worded as the Python SDK words the
     /// exception of a failed run (see `ResultMessage::error_message`); read
     /// from the raw result line when its shape is one the typed model
-    /// cannot read. `None` when the turn succeeded, or its result line is
-    /// not even a JSON object.
+    /// cannot wholly read. `None` when the turn succeeded.
     pub fn error_message(&self) -> Option<String> {
-        match &self.result {
-            Some(result) => result.error_message(),
-            None => failure_text(&serde_json::from_slice(self.result_line.as_bytes()).ok()?),
+        if self.unread_result_fields.is_empty()
+            || self.unread_result_fields == [LenientResult::LINE]
+        {
+            return self.result.error_message();
+        }
+        match serde_json::from_slice(self.result_line.as_bytes()) {
+            Ok(line) => failure_text(&line),
+            Err(_) => self.result.error_message(),
         }
     }
 }
@@ -89,16 +109,25 @@ pub struct TurnCollector {
     messages: Vec<StdoutMessage>,
     unreadable: Vec<Message>,
     protocol_errors: Vec<ProtocolError>,
+    total_cost_before: f64,
+    /// Whether the last delivery pushed added a typed message (the last of
+    /// `messages`).
+    last_was_typed: bool,
 }
 
 impl TurnCollector {
-    /// A collector for turn `turn`.
-    pub fn new(turn: TurnId) -> Self {
+    /// A collector for turn `turn`. `total_cost_usd` is the session's
+    /// running cost as far as the reader has seen
+    /// ([`TurnCursor::total_cost_usd`]); a `result` of an earlier turn
+    /// pushed later updates it.
+    pub fn new(turn: TurnId, total_cost_usd: f64) -> Self {
         Self {
             turn,
             messages: Vec::new(),
             unreadable: Vec::new(),
             protocol_errors: Vec::new(),
+            total_cost_before: total_cost_usd,
+            last_was_typed: false,
         }
     }
 
@@ -107,30 +136,53 @@ impl TurnCollector {
         self.turn
     }
 
+    /// The message the last [`push`](Self::push) added, typed; `None` if it
+    /// added none (an earlier turn's event, an unreadable line, an event
+    /// that is not a message, or the `result`, which is in the
+    /// [`Turn`]).
+    pub fn last_message(&self) -> Option<&StdoutMessage> {
+        if self.last_was_typed {
+            self.messages.last()
+        } else {
+            None
+        }
+    }
+
     /// Takes the next delivery.
     pub fn push(&mut self, delivery: Delivery) -> Step {
+        self.last_was_typed = false;
         if delivery.turn < self.turn {
+            if let Event::Message(message) = &delivery.event {
+                if let Some(total) = total_cost_of(message) {
+                    self.total_cost_before = total;
+                }
+            }
             return Step::Skipped;
         }
         match delivery.event {
             Event::Message(message) => {
-                let parsed = message.parse();
                 if message.is_result() {
-                    let result = match &parsed {
-                        Ok(StdoutMessage::Result(result)) => Some((**result).clone()),
-                        _ => None,
-                    };
-                    self.keep(parsed, &message);
+                    let read = ResultMessage::read_leniently(message.as_bytes());
+                    if read.is_complete() {
+                        self.messages
+                            .push(StdoutMessage::Result(Box::new(read.message.clone())));
+                    } else {
+                        // Kept as the rest are: `Unknown` with its JSON, or
+                        // raw; the defaults are only in `result`.
+                        self.keep(&message);
+                    }
                     return Step::Done(Box::new(Turn {
                         id: self.turn,
                         messages: std::mem::take(&mut self.messages),
-                        result,
+                        result: read.message,
                         result_line: message,
+                        unread_result_fields: read.unread_fields,
                         unreadable: std::mem::take(&mut self.unreadable),
                         protocol_errors: std::mem::take(&mut self.protocol_errors),
+                        total_cost_before: self.total_cost_before,
                     }));
                 }
-                self.keep(parsed, &message);
+                self.last_was_typed = self.keep(&message);
             }
             Event::ProtocolError(error) => self.protocol_errors.push(error),
             _ => {}
@@ -138,16 +190,35 @@ impl TurnCollector {
         Step::Added
     }
 
-    fn keep(
-        &mut self,
-        parsed: Result<StdoutMessage, claude_proto::DecodeError>,
-        message: &Message,
-    ) {
-        match parsed {
-            Ok(parsed) => self.messages.push(parsed),
-            Err(_) => self.unreadable.push(message.clone()),
+    /// Keeps a message typed, or raw if it is not even a JSON value;
+    /// `true` if typed.
+    fn keep(&mut self, message: &Message) -> bool {
+        match message.parse() {
+            Ok(parsed) => {
+                self.messages.push(parsed);
+                true
+            }
+            Err(_) => {
+                self.unreadable.push(message.clone());
+                false
+            }
         }
     }
+}
+
+/// The running cost a `result` line reports, read from that field alone;
+/// `None` for any other line, or a result without a readable one.
+fn total_cost_of(message: &Message) -> Option<f64> {
+    #[derive(serde::Deserialize)]
+    struct Total {
+        total_cost_usd: f64,
+    }
+    if !message.is_result() {
+        return None;
+    }
+    serde_json::from_slice::<Total>(message.as_bytes())
+        .ok()
+        .map(|t| t.total_cost_usd)
 }
 
 /// The reading side's turn position: which turn the next unqualified
@@ -155,17 +226,28 @@ impl TurnCollector {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct TurnCursor {
     next: TurnId,
+    total_cost_usd: f64,
 }
 
 impl TurnCursor {
     /// Notes a delivery handed to the user.
     pub fn observe(&mut self, delivery: &Delivery) {
-        let is_result = matches!(&delivery.event, Event::Message(m) if m.is_result());
-        if is_result {
-            self.next = self.next.max(delivery.turn + 1);
-        } else {
-            self.next = self.next.max(delivery.turn);
+        match &delivery.event {
+            Event::Message(message) if message.is_result() => {
+                self.next = self.next.max(delivery.turn + 1);
+                if let Some(total) = total_cost_of(message) {
+                    self.total_cost_usd = total;
+                }
+            }
+            _ => self.next = self.next.max(delivery.turn),
         }
+    }
+
+    /// The session's running cost in USD as of the last `result` handed to
+    /// the user (`0.0` before the first): what a [`TurnCollector`] for the
+    /// next turn starts from.
+    pub fn total_cost_usd(&self) -> f64 {
+        self.total_cost_usd
     }
 
     /// The turn whose `result` the user has not seen yet.

@@ -143,7 +143,8 @@ fn a_failed_turn_names_its_failure_whatever_its_shape() {
     pair.run();
     let events = pair.events.clone();
     let turn = pair.collect(0);
-    assert!(turn.result.is_none() && turn.is_error());
+    assert_eq!(turn.unread_result_fields, ["errors"]);
+    assert!(turn.is_error());
     assert_eq!(turn.error_message().as_deref(), Some("a bare string"));
     pair.events = events;
     let turn = pair.collect(1);
@@ -315,7 +316,12 @@ fn a_result_of_an_unknown_shape_still_ends_its_turn() {
     pair.run();
     let events = pair.events.clone();
     let turn = pair.collect(pair.turn_of(odd));
-    assert!(turn.result.is_none(), "the typed result is unavailable");
+    assert_eq!(
+        turn.unread_result_fields,
+        ["usage"],
+        "the unread field is named"
+    );
+    assert_eq!(turn.text(), Some("echo: odd #nousage"), "the rest is read");
     assert!(turn.result_line.is_result(), "the raw line is kept");
     pair.events = events;
     assert_eq!(text(&pair.collect(pair.turn_of(after))), "echo: after");

@@ -63,16 +63,9 @@ fn a_pre_tool_use_hook_allows_the_shell() -> Result {
     Ok(())
 }
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Shout {
     text: String,
-}
-
-impl ToolArgs for Shout {
-    fn schema() -> Json {
-        json!({"type": "object", "required": ["text"],
-            "properties": {"text": {"type": "string"}}})
-    }
 }
 
 #[test]

@@ -867,7 +867,7 @@ async fn tokio_overloaded_ends_the_turn_with_an_error_at_once() {
         return;
     };
     assert!(turn.is_error(), "{:?}", turn.result);
-    let message = turn.result.as_ref().unwrap().error_message().unwrap();
+    let message = turn.result.error_message().unwrap();
     assert!(message.to_lowercase().contains("overloaded"), "{message}");
     let statuses: Vec<u16> = api.messages_requests().iter().map(|r| r.status).collect();
     assert_eq!(statuses, [529], "not retried");
@@ -884,7 +884,7 @@ async fn tokio_a_400_ends_the_turn_after_one_call() {
         return;
     };
     assert!(turn.is_error(), "{:?}", turn.result);
-    let message = turn.result.as_ref().unwrap().error_message().unwrap();
+    let message = turn.result.error_message().unwrap();
     assert!(
         message.contains("the stand-in refuses this prompt"),
         "{message}"
@@ -958,7 +958,7 @@ async fn tokio_a_retry_after_over_a_minute_ends_the_turn_at_once() {
         return;
     };
     assert!(turn.is_error(), "{:?}", turn.result);
-    let message = turn.result.as_ref().unwrap().error_message().unwrap();
+    let message = turn.result.error_message().unwrap();
     assert!(message.contains("429"), "{message}");
     let statuses: Vec<u16> = api.messages_requests().iter().map(|r| r.status).collect();
     assert_eq!(statuses, [429]);
@@ -974,7 +974,7 @@ async fn tokio_three_overloaded_calls_in_a_row_end_the_turn_whatever_the_retries
         return;
     };
     assert!(turn.is_error(), "{:?}", turn.result);
-    let message = turn.result.as_ref().unwrap().error_message().unwrap();
+    let message = turn.result.error_message().unwrap();
     assert!(message.contains("Repeated 529"), "{message}");
     let statuses: Vec<u16> = api.messages_requests().iter().map(|r| r.status).collect();
     assert_eq!(statuses, [529, 529, 529]);

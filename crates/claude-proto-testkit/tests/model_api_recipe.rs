@@ -60,7 +60,7 @@ async fn the_agent_sees_an_overloaded_api_as_a_failed_turn() {
     claude.close().await.unwrap();
 
     assert!(turn.is_error());
-    let message = turn.result.unwrap().error_message().unwrap();
+    let message = turn.result.error_message().unwrap();
     assert!(message.contains("Overloaded"), "{message}");
 }
 

@@ -3,8 +3,6 @@
 //! error result, and a program that does something the script did not
 //! expect. Each script is about ten lines: that is the point.
 
-use claude_proto::dispatch::ToolArgs;
-use claude_proto::model::Json;
 use claude_proto::model::hooks::{PreToolUse, PreToolUseInput, PreToolUseOutput};
 use claude_proto::model::permission::PermissionResult;
 use claude_proto_testkit::{FailureKind, Script, ask, cli, expect};
@@ -79,17 +77,10 @@ async fn a_pre_tool_use_hook_blocks_the_shell() -> Result {
     Ok(())
 }
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Add {
     a: f64,
     b: f64,
-}
-
-impl ToolArgs for Add {
-    fn schema() -> Json {
-        json!({"type": "object", "required": ["a", "b"],
-            "properties": {"a": {"type": "number"}, "b": {"type": "number"}}})
-    }
 }
 
 #[tokio::test]

@@ -14,25 +14,25 @@
 //! and writes the CLI's pipes on tokio's reactor ([`TokioRuntime`]).
 //!
 //! ```no_run
-//! use claude_proto::model::permission::PermissionResult;
-//! use claude_proto_tokio::{Claude, Options};
+//! use claude_proto_tokio::prelude::*;
 //!
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let mut claude = Claude::builder(Options::default())
-//!     .on_permission(|ask| async move {
-//!         Ok(if ask.tool_name == "Read" {
-//!             PermissionResult::allow()
-//!         } else {
-//!             PermissionResult::deny("only reading is allowed here")
-//!         })
+//!     .on_permission(async |ask| match ask.tool_name.as_str() {
+//!         "Read" => PermissionResult::allow(),
+//!         _ => PermissionResult::deny("only reading is allowed here"),
 //!     })
 //!     .spawn()
 //!     .await?;
 //!
-//! let turn = claude.ask("What is in README.md?").await?;
-//! println!("{}", turn.text().unwrap_or_default());
-//! if let Some(cost) = turn.session_cost_usd() {
-//!     println!("session cost so far: ${cost:.4}");
+//! let mut turn = claude.query("What is in README.md?").await?;
+//! while let Some(item) = turn.next_item().await {
+//!     match item {
+//!         TurnItem::Text(text) => println!("{text}"),
+//!         TurnItem::ToolUse(tool) => println!("[{} {}]", tool.name, tool.input),
+//!         TurnItem::Result(result) => println!("${:.4}", result.total_cost_usd()),
+//!         _ => {}
+//!     }
 //! }
 //!
 //! claude.close().await?;
@@ -82,9 +82,9 @@ pub type ClaudeBuilder = claude_proto_async::ClaudeBuilder<TokioRuntime>;
 
 pub use claude_proto_async::{
     BoxFuture, Config, Configure, EndReason, Error, Event, Events, ExitReport, HandlerError,
-    HookOptions, Limits, McpServer, Message, Options, SessionEnded, ShutdownPolicy, SpawnError,
-    Stall, StoreSettings, Tool, ToolAnnotations, ToolOutput, Turn, TurnId, TurnStream,
-    claude_proto, sessions, with_state,
+    HookOptions, INTERRUPT_GRACE, Limits, McpServer, Message, Options, SessionEnded,
+    ShutdownPolicy, SpawnError, Stall, StoreSettings, Tool, ToolAnnotations, ToolArgs, ToolOutput,
+    Turn, TurnId, TurnItem, TurnStream, claude_proto, sessions, with_state,
 };
 
 /// The control side of a [`Claude`] session, cloneable and usable from
@@ -95,7 +95,7 @@ pub type Controller = claude_proto_async::Controller<TokioRuntime>;
 /// Asks the CLI one question in one call: spawns it with `options`, sends
 /// `prompt`, collects the turn and closes the session (see
 /// [`claude_proto_async::query`]). The [`Turn`] has the answer
-/// ([`Turn::text`]) and its cost ([`Turn::session_cost_usd`], the whole
+/// ([`Turn::text`]) and its cost ([`Turn::cost_usd`], the whole
 /// session's, which here is this one answer's). Failing to start is
 /// [`Error::Spawn`], so one error type covers the whole call.
 ///

@@ -583,49 +583,6 @@ impl<T> IntoHandlerResult<T> for Result<T, HandlerError> {
     }
 }
 
-/// The arguments of a typed MCP tool: a type the tool's JSON arguments
-/// are deserialized into, with the JSON Schema the model is shown, written
-/// once beside the type.
-///
-/// ```
-/// use claude_proto::dispatch::ToolArgs;
-/// use claude_proto::model::Json;
-/// use serde_json::json;
-///
-/// #[derive(serde::Deserialize)]
-/// struct Add {
-///     a: f64,
-///     b: f64,
-/// }
-///
-/// impl ToolArgs for Add {
-///     fn schema() -> Json {
-///         json!({
-///             "type": "object",
-///             "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-///             "required": ["a", "b"],
-///         })
-///     }
-/// }
-/// # assert_eq!(Add::schema()["required"][1], "b");
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool's arguments: it does not implement `ToolArgs`",
-    label = "the tool's arguments type",
-    note = "implement `ToolArgs` (its JSON Schema) and `serde::Deserialize` for it"
-)]
-pub trait ToolArgs: serde::de::DeserializeOwned {
-    /// The JSON Schema of the arguments (an object schema).
-    fn schema() -> Json;
-}
-
-/// Any JSON object: the schema accepts every object.
-impl ToolArgs for Json {
-    fn schema() -> Json {
-        json!({"type": "object"})
-    }
-}
-
 impl ToolOutput {
     /// The output for a tool's serializable result: a JSON string is sent
     /// as the text itself; any other value as its JSON text, and an object
@@ -644,7 +601,10 @@ impl ToolOutput {
 
     /// Reads a typed tool's arguments; arguments that do not fit become a
     /// tool error naming the problem (the model sees it and can retry).
-    pub fn parse_args<A: ToolArgs>(tool: &str, arguments: Json) -> Result<A, Self> {
+    pub fn parse_args<A: serde::de::DeserializeOwned>(
+        tool: &str,
+        arguments: Json,
+    ) -> Result<A, Self> {
         serde_json::from_value(arguments)
             .map_err(|e| Self::error(format!("Invalid arguments for tool `{tool}`: {e}")))
     }
@@ -1444,12 +1404,6 @@ mod tests {
     struct Add {
         a: i64,
         b: i64,
-    }
-
-    impl ToolArgs for Add {
-        fn schema() -> Json {
-            json!({"type": "object", "required": ["a", "b"]})
-        }
     }
 
     #[test]

@@ -106,6 +106,80 @@ proptest! {
     }
 }
 
+/// A JSON value of any shape, a few levels deep.
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        ".{0,12}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+            proptest::collection::btree_map(".{0,8}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// The fields of a result line, each given a value of any shape.
+const RESULT_FIELDS: &[&str] = &[
+    "type",
+    "subtype",
+    "is_error",
+    "result",
+    "errors",
+    "duration_ms",
+    "duration_api_ms",
+    "num_turns",
+    "stop_reason",
+    "total_cost_usd",
+    "usage",
+    "modelUsage",
+    "permission_denials",
+    "uuid",
+    "session_id",
+    "api_error_status",
+    "structured_output",
+    "terminal_reason",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// A result line of any shape reads leniently without panicking: each
+    /// field it names is read or named unread, never both, and a line that
+    /// reads whole strictly reads the same leniently.
+    #[test]
+    fn any_result_line_reads_leniently(
+        fields in proptest::collection::vec((proptest::sample::select(RESULT_FIELDS), json_value()), 0..12),
+        junk in proptest::collection::vec(any::<u8>(), 0..40),
+    ) {
+        use claude_proto::model::result::ResultMessage;
+        let mut line = serde_json::Map::new();
+        for (field, value) in fields {
+            line.insert(field.to_owned(), value);
+        }
+        let bytes = serde_json::to_vec(&Value::Object(line.clone())).unwrap();
+        let read = ResultMessage::read_leniently(&bytes);
+        match serde_json::from_slice::<ResultMessage>(&bytes) {
+            Ok(strict) => {
+                prop_assert!(read.is_complete());
+                prop_assert_eq!(&read.message, &strict);
+            }
+            Err(_) => prop_assert!(!read.is_complete()),
+        }
+        let reread = serde_json::to_value(&read.message).unwrap();
+        for field in read.unread_fields.iter().filter(|f| line.contains_key(f.as_str())) {
+            prop_assert!(reread.get(field) != line.get(field), "{} was read and unread", field);
+        }
+        let _ = ResultMessage::read_leniently(&junk);
+    }
+}
+
 /// What the user or the CLI does next in the interleaving test.
 #[derive(Debug, Clone)]
 enum Step {

@@ -1072,23 +1072,13 @@ pub fn dialogs_answered<H: Harness>(cli: PathBuf) {
     assert_eq!(without["dialog"]["behavior"], "cancelled", "{without}");
 }
 
-/// The arguments of the typed `add` tool.
-#[derive(Debug, Clone, serde::Deserialize)]
+/// The arguments of the typed `add` tool; its schema is derived.
+#[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
 pub struct TypedAdd {
     /// First addend.
     pub a: i64,
     /// Second addend.
     pub b: i64,
-}
-
-impl claude_proto::dispatch::ToolArgs for TypedAdd {
-    fn schema() -> Value {
-        json!({
-            "type": "object",
-            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-            "required": ["a", "b"],
-        })
-    }
 }
 
 /// The result of the typed `add` tool.
@@ -2044,7 +2034,8 @@ pub fn dropped_query_does_not_shift_turns<H: Harness>(cli: PathBuf) {
     must("close", s.close());
 }
 
-/// (b) A `result` the typed model rejects still ends its turn, kept raw.
+/// (b) A `result` the typed model cannot wholly read still ends its turn:
+/// read field by field, the missing one named, the raw line kept.
 pub fn unreadable_result_ends_its_turn<H: Harness>(cli: PathBuf) {
     let mut s = must(
         "start",
@@ -2057,8 +2048,16 @@ pub fn unreadable_result_ends_its_turn<H: Harness>(cli: PathBuf) {
         return;
     };
     let first = first.expect("no limit");
-    assert!(first.result.is_none(), "the odd result is not typed");
-    assert!(first.is_error(), "an unreadable result counts as an error");
+    assert_eq!(
+        first.unread_result_fields,
+        ["usage"],
+        "the odd result is named"
+    );
+    assert!(
+        !first.is_error(),
+        "a success without usage is still a success"
+    );
+    assert_eq!(first.text(), Some("echo: first"), "read field by field");
     assert_eq!(result_text(&first), "echo: first");
     let second = query(&mut *s, "second", None).flatten().expect("a turn");
     assert_eq!(result_text(&second), "echo: second");

@@ -6,9 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use claude_proto::dispatch::{
-    IntoHandlerResult, IntoToolResult, McpToolSpec, ToolArgs, ToolOutput,
-};
+use claude_proto::dispatch::{IntoHandlerResult, IntoToolResult, McpToolSpec, ToolOutput};
 use claude_proto::model::Json;
 use claude_proto::model::hooks::{Hook, HookEvent, HookInput, HookOutput, IntoHookOutput};
 use claude_proto::model::incoming::{
@@ -16,7 +14,9 @@ use claude_proto::model::incoming::{
 };
 use claude_proto::model::permission::PermissionResult;
 
+use super::shape::AsyncHandler;
 use super::{Flavor, HandlerError, Handlers, McpServer, Tool};
+use crate::ToolArgs;
 use crate::hook_options::HookOptions;
 
 /// A boxed future that can move between threads.
@@ -54,14 +54,14 @@ where
 impl Tool<Async> {
     /// A typed tool: its name, a description for the model, and the async
     /// function that runs it. The arguments are deserialized into `A`,
-    /// whose [`ToolArgs::schema`] the model is shown; arguments that do
+    /// whose [`ToolArgs::schema`] (derived from the type) the model is shown; arguments that do
     /// not fit are answered with a tool error naming the problem, without
     /// calling `run`. `run` returns a [`ToolOutput`] or
     /// `Result<impl Serialize, HandlerError>` (see [`IntoToolResult`]).
     pub fn new<A, F, Fut>(name: impl Into<String>, description: impl Into<String>, run: F) -> Self
     where
         A: ToolArgs + Send + 'static,
-        F: Fn(A) -> Fut + Send + Sync + 'static,
+        F: AsyncHandler<A, Fut>,
         Fut: Future + Send + 'static,
         Fut::Output: IntoToolResult,
     {
@@ -90,7 +90,7 @@ impl Tool<Async> {
         run: F,
     ) -> Self
     where
-        F: Fn(Json) -> Fut + Send + Sync + 'static,
+        F: AsyncHandler<Json, Fut>,
         Fut: Future + Send + 'static,
         Fut::Output: IntoToolResult,
     {
@@ -109,19 +109,10 @@ impl McpServer<Async> {
     /// name.
     ///
     /// ```
-    /// use claude_proto::dispatch::ToolArgs;
-    /// use claude_proto::model::Json;
     /// use claude_proto_adapter::handlers::{Async, HandlerError, McpServer};
     ///
-    /// #[derive(serde::Deserialize)]
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Add { a: f64, b: f64 }
-    ///
-    /// impl ToolArgs for Add {
-    ///     fn schema() -> Json {
-    ///         serde_json::json!({"type": "object", "required": ["a", "b"],
-    ///             "properties": {"a": {"type": "number"}, "b": {"type": "number"}}})
-    ///     }
-    /// }
     ///
     /// async fn add(args: Add) -> Result<f64, HandlerError> {
     ///     Ok(args.a + args.b)
@@ -149,7 +140,7 @@ impl McpServer<Async> {
     ) -> Self
     where
         A: ToolArgs + Send + 'static,
-        F: Fn(A) -> Fut + Send + Sync + 'static,
+        F: AsyncHandler<A, Fut>,
         Fut: Future + Send + 'static,
         Fut::Output: IntoToolResult,
     {
@@ -165,7 +156,7 @@ impl McpServer<Async> {
         run: F,
     ) -> Self
     where
-        F: Fn(Json) -> Fut + Send + Sync + 'static,
+        F: AsyncHandler<Json, Fut>,
         Fut: Future + Send + 'static,
         Fut::Output: IntoToolResult,
     {
@@ -177,7 +168,7 @@ impl Handlers<Async> {
     /// Sets the permission handler.
     pub fn set_permission<F, Fut>(&mut self, handler: F)
     where
-        F: Fn(CanUseTool) -> Fut + Send + Sync + 'static,
+        F: AsyncHandler<CanUseTool, Fut>,
         Fut: Future + Send + 'static,
         Fut::Output: IntoHandlerResult<PermissionResult>,
     {
@@ -187,7 +178,7 @@ impl Handlers<Async> {
     /// Sets the elicitation handler.
     pub fn set_elicitation<F, Fut>(&mut self, handler: F)
     where
-        F: Fn(ElicitationRequest) -> Fut + Send + Sync + 'static,
+        F: AsyncHandler<ElicitationRequest, Fut>,
         Fut: Future + Send + 'static,
         Fut::Output: IntoHandlerResult<ElicitationResult>,
     {
@@ -197,7 +188,7 @@ impl Handlers<Async> {
     /// Sets the user-dialog handler for these dialog kinds.
     pub fn set_user_dialog<F, Fut>(&mut self, kinds: Vec<String>, handler: F)
     where
-        F: Fn(UserDialogRequest) -> Fut + Send + Sync + 'static,
+        F: AsyncHandler<UserDialogRequest, Fut>,
         Fut: Future + Send + 'static,
         Fut::Output: IntoHandlerResult<UserDialogResult>,
     {
@@ -222,7 +213,7 @@ impl Handlers<Async> {
     pub fn add_hook<H, F, Fut>(&mut self, options: HookOptions, handler: F)
     where
         H: Hook,
-        F: Fn(H::Input) -> Fut + Send + Sync + 'static,
+        F: AsyncHandler<H::Input, Fut>,
         Fut: Future + Send + 'static,
         Fut::Output: IntoHookOutput<H>,
     {

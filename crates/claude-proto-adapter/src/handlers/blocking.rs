@@ -3,9 +3,7 @@
 
 use std::sync::Arc;
 
-use claude_proto::dispatch::{
-    IntoHandlerResult, IntoToolResult, McpToolSpec, ToolArgs, ToolOutput,
-};
+use claude_proto::dispatch::{IntoHandlerResult, IntoToolResult, McpToolSpec, ToolOutput};
 use claude_proto::model::Json;
 use claude_proto::model::hooks::{Hook, HookEvent, HookInput, HookOutput, IntoHookOutput};
 use claude_proto::model::incoming::{
@@ -13,7 +11,9 @@ use claude_proto::model::incoming::{
 };
 use claude_proto::model::permission::PermissionResult;
 
+use super::shape::BlockingHandler;
 use super::{Flavor, HandlerError, Handlers, McpServer, Tool};
+use crate::ToolArgs;
 use crate::hook_options::HookOptions;
 
 /// The flavor of the blocking adapter: every handler is a plain function,
@@ -42,7 +42,7 @@ impl Tool<Blocking> {
     pub fn new<A, F, R>(name: impl Into<String>, description: impl Into<String>, run: F) -> Self
     where
         A: ToolArgs + 'static,
-        F: Fn(A) -> R + Send + Sync + 'static,
+        F: BlockingHandler<A, R>,
         R: IntoToolResult,
     {
         let spec = McpToolSpec::new(name, description, A::schema());
@@ -67,7 +67,7 @@ impl Tool<Blocking> {
         run: F,
     ) -> Self
     where
-        F: Fn(Json) -> R + Send + Sync + 'static,
+        F: BlockingHandler<Json, R>,
         R: IntoToolResult,
     {
         Self::from_parts(
@@ -82,19 +82,10 @@ impl McpServer<Blocking> {
     /// name.
     ///
     /// ```
-    /// use claude_proto::dispatch::ToolArgs;
-    /// use claude_proto::model::Json;
     /// use claude_proto_adapter::handlers::{Blocking, McpServer};
     ///
-    /// #[derive(serde::Deserialize)]
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Add { a: f64, b: f64 }
-    ///
-    /// impl ToolArgs for Add {
-    ///     fn schema() -> Json {
-    ///         serde_json::json!({"type": "object", "required": ["a", "b"],
-    ///             "properties": {"a": {"type": "number"}, "b": {"type": "number"}}})
-    ///     }
-    /// }
     ///
     /// let calc = McpServer::<Blocking>::new("calc", "1.0.0")
     ///     .tool("add", "Adds a and b", |args: Add| Ok(args.a + args.b));
@@ -117,7 +108,7 @@ impl McpServer<Blocking> {
     ) -> Self
     where
         A: ToolArgs + 'static,
-        F: Fn(A) -> R + Send + Sync + 'static,
+        F: BlockingHandler<A, R>,
         R: IntoToolResult,
     {
         self.with_tool(Tool::<Blocking>::new(name, description, run))
@@ -132,7 +123,7 @@ impl McpServer<Blocking> {
         run: F,
     ) -> Self
     where
-        F: Fn(Json) -> R + Send + Sync + 'static,
+        F: BlockingHandler<Json, R>,
         R: IntoToolResult,
     {
         self.with_tool(Tool::<Blocking>::untyped(
@@ -148,7 +139,7 @@ impl Handlers<Blocking> {
     /// Sets the permission handler.
     pub fn set_permission<F, R>(&mut self, handler: F)
     where
-        F: Fn(CanUseTool) -> R + Send + Sync + 'static,
+        F: BlockingHandler<CanUseTool, R>,
         R: IntoHandlerResult<PermissionResult>,
     {
         self.set_permission_fn(Arc::new(move |ask| handler(ask).into_handler_result()));
@@ -157,7 +148,7 @@ impl Handlers<Blocking> {
     /// Sets the elicitation handler.
     pub fn set_elicitation<F, R>(&mut self, handler: F)
     where
-        F: Fn(ElicitationRequest) -> R + Send + Sync + 'static,
+        F: BlockingHandler<ElicitationRequest, R>,
         R: IntoHandlerResult<ElicitationResult>,
     {
         self.set_elicitation_fn(Arc::new(move |request| {
@@ -168,7 +159,7 @@ impl Handlers<Blocking> {
     /// Sets the user-dialog handler for these dialog kinds.
     pub fn set_user_dialog<F, R>(&mut self, kinds: Vec<String>, handler: F)
     where
-        F: Fn(UserDialogRequest) -> R + Send + Sync + 'static,
+        F: BlockingHandler<UserDialogRequest, R>,
         R: IntoHandlerResult<UserDialogResult>,
     {
         self.set_user_dialog_fn(
@@ -194,7 +185,7 @@ impl Handlers<Blocking> {
     pub fn add_hook<H, F, R>(&mut self, options: HookOptions, handler: F)
     where
         H: Hook,
-        F: Fn(H::Input) -> R + Send + Sync + 'static,
+        F: BlockingHandler<H::Input, R>,
         R: IntoHookOutput<H>,
     {
         self.add_hook_fn(

@@ -22,9 +22,11 @@ use crate::mcp_endpoint::McpEndpoint;
 
 mod async_flavor;
 mod blocking;
+mod shape;
 
 pub use async_flavor::{Async, BoxFuture};
 pub use blocking::Blocking;
+pub use shape::{AsyncHandler, BlockingHandler};
 
 /// The error a handler may return; the CLI gets an error answer (see
 /// [`claude_proto::dispatch::reply_for_failure`] for what each kind means).

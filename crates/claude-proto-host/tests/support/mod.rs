@@ -409,7 +409,7 @@ impl Pair {
     /// Takes every event read so far and collects turn `turn` from them
     /// (panics if its result has not arrived).
     pub fn collect(&mut self, turn: TurnId) -> claude_proto_host::Turn {
-        let mut collector = TurnCollector::new(turn);
+        let mut collector = TurnCollector::new(turn, 0.0);
         for delivery in std::mem::take(&mut self.events) {
             if let claude_proto_host::Step::Done(done) = collector.push(delivery) {
                 return *done;

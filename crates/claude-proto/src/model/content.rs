@@ -625,6 +625,15 @@ wire_struct! {
 }
 
 impl ToolResultBlock {
+    /// The output's text: the string itself, or its text blocks joined
+    /// (images and other blocks left out); empty when there is no content.
+    pub fn text(&self) -> String {
+        self.content
+            .as_ref()
+            .map(MessageContent::text)
+            .unwrap_or_default()
+    }
+
     /// A result for `tool_use_id` with the given content.
     pub fn new(tool_use_id: impl Into<String>, content: impl Into<MessageContent>) -> Self {
         ToolResultBlock {

@@ -181,9 +181,89 @@ wire_struct! {
 }
 
 impl ResultMessage {
-    /// The session's cost so far in US dollars.
-    pub fn cost_usd(&self) -> f64 {
+    /// The session's cost so far in US dollars: the
+    /// [`total_cost_usd`](Self::total_cost_usd) field as a number (the CLI
+    /// reports a running total; a turn's own cost is `Turn::cost_usd` in the
+    /// host crate). `0.0` if the CLI sent a number `f64` cannot hold.
+    pub fn total_cost_usd(&self) -> f64 {
         self.total_cost_usd.as_f64().unwrap_or(0.0)
+    }
+
+    /// Reads a `result` line field by field, so that the result of a turn is
+    /// always there: every field the typed model can read is read, every
+    /// other one takes its default (zero, empty, absent) and is named in
+    /// [`LenientResult::unread_fields`]. A line that reads whole gives no
+    /// unread field; the raw line stays the truth for the rest.
+    ///
+    /// A missing or unreadable `is_error` is taken as `subtype != success`;
+    /// a line that is not a JSON object at all gives an error result
+    /// (`error_during_execution`, `is_error`) whose `errors` say why, and
+    /// [`LenientResult::LINE`] as its only unread field.
+    ///
+    /// Cost: one parse of the line when it reads whole; otherwise one more
+    /// per top-level field, each against a small default result, so a line
+    /// of any size or shape is read in time linear in its length.
+    ///
+    /// ```
+    /// use claude_proto::model::result::ResultMessage;
+    /// let line = br#"{"type":"result","subtype":"success","is_error":false,"result":"4",
+    ///     "session_id":"s","total_cost_usd":0.25,"usage":"not an object"}"#;
+    /// let read = ResultMessage::read_leniently(line);
+    /// assert_eq!(read.message.result.as_deref(), Some("4"));
+    /// assert_eq!(read.message.total_cost_usd(), 0.25);
+    /// assert!(read.message.is_success());
+    /// assert!(read.unread_fields.contains(&"usage".to_owned()));
+    /// assert!(read.unread_fields.contains(&"uuid".to_owned()), "missing fields are named too");
+    /// ```
+    pub fn read_leniently(line: &[u8]) -> LenientResult {
+        if let Ok(message) = serde_json::from_slice::<ResultMessage>(line) {
+            return LenientResult {
+                message,
+                unread_fields: Vec::new(),
+            };
+        }
+        let object = match serde_json::from_slice::<Json>(line) {
+            Ok(Json::Object(object)) => object,
+            Ok(_) => return LenientResult::unreadable_line("it is not a JSON object"),
+            Err(error) => return LenientResult::unreadable_line(&error.to_string()),
+        };
+        let base = lenient_base();
+        let mut read = base.clone();
+        let mut unread_fields = Vec::new();
+        let mut taken = std::collections::BTreeSet::new();
+        for (key, value) in object {
+            let mut probe = base.clone();
+            probe.insert(key.clone(), value);
+            let probe = Json::Object(probe);
+            if ResultMessage::deserialize(&probe).is_ok() {
+                if let Json::Object(mut probe) = probe {
+                    if let Some(value) = probe.remove(&key) {
+                        read.insert(key.clone(), value);
+                        taken.insert(key);
+                    }
+                }
+            } else {
+                unread_fields.push(key);
+            }
+        }
+        let is_error_read = taken.contains("is_error");
+        // Required fields the line lacks took their default: unread too.
+        for key in base.keys() {
+            if !taken.contains(key) && !unread_fields.contains(key) {
+                unread_fields.push(key.clone());
+            }
+        }
+        let Ok(mut message) = ResultMessage::deserialize(&Json::Object(read)) else {
+            return LenientResult::unreadable_line("its fields do not fit together");
+        };
+        if !is_error_read {
+            message.is_error = message.subtype != ResultSubtype::Success;
+        }
+        unread_fields.sort();
+        LenientResult {
+            message,
+            unread_fields,
+        }
     }
 
     /// `true` for subtype `success` with `is_error: false`.
@@ -213,6 +293,113 @@ impl ResultMessage {
             self.subtype.as_str(),
             status,
         ))
+    }
+}
+
+/// A `result` line read by [`ResultMessage::read_leniently`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct LenientResult {
+    /// The result: every field that could be read, defaults for the rest.
+    pub message: ResultMessage,
+    /// The fields that took their default (missing, or of a shape this
+    /// version cannot read), sorted; empty when the line read whole.
+    /// [`LenientResult::LINE`] when the line was not a JSON object at all.
+    pub unread_fields: Vec<String>,
+}
+
+impl LenientResult {
+    /// The only unread "field" of a line that is not a JSON object.
+    pub const LINE: &'static str = "(the whole line)";
+
+    /// `true` when every field of the line was read.
+    pub fn is_complete(&self) -> bool {
+        self.unread_fields.is_empty()
+    }
+
+    fn unreadable_line(why: &str) -> Self {
+        let mut message = ResultMessage::deserialize(&Json::Object(lenient_base()))
+            .unwrap_or_else(|_| unreachable_base());
+        message.subtype = ResultSubtype::ErrorDuringExecution;
+        message.is_error = true;
+        message.errors = Some(vec![format!(
+            "the CLI's result line could not be read: {why}"
+        )]);
+        LenientResult {
+            message,
+            unread_fields: vec![Self::LINE.to_owned()],
+        }
+    }
+}
+
+/// The smallest result every required field of [`ResultMessage`] fits:
+/// what an unreadable field falls back to.
+fn lenient_base() -> serde_json::Map<String, Json> {
+    let base = serde_json::json!({
+        "type": "result", "subtype": "success", "duration_ms": 0, "duration_api_ms": 0,
+        "is_error": false, "num_turns": 0, "stop_reason": null, "total_cost_usd": 0,
+        "usage": {}, "modelUsage": {}, "permission_denials": [], "uuid": "", "session_id": "",
+    });
+    match base {
+        Json::Object(object) => object,
+        _ => serde_json::Map::new(),
+    }
+}
+
+/// Never reached: `lenient_base` is a valid result (a test holds it). Kept
+/// so that reading a line cannot panic even if it stopped being one.
+#[cold]
+fn unreachable_base() -> ResultMessage {
+    ResultMessage {
+        kind: ResultTag,
+        subtype: ResultSubtype::ErrorDuringExecution,
+        duration_ms: 0,
+        duration_api_ms: 0,
+        is_error: true,
+        num_turns: 0,
+        result: None,
+        errors: None,
+        stop_reason: None,
+        total_cost_usd: Number::from(0),
+        usage: Usage::default(),
+        model_usage: BTreeMap::new(),
+        permission_denials: Vec::new(),
+        terminal_reason: None,
+        structured_output: Maybe::Absent,
+        deferred_tool_use: None,
+        api_error_status: Maybe::Absent,
+        ttft_ms: None,
+        startup_failure_reason: None,
+        queued_turn_count: None,
+        result_index: None,
+        fast_mode_state: None,
+        ttft_stream_ms: None,
+        time_to_request_ms: None,
+        time_to_request_from_spawn_ms: None,
+        request_sent_wall_ms: None,
+        time_origin_ms: None,
+        first_content_frame_ms: None,
+        first_stream_post_ms: None,
+        first_stream_post_ack_ms: None,
+        first_stream_post_queue_wait_ms: None,
+        first_stream_post_queued_behind: None,
+        first_stream_post_wall_ms: None,
+        first_text_post_ms: None,
+        first_text_post_queue_wait_ms: None,
+        first_text_post_queued_behind: None,
+        first_text_post_wall_ms: None,
+        warm_spare_claimed: None,
+        local_command: None,
+        resume_reason: None,
+        credential_expires_at: None,
+        fast_mode_disabled_reason: None,
+        invalid_config_file: None,
+        user_message_uuid: None,
+        user_message_uuids: None,
+        origin: None,
+        uuid: String::new(),
+        session_id: String::new(),
+        extra: Extra::default(),
     }
 }
 
@@ -495,7 +682,7 @@ mod tests {
         let r: ResultMessage = serde_json::from_value(line.clone()).expect("decode");
         assert!(r.is_success());
         assert_eq!(r.result.as_deref(), Some("4"));
-        assert_eq!(r.cost_usd(), 0.0);
+        assert_eq!(r.total_cost_usd(), 0.0);
         assert_eq!(r.error_message(), None);
         assert_eq!(r.terminal_reason, Some(TerminalReason::Completed));
         assert_eq!(
@@ -506,6 +693,60 @@ mod tests {
             Some(0.00123)
         );
         assert_eq!(serde_json::to_value(&r).expect("encode"), line);
+    }
+
+    #[test]
+    fn the_lenient_base_is_a_result() {
+        let base = Json::Object(lenient_base());
+        assert!(ResultMessage::deserialize(&base).is_ok());
+        let _ = unreachable_base();
+    }
+
+    #[test]
+    fn a_whole_line_reads_leniently_as_it_reads_strictly() {
+        let line = json!({"type":"result","subtype":"success","is_error":false,"duration_ms":1,
+            "duration_api_ms":0,"num_turns":1,"result":"ok","stop_reason":null,"total_cost_usd":0.5,
+            "usage":usage(),"modelUsage":{},"permission_denials":[],"uuid":"u","session_id":"s"});
+        let bytes = serde_json::to_vec(&line).expect("encode");
+        let read = ResultMessage::read_leniently(&bytes);
+        assert!(read.is_complete());
+        assert_eq!(read.message, serde_json::from_value(line).expect("decode"));
+    }
+
+    #[test]
+    fn a_result_of_an_unknown_shape_keeps_every_field_it_can_read() {
+        let line = br#"{"type":"result","subtype":"error_max_turns","errors":"one string",
+            "total_cost_usd":1.5,"session_id":"s","brand_new":{"x":1},"num_turns":"three"}"#;
+        let read = ResultMessage::read_leniently(line);
+        assert_eq!(read.message.subtype, ResultSubtype::ErrorMaxTurns);
+        assert!(read.message.is_error, "is_error is missing: not success");
+        assert_eq!(read.message.total_cost_usd(), 1.5);
+        assert_eq!(read.message.session_id, "s");
+        assert_eq!(read.message.extra.get("brand_new"), Some(&json!({"x":1})));
+        for field in ["errors", "num_turns", "is_error", "usage", "uuid"] {
+            assert!(
+                read.unread_fields.iter().any(|f| f == field),
+                "{field}: {:?}",
+                read.unread_fields
+            );
+        }
+        assert!(
+            !read
+                .unread_fields
+                .iter()
+                .any(|f| f == "brand_new" || f == "subtype")
+        );
+    }
+
+    #[test]
+    fn a_result_line_that_is_not_an_object_is_an_error_result() {
+        for line in [&b"[1,2]"[..], b"{\"type\":\"result\",", b"not json"] {
+            let read = ResultMessage::read_leniently(line);
+            assert_eq!(read.unread_fields, [LenientResult::LINE]);
+            assert!(read.message.is_error);
+            let message = read.message.error_message().expect("an error");
+            assert!(message.contains("could not be read"), "{message}");
+        }
     }
 
     #[test]

@@ -93,6 +93,18 @@ impl StreamEvent {
         }
     }
 
+    /// The text of a `thinking_delta` (a piece of the model's reasoning as
+    /// it streams), if this event is one.
+    pub fn thinking_delta(&self) -> Option<&str> {
+        match self {
+            StreamEvent::ContentBlockDelta(ContentBlockDeltaEvent {
+                delta: ContentDelta::ThinkingDelta(d),
+                ..
+            }) => Some(&d.thinking),
+            _ => None,
+        }
+    }
+
     /// The content block index the event refers to, for block events.
     pub fn index(&self) -> Option<u64> {
         match self {
