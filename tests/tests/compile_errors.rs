@@ -1,0 +1,10 @@
+//! The compiler errors a handler that does not fit gets: each names the
+//! fix (`with_state`, the derives, `Json`, the accepted answers). Each
+//! case is a program under `tests/ui`; its `.stderr` pins the message.
+//! Run with `TRYBUILD=overwrite` to accept a deliberate change.
+
+#[test]
+fn handlers_that_do_not_fit_are_told_how_to_fit() {
+    let cases = trybuild::TestCases::new();
+    cases.compile_fail("ui/*.rs");
+}
