@@ -6,24 +6,23 @@
 //! cargo run --example side_by_side -- --offline  # a loopback stand-in for the model
 //! ```
 //!
-//! One session with: a permission callback (the in-process tool and `Read`
-//! are allowed, everything else denied), a typed `PreToolUse` hook that
-//! denies destructive Bash commands, an in-process MCP tool (`calc`'s
-//! `add`), the answer streamed as it is written, and Ctrl-C interrupting
-//! the turn from a task of its own.
+//! A realistic agent: a permission callback that denies `sudo` and
+//! rewrites what `Write` writes, a typed `PreToolUse` hook that denies
+//! destructive Bash commands, an in-process MCP tool (`calc`'s `add`),
+//! three streamed turns printing the text as it streams, each tool call and
+//! its result, and each turn's own cost; Ctrl-C interrupting a turn from a
+//! task of its own; a model and permission mode switch between turns; the
+//! session resumed by a new CLI process; and a one-shot question.
 //!
 //! The part between the `side-by-side` markers is what
 //! `docs/compared-with-sdks.md` shows; `tests/tests/side_by_side.rs` runs
 //! this program and the Python one against the real CLI and checks that
 //! the page quotes both exactly, with the right line counts. The CLI comes
 //! from `CLAUDE_BIN` (else the usual search) and talks to the model at
-//! `ANTHROPIC_BASE_URL` if set.
-//! Offline, the stand-in calls `add`, then asks for `rm -rf` (the hook
-//! denies it), then for `Write` (the permission callback denies it), then
-//! streams a slow answer: press Ctrl-C to interrupt it.
+//! `ANTHROPIC_BASE_URL` if set. Offline, the stand-in plays the same model
+//! as the test's, in the current directory: press Ctrl-C during the story.
 
 use std::process::ExitCode;
-use std::time::Duration;
 
 use claude_proto_examples::{Reply, base_options, offline_options, query_error, want_offline};
 use claude_proto_testkit::model_api::ApiRequest;
@@ -34,40 +33,62 @@ use std::io::Write;
 use claude_proto_tokio::prelude::*;
 use serde_json::json;
 
-#[derive(serde::Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Add {
     a: f64,
     b: f64,
 }
 
-impl ToolArgs for Add {
-    fn schema() -> Json {
-        json!({"type": "object", "required": ["a", "b"],
-            "properties": {"a": {"type": "number"}, "b": {"type": "number"}}})
+async fn review(ask: CanUseTool) -> PermissionResult {
+    match ask.typed_input() {
+        ToolInput::Bash(bash) if bash.command.contains("sudo") => {
+            PermissionResult::deny("no sudo here")
+        }
+        ToolInput::Write(write) => PermissionResult::allow().with_updated_input(json!({
+            "file_path": write.file_path, "content": format!("[reviewed] {}", write.content)
+        })),
+        _ => PermissionResult::allow(),
     }
 }
 
-async fn run(options: Options, prompt: &str) -> Result<(), Error> {
+async fn no_rm_rf(input: PreToolUseInput) -> PreToolUseOutput {
+    match input.typed_input() {
+        ToolInput::Bash(bash) if bash.command.contains("rm -rf") => {
+            PreToolUseOutput::deny("destructive command")
+        }
+        _ => PreToolUseOutput::default(),
+    }
+}
+
+async fn turn(claude: &mut Claude, prompt: &str) -> Result<Turn, Error> {
+    let mut turn = claude.query(prompt).await?;
+    while let Some(item) = turn.next_item().await {
+        match item {
+            TurnItem::TextDelta(text) => {
+                print!("{text}");
+                let _ = std::io::stdout().flush();
+            }
+            TurnItem::ToolUse(tool) => println!("\n[tool] {} {}", tool.name, tool.input),
+            TurnItem::ToolResult(r) => println!("[result] {} (error: {})", r.text(), r.is_error()),
+            _ => {}
+        }
+    }
+    let turn = turn.finish().await?;
+    println!("\n[cost] ${:.4}", turn.cost_usd());
+    Ok(turn)
+}
+
+async fn run(options: Options, prompts: [&str; 5]) -> Result<(), Error> {
     let calc = McpServer::new("calc", "1.0.0").tool("add", "Add two numbers", async |args: Add| {
         Ok(args.a + args.b)
     });
-    let mut claude = Claude::builder(options.include_partial_messages(true))
-        .on_permission(async |ask| match ask.tool_name.as_str() {
-            "mcp__calc__add" | "Read" => PermissionResult::allow(),
-            other => PermissionResult::deny(format!("{other} is not allowed here")),
-        })
-        .hook(PreToolUse, HookOptions::matching("Bash"), async |input| {
-            let command = input.tool_input["command"].as_str().unwrap_or_default();
-            if command.contains("rm -rf") {
-                PreToolUseOutput::deny("destructive command")
-            } else {
-                PreToolUseOutput::default()
-            }
-        })
+    let options = options.include_partial_messages(true);
+    let mut claude = Claude::builder(options.clone())
+        .on_permission(review)
+        .hook(PreToolUse, HookOptions::matching("Bash"), no_rm_rf)
         .mcp_server(calc)
         .spawn()
         .await?;
-
     // Ctrl-C interrupts the turn, from a task of its own.
     let controller = claude.controller();
     tokio::spawn(async move {
@@ -75,22 +96,33 @@ async fn run(options: Options, prompt: &str) -> Result<(), Error> {
             let _ = controller.interrupt().await;
         }
     });
-
-    let mut turn = claude.query(prompt).await?;
-    while let Some(event) = turn.next().await {
-        if let Some(text) = event.text_delta() {
-            print!("{text}");
-            let _ = std::io::stdout().flush();
-        }
-    }
+    turn(&mut claude, prompts[0]).await?;
+    claude.set_model("claude-haiku-4-5").await?;
+    claude
+        .set_permission_mode(PermissionMode::AcceptEdits)
+        .await?;
+    turn(&mut claude, prompts[1]).await?;
+    let last = turn(&mut claude, prompts[2]).await?;
     claude.close().await?;
+    let resumed = options.clone().resume(last.result.session_id);
+    let mut claude = Claude::builder(resumed).spawn().await?;
+    turn(&mut claude, prompts[3]).await?;
+    claude.close().await?;
+    let answer = claude_proto_tokio::query(prompts[4], options).await?;
+    println!("{}", answer.text().unwrap_or_default());
     Ok(())
 }
 // side-by-side: end
 
-/// The prompt; the same in the Python program.
-const PROMPT: &str = "Add 2 and 3 with the calc tool, clean up my home directory, \
-                      write a note about it, then tell me what you did.";
+/// The prompts; the same in the Python program.
+const PROMPTS: [&str; 5] = [
+    "Add 2 and 3 with the calc tool, clean up my home directory, \
+     reboot the machine, and write a note about it.",
+    "Write another note.",
+    "Tell me a long story.",
+    "What did we do?",
+    "What is 6 times 7?",
+];
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -117,7 +149,7 @@ async fn main() -> ExitCode {
             }
         }
     }
-    match run(options, PROMPT).await {
+    match run(options, PROMPTS).await {
         Ok(()) => {
             println!();
             ExitCode::SUCCESS
@@ -129,25 +161,9 @@ async fn main() -> ExitCode {
     }
 }
 
-/// The offline stand-in, one step per request: call `add`, ask for
-/// `rm -rf ~` (the hook denies it), ask for `Write` (the permission
-/// callback denies it), then answer slowly enough to interrupt.
+/// The offline stand-in: the test's model (`tests/tests/side_by_side.rs`),
+/// writing its notes in the current directory.
 fn offline_model(request: &ApiRequest) -> Reply {
-    match request.tool_results().len() {
-        0 => Reply::tool_use("mcp__calc__add", json!({"a": 2, "b": 3})),
-        1 => Reply::tool_use(
-            "Bash",
-            json!({"command": "rm -rf ~", "description": "Clean up the home directory"}),
-        ),
-        2 => Reply::tool_use(
-            "Write",
-            json!({"file_path": "/tmp/note.txt", "content": "cleaned up"}),
-        ),
-        _ => Reply::text(
-            "(offline stand-in) 2 + 3 = 5. I did not clean up or write the note: both were \
-             refused. Press Ctrl-C to interrupt this slow answer... "
-                .repeat(3),
-        )
-        .slowly(60, Duration::from_millis(150)),
-    }
+    let here = std::env::current_dir().unwrap_or_default();
+    claude_proto_examples::side_by_side_model(&here, request)
 }

@@ -169,3 +169,93 @@ fn spawn_error_text(error: &claude_proto_tokio::SpawnError) -> String {
         other => other.to_string(),
     }
 }
+
+/// For stand-in scripts: the prompt of the turn a request belongs to (the
+/// last user message with text of its own, reminders left out) and how
+/// many tool results came after it.
+pub fn turn_of(request: &ApiRequest) -> (String, usize) {
+    let mut results = 0;
+    for message in request.messages().iter().rev() {
+        if message["role"] != "user" {
+            continue;
+        }
+        let text = match &message["content"] {
+            Value::String(s) => s.clone(),
+            Value::Array(blocks) => {
+                results += blocks.iter().filter(|b| b["type"] == "tool_result").count();
+                blocks
+                    .iter()
+                    .filter_map(|b| b["text"].as_str())
+                    .filter(|text| !text.trim_start().starts_with('<'))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
+            _ => String::new(),
+        };
+        if !text.trim().is_empty() {
+            return (text, results);
+        }
+    }
+    (String::new(), results)
+}
+
+/// The start of the long story the side-by-side's third turn streams.
+pub const STORY_START: &str = "Once upon a time,";
+
+/// The long story, whole: 80 deltas 200 ms apart (16 s), slow enough that
+/// an interrupt cuts it short.
+pub fn story() -> String {
+    format!(
+        "{STORY_START} {}",
+        "there was a story that went on and on. ".repeat(10)
+    )
+}
+
+/// The model of the side-by-side (`examples/examples/side_by_side.rs`, the
+/// Python one, and `tests/tests/side_by_side.rs`), one step per request by
+/// the turn's prompt and the tool results seen since: `add`, `rm -rf ~`
+/// (the hook denies it), `sudo reboot` (the permission callback denies it)
+/// and a note (`Write`, which the callback rewrites); another note (in
+/// acceptEdits mode: no callback); a story slow enough to interrupt; a
+/// summary; 42. `project` is where the notes go (`Write` needs an absolute
+/// path). Requests without tools (the CLI's own side questions) get a
+/// plain `none`.
+pub fn side_by_side_model(project: &std::path::Path, request: &ApiRequest) -> Reply {
+    use serde_json::json;
+    if request.tools().is_empty() {
+        return Reply::text("none");
+    }
+    let note = |name: &str, content: &str| {
+        let path = project.join(name).to_string_lossy().into_owned();
+        Reply::tool_use("Write", json!({"file_path": path, "content": content}))
+    };
+    let (prompt, step) = turn_of(request);
+    if prompt.contains("Add 2 and 3") {
+        match step {
+            0 => Reply::tool_use("mcp__calc__add", json!({"a": 2, "b": 3})),
+            1 => Reply::tool_use(
+                "Bash",
+                json!({"command": "rm -rf ~", "description": "Clean up"}),
+            ),
+            2 => Reply::tool_use(
+                "Bash",
+                json!({"command": "sudo reboot", "description": "Reboot"}),
+            ),
+            3 => note("note.txt", "2 + 3 = 5"),
+            _ => Reply::text("2 + 3 = 5, and the note is written; the rest was refused."),
+        }
+    } else if prompt.contains("another note") {
+        match step {
+            0 => note("other.txt", "written without asking"),
+            _ => Reply::text("Written."),
+        }
+    } else if prompt.contains("long story") {
+        Reply::text(story()).slowly(80, std::time::Duration::from_millis(200))
+    } else if prompt.contains("What did we do") {
+        Reply::text("We added 2 and 3 and wrote two notes.")
+    } else if prompt.contains("6 times 7") {
+        Reply::text("6 times 7 is 42.")
+    } else {
+        Reply::text(format!("(offline stand-in) You said: {prompt}"))
+    }
+}

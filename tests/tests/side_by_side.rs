@@ -1,18 +1,24 @@
-//! The side-by-side of `docs/compared-with-sdks.md`: the same job written with this crate
-//! (`examples/examples/side_by_side.rs`) and with the official Python SDK
-//! (`examples/py/side_by_side.py`), both run here against the real CLI.
+//! The side-by-side of `docs/compared-with-sdks.md`: the same agent written
+//! with this crate (`examples/examples/side_by_side.rs`) and with the
+//! official Python SDK (`examples/py/side_by_side.py`), both run here
+//! against the real CLI.
 //!
 //! Each program runs as its own process, as a user would run it, against
 //! the pinned CLI (`CLAUDE_BIN`, else `tests/peer`) and a loopback
-//! [`ModelApi`](claude_proto_testkit::ModelApi), with a fresh `HOME`, working directory and `TMPDIR`
-//! and nothing inherited but `PATH`. The model calls the in-process `add`
-//! tool (the permission callback allows it), asks for `rm -rf ~` (the hook
-//! denies it), asks for `Write` (the permission callback denies it), then
-//! streams a slow answer; once the program has printed the start of it,
-//! the test sends it SIGINT, as Ctrl-C would, and the program's Ctrl-C
-//! task interrupts the turn. Checked for both: what reached the model in
-//! its last request, the text printed as it streamed, the interrupt (the
-//! rest of the answer never printed, the program exited normally).
+//! [`ModelApi`](claude_proto_testkit::ModelApi) playing one scripted model
+//! (`claude_proto_examples::side_by_side_model`), with a fresh `HOME`,
+//! working directory and `TMPDIR` and nothing inherited but `PATH`. In the
+//! first turn the model calls the in-process `add` tool, asks for
+//! `rm -rf ~` (the hook denies it), for `sudo reboot` (the permission
+//! callback denies it) and writes a note (the callback rewrites it); the
+//! program switches the model and the permission mode; in the second turn
+//! the model writes another note (acceptEdits: no callback); the third
+//! streams a slow story, and once the program has printed its start the
+//! test sends it SIGINT, as Ctrl-C would; the program's Ctrl-C task
+//! interrupts the turn. Then the program resumes the session in a new CLI
+//! process and asks what was done, and asks a one-shot question. Checked
+//! for both: what reached the model, the files written, the model each
+//! request named, the resumed history, what was printed, a normal exit.
 //!
 //! The Rust program is built with `cargo build --example side_by_side`
 //! (up to date after `cargo test --workspace`, which builds examples). The
@@ -30,41 +36,16 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use claude_proto_testkit::model_api::{ApiRequest, ModelApi, Reply};
+use claude_proto_examples::{STORY_START, side_by_side_model, story, turn_of};
+use claude_proto_testkit::model_api::{ApiRequest, ModelApi};
 use claude_proto_tests::python::{python, root};
 use claude_proto_tests::real_cli::{TempDir, WAIT, real_cli};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 const BEGIN: &str = "side-by-side: begin";
 const END: &str = "side-by-side: end";
-
-/// The last answer, streamed slowly enough to be interrupted: 80 deltas,
-/// 200 ms apart (16 s in all; the interrupt lands within a second or two).
-const ANSWER_START: &str = "2 + 3 = 5.";
-fn answer() -> String {
-    format!(
-        "{ANSWER_START} I did not clean up your home directory or write the note: both were refused. {}",
-        "Here is more text that should never be printed. ".repeat(8)
-    )
-}
-
-/// The model: one step per request, by how many tool results it has seen.
-fn script(request: &ApiRequest) -> Reply {
-    match request.tool_results().len() {
-        0 => Reply::tool_use("mcp__calc__add", json!({"a": 2, "b": 3})),
-        1 => Reply::tool_use(
-            "Bash",
-            json!({"command": "rm -rf ~", "description": "Clean up the home directory"}),
-        ),
-        2 => Reply::tool_use(
-            "Write",
-            json!({"file_path": "note.txt", "content": "cleaned up"}),
-        ),
-        _ => Reply::text(answer()).slowly(80, Duration::from_millis(200)),
-    }
-}
 
 // ----- the two programs -------------------------------------------------------
 
@@ -105,22 +86,27 @@ struct Run {
     status: ExitStatus,
     stdout: String,
     stderr: String,
-    /// The last `POST /v1/messages` the model got.
-    last_request: ApiRequest,
-    messages_requests: usize,
+    /// Every `POST /v1/messages` the model got, in order.
+    requests: Vec<ApiRequest>,
+    /// The program's working directory, where the notes go.
+    project: PathBuf,
+    _dir: TempDir,
 }
 
 /// Runs `command` offline against the real CLI and the scripted model,
-/// sends it SIGINT once it has printed the start of the answer, and waits
+/// sends it SIGINT once it has printed the start of the story, and waits
 /// for it to exit.
 fn run(cli: &Path, mut command: Command) -> Run {
     let dir = TempDir::new().unwrap();
     for sub in ["home", "project", "tmp"] {
         std::fs::create_dir_all(dir.path().join(sub)).unwrap();
     }
-    let server = ModelApi::start(script).unwrap();
+    let project = dir.path().join("project");
+    let notes = project.clone();
+    let server =
+        ModelApi::start(move |request: &ApiRequest| side_by_side_model(&notes, request)).unwrap();
     command
-        .current_dir(dir.path().join("project"))
+        .current_dir(&project)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("LANG", "C.UTF-8")
@@ -154,7 +140,7 @@ fn run(cli: &Path, mut command: Command) -> Run {
         text
     });
 
-    // Ctrl-C once the answer is streaming.
+    // Ctrl-C once the story is streaming.
     let deadline = Instant::now() + WAIT;
     let mut stdout = Vec::new();
     let mut interrupted = false;
@@ -168,7 +154,7 @@ fn run(cli: &Path, mut command: Command) -> Run {
                 break;
             }
         }
-        if !interrupted && String::from_utf8_lossy(&stdout).contains(ANSWER_START) {
+        if !interrupted && String::from_utf8_lossy(&stdout).contains(STORY_START) {
             let sent = Command::new("kill")
                 .args(["-INT", &pid.to_string()])
                 .status()
@@ -183,15 +169,15 @@ fn run(cli: &Path, mut command: Command) -> Run {
     let stderr = stderr.join().unwrap();
     assert!(
         interrupted,
-        "the answer never started streaming\nstdout: {stdout}\nstderr: {stderr}"
+        "the story never started streaming\nstdout: {stdout}\nstderr: {stderr}"
     );
-    let requests = server.messages_requests();
     Run {
         status,
         stdout,
         stderr,
-        last_request: requests.last().cloned().expect("the model was asked"),
-        messages_requests: requests.len(),
+        requests: server.messages_requests(),
+        project,
+        _dir: dir,
     }
 }
 
@@ -208,38 +194,76 @@ fn result_text(block: &Value) -> String {
     }
 }
 
+/// The main loop's requests of the turn whose prompt contains `prompt`
+/// (the CLI's side questions, without tools, left out).
+fn turn<'a>(run: &'a Run, prompt: &str) -> Vec<&'a ApiRequest> {
+    run.requests
+        .iter()
+        .filter(|r| !r.tools().is_empty() && turn_of(r).0.contains(prompt))
+        .collect()
+}
+
 /// What both programs must have done.
 fn check(program: &str, run: &Run) {
     let context = format!(
         "{program}\nstatus: {}\nstdout: {}\nstderr: {}",
         run.status, run.stdout, run.stderr
     );
-    let results = run.last_request.tool_results();
-    assert_eq!(results.len(), 3, "{context}\nresults: {results:?}");
-    let (sum, bash, write) = (results[0], results[1], results[2]);
-    // The in-process tool was allowed and ran; its result reached the model.
+    // Turn 1: the tool ran, the hook and the callback each denied a
+    // command, the callback rewrote the note.
+    let first = turn(run, "Add 2 and 3");
+    let results = first
+        .last()
+        .expect("turn 1 reached the model")
+        .tool_results();
+    assert_eq!(results.len(), 4, "{context}\nresults: {results:?}");
+    let (sum, rm, sudo, note) = (results[0], results[1], results[2], results[3]);
     assert_ne!(sum["is_error"], true, "{context}\n{sum}");
     assert!(result_text(sum).trim().starts_with('5'), "{context}\n{sum}");
-    // The hook denied the Bash call.
-    assert_eq!(bash["is_error"], true, "{context}\n{bash}");
+    assert_eq!(rm["is_error"], true, "{context}\n{rm}");
     assert!(
-        result_text(bash).contains("destructive command"),
-        "{context}\n{bash}"
+        result_text(rm).contains("destructive command"),
+        "{context}\n{rm}"
     );
-    // The permission callback denied Write.
-    assert_eq!(write["is_error"], true, "{context}\n{write}");
+    assert_eq!(sudo["is_error"], true, "{context}\n{sudo}");
     assert!(
-        result_text(write).contains("Write is not allowed here"),
-        "{context}\n{write}"
+        result_text(sudo).contains("no sudo here"),
+        "{context}\n{sudo}"
     );
-    // The answer was printed as it streamed, and the interrupt cut it short:
-    // no further request, the rest never printed, a normal exit.
-    assert_eq!(run.messages_requests, 4, "{context}");
-    assert!(run.stdout.contains(ANSWER_START), "{context}");
-    assert!(!run.stdout.contains(answer().trim_end()), "{context}");
+    assert_ne!(note["is_error"], true, "{context}\n{note}");
+    let written = std::fs::read_to_string(run.project.join("note.txt")).unwrap_or_default();
+    assert_eq!(written, "[reviewed] 2 + 3 = 5", "{context}");
+    // Between the turns: the model and the mode switched. In acceptEdits the
+    // CLI writes without asking, so the callback did not rewrite the note.
+    assert!(
+        first.iter().all(|r| r.model() != Some("claude-haiku-4-5")),
+        "{context}"
+    );
+    let second = turn(run, "another note");
+    assert!(!second.is_empty(), "{context}");
+    for request in &second {
+        assert_eq!(request.model(), Some("claude-haiku-4-5"), "{context}");
+    }
+    let other = std::fs::read_to_string(run.project.join("other.txt")).unwrap_or_default();
+    assert_eq!(other, "written without asking", "{context}");
+    // Turn 3: the story streamed and Ctrl-C cut it short.
+    assert_eq!(turn(run, "long story").len(), 1, "{context}");
+    assert!(run.stdout.contains(STORY_START), "{context}");
+    assert!(!run.stdout.contains(story().trim_end()), "{context}");
+    // The resumed session's CLI sent the whole history.
+    let resumed = turn(run, "What did we do");
+    let resumed = resumed.first().expect("the resumed turn reached the model");
+    assert!(resumed.all_text().contains("Add 2 and 3"), "{context}");
+    assert!(
+        run.stdout.contains("We added 2 and 3 and wrote two notes."),
+        "{context}"
+    );
+    // The one-shot's answer, and each turn's cost.
+    assert!(run.stdout.contains("6 times 7 is 42."), "{context}");
+    assert_eq!(run.stdout.matches("[cost] $").count(), 4, "{context}");
     assert!(
         run.status.success(),
-        "the program did not exit normally after Ctrl-C: {context}"
+        "the program did not exit normally: {context}"
     );
 }
 
@@ -297,10 +321,22 @@ fn the_comparison_page_quotes_both_programs_and_counts_their_lines() {
         page.contains(&format!("```python\n{python}```\n")),
         "docs/compared-with-sdks.md does not quote examples/py/side_by_side.py as it is; paste in:\n{python}"
     );
-    let rust_says = format!("Rust: {} lines", count(&rust, "//"));
-    let python_says = format!("Python: {} lines", count(&python, "#"));
+    let (rust_lines, python_lines) = (count(&rust, "//"), count(&python, "#"));
+    let rust_says = format!("Rust: {rust_lines} lines");
+    let python_says = format!("Python: {python_lines} lines");
     assert!(
         page.contains(&rust_says) && page.contains(&python_says),
         "the line counts in docs/compared-with-sdks.md are stale; they are now \"{rust_says}\" and \"{python_says}\""
+    );
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme_says = format!("{rust_lines} lines of Rust against {python_lines} of Python");
+    assert!(
+        readme.contains(&readme_says),
+        "the README's line counts are stale; they are now \"{readme_says}\""
+    );
+    // The issue's bound: the Rust program at most 10% longer than Python's.
+    assert!(
+        rust_lines * 10 <= python_lines * 11,
+        "the Rust program ({rust_lines} lines) is more than 10% longer than the Python one ({python_lines})"
     );
 }

@@ -426,7 +426,7 @@ pub enum SpawnError {
     MissingWorkingDirectory(PathBuf),
     /// A builder value that cannot work.
     #[error(transparent)]
-    Limits(#[from] LimitsError),
+    Limits(#[from] crate::limits::LimitsError),
     /// The operating system refused to start the process.
     #[error(
         "could not start the CLI at {program}: {source} (check that the file is executable and runs on this machine; with a wrapper (Options::wrapper) this is the wrapper)"
@@ -453,14 +453,4 @@ pub enum SpawnError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
-}
-
-/// A limit or duration given to a builder that cannot work.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{name}` {problem}")]
-pub struct LimitsError {
-    /// The setting.
-    pub name: &'static str,
-    /// What is wrong with its value.
-    pub problem: String,
 }

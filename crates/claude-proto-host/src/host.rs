@@ -19,9 +19,10 @@ use claude_proto::{
     RequestId, SendError, Session,
 };
 
-use crate::error::{EndReason, Error, ExitReport, LimitsError, SessionEnded, Stall};
+use crate::error::{EndReason, Error, ExitReport, SessionEnded, Stall};
 use crate::event::{Delivery, Event, EventQueue, TurnId};
 use crate::jobs::{Answer, Capabilities, Completion, DirectAnswer, Job, Jobs, Route, route};
+use crate::limits::LimitsError;
 use crate::limits::{Limits, MAX_DURATION, check_count, check_duration, deadline};
 use crate::mirror::{Mirror, MirrorAppend, MirrorConfig, MirrorId, MirrorOutput};
 use crate::stderr::StderrTail;

@@ -46,14 +46,16 @@ mod turn;
 mod turn_item;
 
 pub use buffer::{ReadBuffer, deque_spare, trim_deque};
-pub use error::{EndReason, Error, ExitReport, LimitsError, SessionEnded, SpawnError, Stall};
+pub use error::{EndReason, Error, ExitReport, SessionEnded, SpawnError, Stall};
 pub use event::{Delivery, Event, TurnId};
 pub use host::{
     CallReply, CloseStage, Command, Host, InitAnswer, Output, ProcessExit, Signal, State,
     StdinStep, Timeout, TimeoutReason, Transport,
 };
 pub use jobs::{Capabilities, Completion, Job, JobKind, Outcome};
-pub use limits::{Limits, MAX_BYTES, MAX_DURATION, check_count, check_duration, deadline};
+pub use limits::{
+    Limits, LimitsError, MAX_BYTES, MAX_DURATION, check_count, check_duration, deadline,
+};
 pub use mirror::{MirrorAppend, MirrorConfig, MirrorFailure, MirrorId};
 pub use stderr::{LineSplitter, StderrTail};
 pub use turn::{Step, Turn, TurnCollector, TurnCursor};

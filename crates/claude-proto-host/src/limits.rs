@@ -2,8 +2,6 @@
 
 use std::time::{Duration, Instant};
 
-use crate::error::LimitsError;
-
 /// The bounds of one session above the core, in bytes and time.
 ///
 /// Start from [`Limits::default`] and change fields; [`Limits::check`]
@@ -148,6 +146,16 @@ pub fn deadline(now: Instant, after: Duration) -> Instant {
     now.checked_add(after.min(MAX_DURATION))
         .or_else(|| now.checked_add(MAX_DURATION))
         .unwrap_or(now)
+}
+
+/// A limit or duration given to a builder that cannot work.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{name}` {problem}")]
+pub struct LimitsError {
+    /// The setting.
+    pub name: &'static str,
+    /// What is wrong with its value.
+    pub problem: String,
 }
 
 #[cfg(test)]

@@ -56,6 +56,11 @@ impl Turn {
     /// What this turn cost, in USD: the session's running total at its end
     /// minus the total at the end of the turn before it (the CLI reports
     /// only running totals). Never negative.
+    ///
+    /// A CLI that resumes a session restores its running total, so the
+    /// first turn after a resume counts what the session had cost before,
+    /// as the same subtraction does in either official SDK: no message
+    /// tells the restored amount.
     pub fn cost_usd(&self) -> f64 {
         (self.total_cost_usd() - self.total_cost_before).max(0.0)
     }
