@@ -23,16 +23,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use claude_proto::model::incoming::CanUseTool;
-use claude_proto::model::permission::{PermissionMode, PermissionResult};
-use claude_proto::model::stdout::StdoutMessage;
-use claude_proto::model::tools::{AskUserQuestionInput, ToolInput};
+use claude_proto::model::tools::AskUserQuestionInput;
 use claude_proto_examples::{
     Reply, base_options, last_prompt, last_tool_result, last_user_message, offline_options,
     start_error, want_offline,
 };
 use claude_proto_testkit::model_api::ApiRequest;
-use claude_proto_tokio::{Claude, Event, HandlerError};
+use claude_proto_tokio::prelude::*;
 use serde_json::json;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::{Mutex, mpsc};
@@ -136,7 +133,6 @@ async fn run() -> Result<(), String> {
         init.models.len()
     );
 
-    let mut session_cost = 0.0;
     loop {
         print!("> ");
         let _ = std::io::stdout().flush();
@@ -172,7 +168,7 @@ async fn run() -> Result<(), String> {
             (command, _) if command.starts_with('/') => {
                 println!("commands: /model NAME, /mode MODE, /quit");
             }
-            _ => run_turn(&mut claude, line, &mut session_cost).await?,
+            _ => run_turn(&mut claude, line).await?,
         }
     }
 
@@ -187,7 +183,7 @@ async fn run() -> Result<(), String> {
 /// Sends one prompt and prints the turn as it streams. Ctrl-C meanwhile
 /// interrupts it through a [`Controller`](claude_proto_tokio::Controller)
 /// held by a task of its own, while this one keeps reading the turn.
-async fn run_turn(claude: &mut Claude, prompt: &str, session_cost: &mut f64) -> Result<(), String> {
+async fn run_turn(claude: &mut Claude, prompt: &str) -> Result<(), String> {
     let controller = claude.controller();
     let interrupter = tokio::spawn(async move {
         while tokio::signal::ctrl_c().await.is_ok() {
@@ -197,100 +193,60 @@ async fn run_turn(claude: &mut Claude, prompt: &str, session_cost: &mut f64) -> 
             }
         }
     });
-    let result = print_turn(claude, prompt, session_cost).await;
+    let result = print_turn(claude, prompt).await;
     interrupter.abort();
     result
 }
 
-/// `session_cost` is the session's running cost before this turn: the
-/// CLI's `result` reports the running total, so the turn's own cost is the
-/// difference.
-async fn print_turn(
-    claude: &mut Claude,
-    prompt: &str,
-    session_cost: &mut f64,
-) -> Result<(), String> {
+/// Prints the turn as it streams: its text, each tool call and result,
+/// warnings, and a line about the result with the turn's own cost.
+async fn print_turn(claude: &mut Claude, prompt: &str) -> Result<(), String> {
     let mut turn = claude.query(prompt).await.map_err(|e| e.to_string())?;
     let mut streamed_text = false;
-    while let Some(event) = turn.next().await {
-        let message = match event {
-            Event::Message(message) => message,
-            Event::ProtocolError(e) => {
-                eprintln!("\n[warning: {e}]");
-                continue;
+    while let Some(item) = turn.next_item().await {
+        match item {
+            TurnItem::TextDelta(text) => {
+                print!("{text}");
+                let _ = std::io::stdout().flush();
+                streamed_text = true;
             }
-            Event::HandlerFailed { subtype, message } => {
+            // Partial messages were off or lost: print the whole block.
+            TurnItem::Text(text) if !streamed_text => print!("{text}"),
+            TurnItem::ToolUse(tool) => println!("\n[tool] {} {}", tool.name, tool.input),
+            TurnItem::ToolResult(result) => {
+                let text = result.text();
+                let first = text.lines().next().unwrap_or("");
+                let more = match text.lines().count().saturating_sub(1) {
+                    0 => String::new(),
+                    more => format!(" … (+{more} lines)"),
+                };
+                let error = if result.is_error() { " (error)" } else { "" };
+                println!("[result{error}] {first}{more}");
+            }
+            TurnItem::Other(Event::ProtocolError(e)) => eprintln!("\n[warning: {e}]"),
+            TurnItem::Other(Event::HandlerFailed { subtype, message }) => {
                 eprintln!("\n[{subtype} handler failed: {message}]");
-                continue;
-            }
-            _ => continue,
-        };
-        match message.parse().map_err(|e| e.to_string())? {
-            StdoutMessage::StreamEvent(stream) => {
-                if let Some(text) = stream.event.text_delta() {
-                    print!("{text}");
-                    let _ = std::io::stdout().flush();
-                    streamed_text = true;
-                }
-            }
-            StdoutMessage::Assistant(assistant) => {
-                if !streamed_text {
-                    // Partial messages were off or lost: print the block.
-                    let text = assistant.message.text();
-                    if !text.is_empty() {
-                        print!("{text}");
-                    }
-                }
-                for tool in assistant.message.tool_uses() {
-                    println!("\n[tool] {} {}", tool.name, tool.input);
-                }
-            }
-            StdoutMessage::User(user) => {
-                for result in user.tool_results() {
-                    let text = result
-                        .content
-                        .as_ref()
-                        .map(|c| c.text())
-                        .unwrap_or_default();
-                    let first = text.lines().next().unwrap_or("");
-                    let more = text.lines().count().saturating_sub(1);
-                    let error = if result.is_error == Some(true) {
-                        " (error)"
-                    } else {
-                        ""
-                    };
-                    println!(
-                        "[result{error}] {first}{}",
-                        if more > 0 {
-                            format!(" … (+{more} lines)")
-                        } else {
-                            String::new()
-                        }
-                    );
-                }
-            }
-            StdoutMessage::Result(result) => {
-                if let Some(error) = result.error_message().filter(|_| result.is_error) {
-                    println!("\n[turn failed: {error}]");
-                }
-                let turn_cost = result.total_cost_usd() - *session_cost;
-                *session_cost = result.total_cost_usd();
-                println!(
-                    "\n── {} · {} turns · {:.1}s · ${:.4} (session ${:.4}) · {} in / {} out tokens",
-                    result.subtype,
-                    result.num_turns,
-                    Duration::from_millis(result.duration_ms).as_secs_f64(),
-                    turn_cost,
-                    *session_cost,
-                    result.usage.uncached_input_tokens(),
-                    result.usage.generated_tokens(),
-                );
             }
             _ => {}
         }
     }
     // The turn ended at its `result`, or the session ended first.
-    turn.finish().await.map(drop).map_err(|e| e.to_string())
+    let turn = turn.finish().await.map_err(|e| e.to_string())?;
+    if let Some(error) = turn.error_message() {
+        println!("\n[turn failed: {error}]");
+    }
+    let result = &turn.result;
+    println!(
+        "\n── {} · {} turns · {:.1}s · ${:.4} (session ${:.4}) · {} in / {} out tokens",
+        result.subtype,
+        result.num_turns,
+        Duration::from_millis(result.duration_ms).as_secs_f64(),
+        turn.cost_usd(),
+        turn.total_cost_usd(),
+        result.usage.uncached_input_tokens(),
+        result.usage.generated_tokens(),
+    );
+    Ok(())
 }
 
 /// Shows the tool call and asks y/n on the terminal.

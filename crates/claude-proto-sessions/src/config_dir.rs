@@ -33,3 +33,29 @@ pub fn configured_config_dir(options: &Options) -> Option<PathBuf> {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_home_set_in_the_options_is_the_clis_home() {
+        let home = std::env::temp_dir().join("a-sandboxed-home");
+        let options = Options::default()
+            .env("CLAUDE_CONFIG_DIR", "")
+            .env("HOME", &home);
+        assert_eq!(config_dir(&options), home.join(".claude"));
+        // `Sessions::for_options` reads its directory here.
+        let sessions = format!("{:?}", crate::Sessions::for_options(&options.cwd(&home)));
+        assert!(sessions.contains(&format!("{:?}", home.join(".claude"))), "{sessions}");
+    }
+
+    #[test]
+    fn a_config_dir_set_in_the_options_wins_over_home() {
+        let dir = std::env::temp_dir().join("a-config-dir");
+        let options = Options::default()
+            .env("CLAUDE_CONFIG_DIR", &dir)
+            .env("HOME", "/elsewhere");
+        assert_eq!(config_dir(&options), dir);
+    }
+}

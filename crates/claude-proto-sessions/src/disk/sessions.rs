@@ -30,8 +30,12 @@ impl Sessions {
     }
 
     /// The sessions of the CLI started with `options`: the config directory
-    /// its environment names (`CLAUDE_CONFIG_DIR` in `options`' env, else
-    /// ours, else `~/.claude`), narrowed to its working directory.
+    /// its environment names, narrowed to its working directory. Read as the
+    /// CLI reads it: `CLAUDE_CONFIG_DIR` in `options`' env (`Options::env`),
+    /// else in ours, else `.claude` in the home directory, which is also the
+    /// CLI's: `HOME` in `options`' env if set there (a sandboxed CLI with a
+    /// home of its own), else ours when the CLI inherits our environment.
+    /// Empty values count as unset.
     pub fn for_options(options: &claude_proto::options::Options) -> Self {
         let sessions = Self::at(crate::config_dir(options));
         let cwd = options
