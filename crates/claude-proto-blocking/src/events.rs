@@ -206,8 +206,8 @@ impl Events {
     }
 
     /// Where the reading side stands in the session's turns.
-    pub(crate) fn cursor(&self) -> TurnCursor {
-        self.cursor
+    pub(crate) fn cursor(&self) -> &TurnCursor {
+        &self.cursor
     }
 
     /// The next event, waiting at most `timeout`: `Ok(None)` once the

@@ -228,10 +228,12 @@ fn total_cost_of(message: &Message) -> Option<f64> {
 
 /// The reading side's turn position: which turn the next unqualified
 /// "receive a turn" means. Feed it every delivery the user is handed.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct TurnCursor {
     next: TurnId,
-    total_cost_usd: f64,
+    /// The last `result` handed to the user, kept (a reference count, not
+    /// a copy) so that its running cost is read only if a turn asks.
+    last_result: Option<Message>,
 }
 
 impl TurnCursor {
@@ -240,19 +242,22 @@ impl TurnCursor {
         match &delivery.event {
             Event::Message(message) if message.is_result() => {
                 self.next = self.next.max(delivery.turn + 1);
-                if let Some(total) = total_cost_of(message) {
-                    self.total_cost_usd = total;
-                }
+                self.last_result = Some(message.clone());
             }
             _ => self.next = self.next.max(delivery.turn),
         }
     }
 
     /// The session's running cost in USD as of the last `result` handed to
-    /// the user (`0.0` before the first): what a [`TurnCollector`] for the
-    /// next turn starts from.
+    /// the user (`0.0` before the first, or if it had no readable cost):
+    /// what a [`TurnCollector`] for the next turn starts from. Reads that
+    /// line's `total_cost_usd` on each call; reading events costs nothing
+    /// for it.
     pub fn total_cost_usd(&self) -> f64 {
-        self.total_cost_usd
+        self.last_result
+            .as_ref()
+            .and_then(total_cost_of)
+            .unwrap_or(0.0)
     }
 
     /// The turn whose `result` the user has not seen yet.

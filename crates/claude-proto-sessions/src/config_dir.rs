@@ -47,7 +47,10 @@ mod tests {
         assert_eq!(config_dir(&options), home.join(".claude"));
         // `Sessions::for_options` reads its directory here.
         let sessions = format!("{:?}", crate::Sessions::for_options(&options.cwd(&home)));
-        assert!(sessions.contains(&format!("{:?}", home.join(".claude"))), "{sessions}");
+        assert!(
+            sessions.contains(&format!("{:?}", home.join(".claude"))),
+            "{sessions}"
+        );
     }
 
     #[test]
