@@ -67,9 +67,9 @@ impl Events {
         self.shared.ended_error()
     }
 
-    /// The session's running cost as of the last `result` read.
-    pub(crate) fn total_cost_usd(&self) -> f64 {
-        self.cursor.total_cost_usd()
+    /// Where the reading side stands in the session's turns.
+    pub(crate) fn cursor(&self) -> &TurnCursor {
+        &self.cursor
     }
 
     /// The turn whose `result` has not been read yet.

@@ -67,7 +67,7 @@ pub use events::Events;
 pub use handlers::{McpServer, Tool};
 pub use query::query;
 pub use runtime::{BoxFuture, BoxReader, BoxWriter, Connect, ReadBytes, Runtime, WriteBytes};
-pub use turn::{INTERRUPT_GRACE, TurnStream};
+pub use turn::TurnStream;
 
 pub use claude_proto;
 pub use claude_proto::dispatch::{IntoHandlerResult, IntoToolResult};
@@ -78,8 +78,8 @@ pub use claude_proto::{Config, Message};
 pub use claude_proto_adapter::ToolArgs;
 pub use claude_proto_adapter::{Configure, HookOptions, ShutdownPolicy, StoreSettings};
 pub use claude_proto_host::{
-    EndReason, Error, Event, ExitReport, Limits, LimitsError, SessionEnded, SpawnError, Stall,
-    Turn, TurnId, TurnItem,
+    EndReason, Error, Event, ExitReport, INTERRUPT_GRACE, Limits, LimitsError, SessionEnded,
+    SpawnError, Stall, Turn, TurnId, TurnItem,
 };
 /// Sessions on disk and in a store: list, read, rename, tag, fork,
 /// delete (`Sessions`, `StoreSessions`); the `SessionStore` trait and its

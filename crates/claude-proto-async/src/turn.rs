@@ -1,6 +1,5 @@
 //! One turn's events, as a stream.
 
-use std::collections::VecDeque;
 use std::fmt;
 use std::future::poll_fn;
 use std::pin::Pin;
@@ -8,14 +7,10 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use claude_proto::Message;
-use claude_proto_host::{Error, Event, Step, Turn, TurnCollector, TurnId, TurnItem};
+use claude_proto_host::{Error, Event, INTERRUPT_GRACE, Turn, TurnId, TurnItem, TurnReader};
 
 use crate::events::Events;
 use crate::runtime::BoxFuture;
-
-/// How long [`TurnStream::finish_by`] waits, after interrupting a turn,
-/// for the CLI to end it. The real CLI ends an interrupted turn at once.
-pub const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
 
 /// What a turn stream needs of its session besides the events: an
 /// interrupt and a timer, for [`TurnStream::finish_by`].
@@ -64,41 +59,31 @@ pub(crate) trait TurnControl: Send + Sync {
 pub struct TurnStream<'a> {
     events: &'a mut Events,
     control: &'a dyn TurnControl,
-    collector: TurnCollector,
-    /// Items of the last event not handed out yet.
-    items: VecDeque<TurnItem>,
-    /// The message the last event read was, if it was one.
-    message: Option<Message>,
-    /// The turn's end: `Ok` once its `result` was read, `Err` if the
-    /// session ended first.
-    end: Option<Result<Box<Turn>, Error>>,
+    reader: TurnReader,
 }
 
 impl fmt::Debug for TurnStream<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TurnStream")
-            .field("turn", &self.collector.turn())
-            .field("ended", &self.end.is_some())
+            .field("turn", &self.reader.id())
+            .field("ended", &self.reader.has_ended())
             .finish_non_exhaustive()
     }
 }
 
 impl<'a> TurnStream<'a> {
     pub(crate) fn new(events: &'a mut Events, control: &'a dyn TurnControl, turn: TurnId) -> Self {
-        let total_cost_usd = events.total_cost_usd();
+        let reader = TurnReader::new(turn, events.cursor());
         Self {
             events,
             control,
-            collector: TurnCollector::new(turn, total_cost_usd),
-            items: VecDeque::new(),
-            message: None,
-            end: None,
+            reader,
         }
     }
 
     /// Which turn of the session this is.
     pub fn id(&self) -> TurnId {
-        self.collector.turn()
+        self.reader.id()
     }
 
     /// The turn's next event; `None` after its `result` (the last event
@@ -117,15 +102,11 @@ impl<'a> TurnStream<'a> {
     /// the items it holds stay for the next call.
     pub async fn next_item(&mut self) -> Option<TurnItem> {
         loop {
-            if let Some(item) = self.items.pop_front() {
+            if let Some(item) = self.reader.pop_item() {
                 return Some(item);
             }
             let event = self.next().await?;
-            let ended = match &self.end {
-                Some(Ok(turn)) => Some(&**turn),
-                _ => None,
-            };
-            TurnItem::extend(&mut self.items, event, &self.collector, ended);
+            self.reader.queue_items(event);
         }
     }
 
@@ -133,7 +114,7 @@ impl<'a> TurnStream<'a> {
     /// CLI wrote it, for what the typed items leave out. `None` before the
     /// first event, or when the last one was not a message.
     pub fn message(&self) -> Option<&Message> {
-        self.message.as_ref()
+        self.reader.message()
     }
 
     /// Reads the rest of the turn and returns all of it, also the events
@@ -144,7 +125,7 @@ impl<'a> TurnStream<'a> {
     /// the effect described on [`TurnStream`].
     pub async fn finish(mut self) -> Result<Turn, Error> {
         while self.next().await.is_some() {}
-        self.ending()
+        self.reader.finish(|| self.events.ended_error())
     }
 
     /// [`finish`](Self::finish), giving up at `deadline`: if the turn has
@@ -158,25 +139,14 @@ impl<'a> TurnStream<'a> {
     /// Cancel safety as [`finish`](Self::finish).
     pub async fn finish_by(mut self, deadline: Instant) -> Result<Turn, Error> {
         if self.read_until(deadline).await {
-            return self.ending();
+            return self.reader.finish(|| self.events.ended_error());
         }
         // An interrupt that fails means the session has ended or the turn
         // already has: reading on tells which.
         let _ = self.control.interrupt().await;
-        let grace = self
-            .control
-            .now()
-            .checked_add(INTERRUPT_GRACE)
-            .unwrap_or(deadline);
-        if !self.read_until(grace).await {
-            return Err(Error::DeadlinePassed { turn: None });
-        }
-        match self.ending() {
-            Ok(turn) => Err(Error::DeadlinePassed {
-                turn: Some(Box::new(turn)),
-            }),
-            Err(error) => Err(error),
-        }
+        let grace = claude_proto_host::deadline(self.control.now(), INTERRUPT_GRACE);
+        self.read_until(grace).await;
+        Err(self.reader.give_up())
     }
 
     /// [`finish_by`](Self::finish_by) `timeout` from now.
@@ -206,34 +176,17 @@ impl<'a> TurnStream<'a> {
         .await
     }
 
-    /// The turn, once read to its end.
-    fn ending(&mut self) -> Result<Turn, Error> {
-        match self.end.take() {
-            Some(Ok(turn)) => Ok(*turn),
-            Some(Err(error)) => Err(error),
-            None => Err(self.events.ended_error()),
-        }
-    }
-
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Event>> {
-        if self.end.is_some() {
-            return Poll::Ready(None);
-        }
-        loop {
+        while !self.reader.has_ended() {
             let Some(delivery) = std::task::ready!(self.events.poll_delivery(cx)) else {
-                self.end = Some(Err(self.events.ended_error()));
-                return Poll::Ready(None);
+                self.reader.end_with(self.events.ended_error());
+                break;
             };
-            let event = delivery.event.clone();
-            match self.collector.push(delivery) {
-                // An earlier turn's leftover.
-                Step::Skipped => continue,
-                Step::Done(turn) => self.end = Some(Ok(turn)),
-                _ => {}
+            if let Some(event) = self.reader.accept(delivery) {
+                return Poll::Ready(Some(event));
             }
-            self.message = event.as_message().cloned();
-            return Poll::Ready(Some(event));
         }
+        Poll::Ready(None)
     }
 }
 

@@ -123,7 +123,7 @@ pub use controller::Controller;
 pub use events::{Elapsed, Events};
 pub use handlers::{CancelToken, McpServer, Tool};
 pub use query::query;
-pub use turn::{INTERRUPT_GRACE, TurnStream};
+pub use turn::TurnStream;
 
 pub use claude_proto;
 pub use claude_proto::dispatch::{ToolAnnotations, ToolOutput};
@@ -131,8 +131,8 @@ pub use claude_proto::options::Options;
 pub use claude_proto::{Config, Message};
 pub use claude_proto_adapter::{Configure, HookOptions, ShutdownPolicy, StoreSettings};
 pub use claude_proto_host::{
-    EndReason, Error, Event, ExitReport, Limits, SessionEnded, SpawnError, Stall, Turn, TurnId,
-    TurnItem,
+    EndReason, Error, Event, ExitReport, INTERRUPT_GRACE, Limits, SessionEnded, SpawnError, Stall,
+    Turn, TurnId, TurnItem,
 };
 /// Sessions on disk and in a store: list, read, rename, tag, fork,
 /// delete (`Sessions`, `StoreSessions`); the `SessionStore` trait and its

@@ -1,18 +1,13 @@
 //! One turn's events, as an iterator.
 
-use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use claude_proto::Message;
-use claude_proto_host::{Error, Event, Step, Turn, TurnCollector, TurnId, TurnItem};
+use claude_proto_host::{Error, Event, INTERRUPT_GRACE, Turn, TurnId, TurnItem, TurnReader};
 
 use crate::controller::Controller;
 use crate::events::{Elapsed, Events};
 use crate::shared::Shared;
-
-/// How long [`TurnStream::finish_by`] waits, after interrupting a turn,
-/// for the CLI to end it. The real CLI ends an interrupted turn at once.
-pub const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
 
 /// The events of one turn as they arrive, ending with its `result`
 /// message; then [`finish`](Self::finish) gives the whole [`Turn`].
@@ -56,14 +51,7 @@ pub struct TurnStream<'a> {
     events: &'a mut Events,
     shared: &'a Shared,
     controller: &'a Controller,
-    collector: TurnCollector,
-    /// Items of the last event not handed out yet.
-    items: VecDeque<TurnItem>,
-    /// The message the last event read was, if it was one.
-    message: Option<Message>,
-    /// The turn's end: `Ok` once its `result` was read, `Err` if the
-    /// session ended first.
-    end: Option<Result<Box<Turn>, Error>>,
+    reader: TurnReader,
 }
 
 impl<'a> TurnStream<'a> {
@@ -73,15 +61,12 @@ impl<'a> TurnStream<'a> {
         controller: &'a Controller,
         turn: TurnId,
     ) -> Self {
-        let total_cost_usd = events.cursor().total_cost_usd();
+        let reader = TurnReader::new(turn, events.cursor());
         Self {
             events,
             shared,
             controller,
-            collector: TurnCollector::new(turn, total_cost_usd),
-            items: VecDeque::new(),
-            message: None,
-            end: None,
+            reader,
         }
     }
 
@@ -90,15 +75,11 @@ impl<'a> TurnStream<'a> {
     /// the session ended first ([`finish`](Self::finish) then says how).
     pub fn next_item(&mut self) -> Option<TurnItem> {
         loop {
-            if let Some(item) = self.items.pop_front() {
+            if let Some(item) = self.reader.pop_item() {
                 return Some(item);
             }
             let event = self.next()?;
-            let ended = match &self.end {
-                Some(Ok(turn)) => Some(&**turn),
-                _ => None,
-            };
-            TurnItem::extend(&mut self.items, event, &self.collector, ended);
+            self.reader.queue_items(event);
         }
     }
 
@@ -106,7 +87,7 @@ impl<'a> TurnStream<'a> {
     /// CLI wrote it, for what the typed items leave out. `None` before the
     /// first event, or when the last one was not a message.
     pub fn message(&self) -> Option<&Message> {
-        self.message.as_ref()
+        self.reader.message()
     }
 
     /// [`finish`](Self::finish), giving up at `deadline`: if the turn has
@@ -118,21 +99,13 @@ impl<'a> TurnStream<'a> {
     /// turn; the next `query` still skips the rest of it.
     pub fn finish_by(mut self, deadline: Instant) -> Result<Turn, Error> {
         if self.read_until(deadline) {
-            return self.ending();
+            return self.reader.finish(|| self.shared.ended_error());
         }
         // An interrupt that fails means the session has ended or the turn
         // already has: reading on tells which.
         let _ = self.controller.interrupt();
-        let grace = claude_proto_host::deadline(Instant::now(), INTERRUPT_GRACE);
-        if !self.read_until(grace) {
-            return Err(Error::DeadlinePassed { turn: None });
-        }
-        match self.ending() {
-            Ok(turn) => Err(Error::DeadlinePassed {
-                turn: Some(Box::new(turn)),
-            }),
-            Err(error) => Err(error),
-        }
+        self.read_until(claude_proto_host::deadline(Instant::now(), INTERRUPT_GRACE));
+        Err(self.reader.give_up())
     }
 
     /// [`finish_by`](Self::finish_by) `timeout` from now.
@@ -143,7 +116,7 @@ impl<'a> TurnStream<'a> {
     /// Reads events until the turn ends (`true`) or `deadline` passes
     /// (`false`).
     fn read_until(&mut self, deadline: Instant) -> bool {
-        while self.end.is_none() {
+        while !self.reader.has_ended() {
             if self.read_one(Some(deadline)).is_err() {
                 return false;
             }
@@ -151,41 +124,24 @@ impl<'a> TurnStream<'a> {
         true
     }
 
-    /// The turn, once read to its end.
-    fn ending(&mut self) -> Result<Turn, Error> {
-        match self.end.take() {
-            Some(Ok(turn)) => Ok(*turn),
-            Some(Err(error)) => Err(error),
-            None => Err(self.shared.ended_error()),
-        }
-    }
-
     /// Reads the turn's next event, waiting until `deadline` at most
     /// (`Err` if it passed first); `Ok(None)` once the turn has ended.
     fn read_one(&mut self, deadline: Option<Instant>) -> Result<Option<Event>, Elapsed> {
-        if self.end.is_some() {
-            return Ok(None);
-        }
-        loop {
+        while !self.reader.has_ended() {
             let Some(delivery) = self.events.next_delivery(deadline)? else {
-                self.end = Some(Err(self.shared.ended_error()));
-                return Ok(None);
+                self.reader.end_with(self.shared.ended_error());
+                break;
             };
-            let event = delivery.event.clone();
-            match self.collector.push(delivery) {
-                // An earlier turn's leftover.
-                Step::Skipped => continue,
-                Step::Done(turn) => self.end = Some(Ok(turn)),
-                _ => {}
+            if let Some(event) = self.reader.accept(delivery) {
+                return Ok(Some(event));
             }
-            self.message = event.as_message().cloned();
-            return Ok(Some(event));
         }
+        Ok(None)
     }
 
     /// Which turn of the session this is.
     pub fn id(&self) -> TurnId {
-        self.collector.turn()
+        self.reader.id()
     }
 
     /// Reads the rest of the turn and returns all of it, also the events
@@ -193,7 +149,7 @@ impl<'a> TurnStream<'a> {
     /// session ends first (the error carries the exit status and stderr).
     pub fn finish(mut self) -> Result<Turn, Error> {
         for _ in &mut self {}
-        self.ending()
+        self.reader.finish(|| self.shared.ended_error())
     }
 }
 

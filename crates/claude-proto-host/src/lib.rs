@@ -44,6 +44,7 @@ pub mod run_end;
 mod stderr;
 mod turn;
 mod turn_item;
+mod turn_reader;
 
 pub use buffer::{ReadBuffer, deque_spare, trim_deque};
 pub use error::{EndReason, Error, ExitReport, SessionEnded, SpawnError, Stall};
@@ -60,3 +61,4 @@ pub use mirror::{MirrorAppend, MirrorConfig, MirrorFailure, MirrorId};
 pub use stderr::{LineSplitter, StderrTail};
 pub use turn::{Step, Turn, TurnCollector, TurnCursor};
 pub use turn_item::TurnItem;
+pub use turn_reader::{INTERRUPT_GRACE, TurnReader};
