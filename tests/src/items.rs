@@ -103,7 +103,15 @@ pub fn check_costs(first: &Turn, second: &Turn) {
 /// turn was interrupted and read to its end.
 pub fn check_deadline_passed(outcome: Result<Turn, Error>) {
     match outcome {
-        Err(Error::DeadlinePassed { turn: Some(turn) }) => {
+        Err(error @ Error::DeadlinePassed { turn: Some(_) }) => {
+            assert_eq!(
+                error.to_string(),
+                "the turn did not end by its deadline and was interrupted; \
+                 it has ended and the session is ready for the next prompt"
+            );
+            let Error::DeadlinePassed { turn: Some(turn) } = error else {
+                unreachable!("matched above")
+            };
             assert!(turn.is_error(), "an interrupted turn: {:?}", turn.result);
         }
         other => panic!("the deadline passed and the turn was read to its end: {other:?}"),

@@ -132,10 +132,13 @@ mod tests {
     fn a_turn_the_cli_never_ended_is_given_up_without_a_turn() {
         let mut reader = TurnReader::new(0, &TurnCursor::default());
         assert!(!reader.has_ended());
-        assert!(matches!(
-            reader.give_up(),
-            Error::DeadlinePassed { turn: None }
-        ));
+        let error = reader.give_up();
+        assert!(matches!(error, Error::DeadlinePassed { turn: None }));
+        assert_eq!(
+            error.to_string(),
+            "the turn did not end by its deadline and was interrupted, \
+             but the CLI did not end it within the grace after the interrupt"
+        );
     }
 
     #[test]
