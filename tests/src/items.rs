@@ -27,6 +27,25 @@ pub fn items_options(cli: &Path) -> Options {
     )
 }
 
+/// Options for a CLI whose every turn starts with 5,000 lines written
+/// as fast as the pipe takes them: a reader that never has to wait.
+pub fn flood_options(cli: &Path) -> Options {
+    serve_options(
+        Options::default(),
+        cli,
+        &Behaviour::default().with_flood(5_000, 0),
+    )
+}
+
+/// Checks what `finish_by` gives for a turn whose deadline passed while
+/// events kept coming: the deadline, not the turn's end.
+pub fn check_deadline_kept(outcome: Result<Turn, Error>) {
+    assert!(
+        matches!(outcome, Err(Error::DeadlinePassed { .. })),
+        "the deadline holds while events keep coming: {outcome:?}"
+    );
+}
+
 /// The prompt of a turn the kit's CLI holds for an hour: it ends only
 /// when interrupted.
 pub const HELD_PROMPT: &str = r#"#extras [{"pause_ms": 3600000}]"#;

@@ -905,3 +905,13 @@ fn a_turn_past_its_deadline_is_interrupted_and_the_session_goes_on() {
     assert_eq!(next.text(), Some("echo: after"), "the session is ready");
     claude.close().unwrap();
 }
+
+#[test]
+fn a_turn_that_never_pauses_is_still_given_up_at_its_deadline() {
+    use claude_proto_tests::items::{check_deadline_kept, flood_options};
+    let options = flood_options(std::path::Path::new(CLI));
+    let mut claude = Claude::builder(options).spawn().unwrap();
+    let turn = claude.query("flood").unwrap();
+    check_deadline_kept(turn.finish_within(Duration::ZERO));
+    claude.close().unwrap();
+}

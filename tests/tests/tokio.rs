@@ -665,3 +665,15 @@ fn a_turn_past_its_deadline_is_interrupted_and_the_session_goes_on() {
         claude.close().await.unwrap();
     });
 }
+
+#[test]
+fn a_turn_that_never_pauses_is_still_given_up_at_its_deadline() {
+    use claude_proto_tests::items::{check_deadline_kept, flood_options};
+    runtime().block_on(async {
+        let options = flood_options(std::path::Path::new(CLI));
+        let mut claude = Claude::builder(options).spawn().await.unwrap();
+        let turn = claude.query("flood").await.unwrap();
+        check_deadline_kept(turn.finish_within(Duration::ZERO).await);
+        claude.close().await.unwrap();
+    });
+}

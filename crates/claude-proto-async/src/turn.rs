@@ -131,21 +131,26 @@ impl<'a> TurnStream<'a> {
     /// [`finish`](Self::finish), giving up at `deadline`: if the turn has
     /// not ended by then, it is interrupted and read to its end (the CLI
     /// answers an interrupt by ending the turn), and the call fails with
-    /// [`Error::DeadlinePassed`] holding that turn. Either way the session
-    /// is ready for the next prompt. If the CLI does not end the turn
-    /// within [`INTERRUPT_GRACE`] of the interrupt, the error holds no
-    /// turn; the next `query` still skips the rest of it.
+    /// [`Error::DeadlinePassed`] holding that turn: the session is ready
+    /// for the next prompt. If the CLI does not end the turn within
+    /// [`INTERRUPT_GRACE`] of the interrupt, the error holds no turn and
+    /// the call returns then; the next `query` still skips the rest of
+    /// the turn once the CLI ends it.
+    ///
+    /// The deadline holds however fast the CLI writes: it is checked after
+    /// every event, and the turn's events are read while the interrupt
+    /// waits for its answer.
     ///
     /// Cancel safety as [`finish`](Self::finish).
     pub async fn finish_by(mut self, deadline: Instant) -> Result<Turn, Error> {
-        if self.read_until(deadline).await {
+        if self.read_until(deadline, None).await {
             return self.reader.finish(|| self.events.ended_error());
         }
-        // An interrupt that fails means the session has ended or the turn
-        // already has: reading on tells which.
-        let _ = self.control.interrupt().await;
+        // The interrupt's answer is not waited for: its outcome shows in
+        // the turn's end (or the session's), read meanwhile.
+        let interrupt = self.control.interrupt();
         let grace = claude_proto_host::deadline(self.control.now(), INTERRUPT_GRACE);
-        self.read_until(grace).await;
+        self.read_until(grace, Some(interrupt)).await;
         Err(self.reader.give_up())
     }
 
@@ -157,14 +162,26 @@ impl<'a> TurnStream<'a> {
     }
 
     /// Reads events until the turn ends (`true`) or `deadline` passes
-    /// (`false`).
-    async fn read_until(&mut self, deadline: Instant) -> bool {
+    /// (`false`), driving `interrupt` meanwhile.
+    async fn read_until(
+        &mut self,
+        deadline: Instant,
+        mut interrupt: Option<BoxFuture<Result<(), Error>>>,
+    ) -> bool {
         let mut timer = self.control.sleep_until(deadline);
         poll_fn(|cx| {
+            if let Some(pending) = interrupt.as_mut() {
+                if pending.as_mut().poll(cx).is_ready() {
+                    interrupt = None;
+                }
+            }
             loop {
                 match self.poll_event(cx) {
-                    Poll::Ready(Some(_)) => continue,
                     Poll::Ready(None) => return Poll::Ready(true),
+                    // A CLI that writes without pause never leaves this
+                    // loop by `Pending`: the clock is read after each event.
+                    Poll::Ready(Some(_)) if self.control.now() < deadline => continue,
+                    Poll::Ready(Some(_)) => return Poll::Ready(self.reader.has_ended()),
                     Poll::Pending => {}
                 }
                 return match timer.as_mut().poll(cx) {

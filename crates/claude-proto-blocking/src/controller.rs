@@ -196,6 +196,23 @@ impl Controller {
         self.control_typed(ControlRequest::interrupt())
     }
 
+    /// Sends `interrupt` and returns at once, without its answer: for a
+    /// reader that must go on reading while the CLI ends the turn
+    /// ([`TurnStream::finish_by`](crate::TurnStream::finish_by)).
+    pub(crate) fn interrupt_without_waiting(&self) -> Result<(), Error> {
+        let request = ControlRequest::interrupt();
+        let timeout = Some(request.default_timeout(self.request_timeout));
+        // The answer goes to a channel no one reads: the driver's send to
+        // it cannot block (one slot), and its outcome is dropped.
+        let (waiter, _reply) = sync_channel(1);
+        self.command(Command::Call {
+            request: Box::new(request),
+            timeout,
+            issued_at: Instant::now(),
+            waiter,
+        })
+    }
+
     /// Switches the model to `model` (a name or alias). Waits as
     /// [`control`](Self::control) does.
     pub fn set_model(&self, model: impl Into<String>) -> Result<(), Error> {

@@ -93,17 +93,22 @@ impl<'a> TurnStream<'a> {
     /// [`finish`](Self::finish), giving up at `deadline`: if the turn has
     /// not ended by then, it is interrupted and read to its end (the CLI
     /// answers an interrupt by ending the turn), and the call fails with
-    /// [`Error::DeadlinePassed`] holding that turn. Either way the session
-    /// is ready for the next prompt. If the CLI does not end the turn
-    /// within [`INTERRUPT_GRACE`] of the interrupt, the error holds no
-    /// turn; the next `query` still skips the rest of it.
+    /// [`Error::DeadlinePassed`] holding that turn: the session is ready
+    /// for the next prompt. If the CLI does not end the turn within
+    /// [`INTERRUPT_GRACE`] of the interrupt, the error holds no turn and
+    /// the call returns then; the next `query` still skips the rest of
+    /// the turn once the CLI ends it.
+    ///
+    /// The deadline holds however fast the CLI writes: it is checked after
+    /// every event, and the turn's events are read while the interrupt
+    /// waits for its answer.
     pub fn finish_by(mut self, deadline: Instant) -> Result<Turn, Error> {
         if self.read_until(deadline) {
             return self.reader.finish(|| self.shared.ended_error());
         }
-        // An interrupt that fails means the session has ended or the turn
-        // already has: reading on tells which.
-        let _ = self.controller.interrupt();
+        // Not waiting for the interrupt's answer: its outcome shows in the
+        // turn's end (or the session's), read meanwhile.
+        let _ = self.controller.interrupt_without_waiting();
         self.read_until(claude_proto_host::deadline(Instant::now(), INTERRUPT_GRACE));
         Err(self.reader.give_up())
     }
@@ -114,11 +119,12 @@ impl<'a> TurnStream<'a> {
     }
 
     /// Reads events until the turn ends (`true`) or `deadline` passes
-    /// (`false`).
+    /// (`false`). A CLI that writes without pause never makes a read wait,
+    /// so the clock is read after each event.
     fn read_until(&mut self, deadline: Instant) -> bool {
         while !self.reader.has_ended() {
-            if self.read_one(Some(deadline)).is_err() {
-                return false;
+            if self.read_one(Some(deadline)).is_err() || Instant::now() >= deadline {
+                return self.reader.has_ended();
             }
         }
         true

@@ -58,9 +58,11 @@ impl Turn {
     /// only running totals). Never negative.
     ///
     /// A CLI that resumes a session restores its running total, so the
-    /// first turn after a resume counts what the session had cost before,
-    /// as the same subtraction does in either official SDK: no message
-    /// tells the restored amount.
+    /// first turn after a resume counts what the session had cost before
+    /// (no message tells the restored amount; a program on either official
+    /// SDK that subtracts the totals itself gets the same). A `result`
+    /// without a readable running total counts as `0.0`, so the turn after
+    /// it counts the whole total.
     pub fn cost_usd(&self) -> f64 {
         (self.total_cost_usd() - self.total_cost_before).max(0.0)
     }
@@ -141,7 +143,9 @@ impl TurnCollector {
         self.turn
     }
 
-    /// The message the last [`push`](Self::push) added, typed; `None` if it
+    /// For adapter authors (the adapters' turn streams read it through
+    /// [`TurnReader`](crate::TurnReader)): the message the last
+    /// [`push`](Self::push) added, typed; `None` if it
     /// added none (an earlier turn's event, an unreadable line, an event
     /// that is not a message, or the `result`, which is in the
     /// [`Turn`]).
@@ -158,8 +162,9 @@ impl TurnCollector {
         self.last_was_typed = false;
         if delivery.turn < self.turn {
             if let Event::Message(message) = &delivery.event {
-                if let Some(total) = total_cost_of(message) {
-                    self.total_cost_before = total;
+                if message.is_result() {
+                    // As the cursor counts it: unreadable is zero.
+                    self.total_cost_before = total_cost_of(message).unwrap_or(0.0);
                 }
             }
             return Step::Skipped;

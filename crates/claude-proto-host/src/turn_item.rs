@@ -61,7 +61,9 @@ pub enum TurnItem {
 }
 
 impl TurnItem {
-    /// The items of `event`, the delivery `collector` was just pushed
+    /// For adapter authors (the adapters' turn streams call it through
+    /// [`TurnReader::queue_items`](crate::TurnReader::queue_items)): the
+    /// items of `event`, the delivery `collector` was just pushed
     /// ([`TurnCollector::push`]), appended to `items`; `ended` is the turn
     /// if that push ended it. The decoding the collector did is reused:
     /// nothing is parsed again.

@@ -13,6 +13,11 @@ use std::future::Future;
 /// `on_permission`, `hook`, `on_elicitation`, `on_user_dialog` and typed
 /// tools take; the future runs as a task of its own, so it owns what it
 /// uses (`Send + 'static`).
+///
+/// You never implement it: every closure and function of that shape
+/// does. Name it in a bound of your own to accept handlers the way the
+/// builders do. It exists so that a closure that does not fit gets an
+/// error naming the fix (`tests/ui` pins those errors).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an async handler taking `{In}`",
     label = "not `Fn({In}) -> impl Future + Send + 'static`",
@@ -38,6 +43,11 @@ where
 /// adapter's `on_permission`, `hook`, `on_elicitation`, `on_user_dialog`
 /// and typed tools take; it runs on a worker thread, and may run on
 /// several at once.
+///
+/// You never implement it: every closure and function of that shape
+/// does. Name it in a bound of your own to accept handlers the way the
+/// builders do. It exists so that a closure that does not fit gets an
+/// error naming the fix (`tests/ui` pins those errors).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a handler taking `{In}`",
     label = "not `Fn({In}) -> _ + Send + Sync + 'static`",

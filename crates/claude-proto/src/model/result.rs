@@ -195,7 +195,8 @@ impl ResultMessage {
     /// [`LenientResult::unread_fields`]. A line that reads whole gives no
     /// unread field; the raw line stays the truth for the rest.
     ///
-    /// A missing or unreadable `is_error` is taken as `subtype != success`;
+    /// A missing or unreadable `is_error` is taken as "not a readable
+    /// `success` subtype" (a line with neither reads as an error);
     /// a line that is not a JSON object at all gives an error result
     /// (`error_during_execution`, `is_error`) whose `errors` say why, and
     /// [`LenientResult::LINE`] as its only unread field.
@@ -257,7 +258,10 @@ impl ResultMessage {
             return LenientResult::unreadable_line("its fields do not fit together");
         };
         if !is_error_read {
-            message.is_error = message.subtype != ResultSubtype::Success;
+            // Without a readable `is_error`, only a readable `success`
+            // subtype says the turn succeeded.
+            let subtype_read = taken.contains("subtype");
+            message.is_error = !subtype_read || message.subtype != ResultSubtype::Success;
         }
         unread_fields.sort();
         LenientResult {
@@ -736,6 +740,20 @@ mod tests {
                 .iter()
                 .any(|f| f == "brand_new" || f == "subtype")
         );
+    }
+
+    #[test]
+    fn a_result_without_a_readable_outcome_is_an_error() {
+        for line in [
+            &br#"{"type":"result"}"#[..],
+            br#"{"type":"result","subtype":7,"result":"done"}"#,
+        ] {
+            let read = ResultMessage::read_leniently(line);
+            assert!(read.message.is_error, "{}", String::from_utf8_lossy(line));
+            assert!(!read.message.is_success());
+        }
+        let told = ResultMessage::read_leniently(br#"{"type":"result","is_error":false}"#);
+        assert!(!told.message.is_error, "an is_error the line gives is kept");
     }
 
     #[test]
