@@ -13,11 +13,15 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 /// same lock only while it has not been reaped. So a signal reaches either
 /// the child or its zombie, never a stranger. Behind every adapter's
 /// [`ProcessHandle`](crate::ProcessHandle).
+///
+/// On Windows the group is a Job Object (see [`job`]): what the CLI
+/// starts is in it, and closing it ends them all.
 #[derive(Debug)]
 pub(crate) struct SharedChild {
     pid: u32,
     /// The child leads a process group of its own (pgid = pid): signals go
-    /// to the group, and the group is ended when the child exits.
+    /// to the group, and the group is ended when the child exits. On
+    /// Windows: the child was put in a Job Object of its own.
     group: bool,
     state: Mutex<State>,
 }
@@ -28,21 +32,31 @@ struct State {
     status: Option<ExitStatus>,
     /// The group's watchdog (see [`group::watchdog`]), reaped with the child.
     watchdog: Option<Child>,
+    /// The child's Job Object: closing it (dropping it) kills every process
+    /// still in it. It is this process's only handle to it, so the job is
+    /// also closed, and its processes killed, when this process dies.
+    #[cfg(windows)]
+    job: Option<job::Job>,
 }
 
 impl SharedChild {
     /// Wraps a spawned child (take its pipes first); `group` if it was
-    /// started as the leader of a process group of its own.
+    /// started as the leader of a process group of its own (on Windows:
+    /// if it is to be put in a Job Object of its own, which happens here).
     pub(crate) fn new(child: Child, group: bool) -> Self {
         let pid = child.id();
         #[cfg(unix)]
         let watchdog = group.then(|| group::watchdog(pid)).flatten();
         #[cfg(not(unix))]
         let watchdog = None;
+        #[cfg(windows)]
+        let job = group.then(|| job::contain(&child)).flatten();
         Self {
             pid,
             group,
             state: Mutex::new(State {
+                #[cfg(windows)]
+                job,
                 child,
                 status: None,
                 watchdog,
@@ -81,6 +95,10 @@ impl SharedChild {
         if let Some(watchdog) = state.watchdog.take() {
             group::stop_watchdog(watchdog);
         }
+        // Windows has no SIGTERM to give what is left a grace: closing the
+        // job kills it, before the exit is reported.
+        #[cfg(windows)]
+        drop(state.job.take());
         let status = state.child.wait()?;
         state.status = Some(status);
         Ok(status)
@@ -132,21 +150,28 @@ impl SharedChild {
     }
 
     /// Sends SIGTERM (to its group, if it leads one) unless the child has
-    /// been reaped (then nothing to do).
+    /// been reaped (then nothing to do). Windows has no SIGTERM, and no
+    /// other way to ask a console program without a console to stop: there
+    /// this kills, as Node's `kill('SIGTERM')` does for the official SDKs.
     pub(crate) fn terminate(&self) -> io::Result<()> {
-        let state = self.lock();
-        if state.status.is_some() {
-            return Ok(());
+        #[cfg(windows)]
+        return self.kill();
+        #[cfg(not(windows))]
+        {
+            let state = self.lock();
+            if state.status.is_some() {
+                return Ok(());
+            }
+            #[cfg(unix)]
+            if self.group {
+                return group::signal(self.pid, rustix::process::Signal::TERM);
+            }
+            crate::terminate(self.pid)
         }
-        #[cfg(unix)]
-        if self.group {
-            return group::signal(self.pid, rustix::process::Signal::TERM);
-        }
-        crate::terminate(self.pid)
     }
 
-    /// Kills the child (SIGKILL; its group, if it leads one) unless it has
-    /// been reaped.
+    /// Kills the child (SIGKILL; its group, if it leads one; on Windows,
+    /// everything in its job) unless it has been reaped.
     pub(crate) fn kill(&self) -> io::Result<()> {
         let mut state = self.lock();
         if state.status.is_some() {
@@ -156,7 +181,53 @@ impl SharedChild {
         if self.group {
             return group::signal(self.pid, rustix::process::Signal::KILL);
         }
-        state.child.kill()
+        let killed = state.child.kill();
+        #[cfg(windows)]
+        drop(state.job.take());
+        killed
+    }
+}
+
+/// The Windows counterpart of the process group and its watchdog: a Job
+/// Object with kill-on-close. Every process the CLI starts is in it
+/// (Windows 8 and later nest jobs, so this holds inside a job of the
+/// caller's too), unless started with breakaway, which the job does not
+/// allow. Closing the job's handle kills them all; the handle is this
+/// process's alone (not inherited), so it is closed when the session ends
+/// it and, like the watchdog's pipe, when this process dies however
+/// abruptly.
+///
+/// The child is put in the job right after it starts: a process it starts
+/// before that (the CLI starts none before reading its options) would be
+/// outside it, as std gives no safe way to start a child suspended.
+#[cfg(windows)]
+mod job {
+    use std::os::windows::io::AsRawHandle as _;
+    use std::process::Child;
+
+    pub(super) use win32job::Job;
+
+    /// A job with kill-on-close holding `child`; `None` (logged) if one
+    /// cannot be made: the session runs without that protection, as on
+    /// Unix without a watchdog.
+    pub(super) fn contain(child: &Child) -> Option<Job> {
+        let mut limits = win32job::ExtendedLimitInfo::new();
+        limits.limit_kill_on_job_close();
+        let contained = Job::create_with_limit_info(&limits).and_then(|job| {
+            job.assign_process(child.as_raw_handle() as isize)?;
+            Ok(job)
+        });
+        match contained {
+            Ok(job) => Some(job),
+            Err(error) => {
+                let step = error.to_string();
+                let cause = std::io::Error::from(error);
+                crate::log::warn(format_args!(
+                    "no job object for the CLI (what it starts may outlive the session): {step}: {cause}"
+                ));
+                None
+            }
+        }
     }
 }
 
@@ -296,7 +367,8 @@ mod group {
     /// member that outstays it. The group's `watchdog` (and what it runs)
     /// is not counted: it is this session's own, ended by the caller once
     /// the rest is gone (see [`stop_watchdog`]). Where the members cannot
-    /// be counted (no `/proc`), SIGKILL follows SIGTERM at once.
+    /// be counted (neither `/proc` nor `ps`), SIGKILL follows SIGTERM at
+    /// once.
     pub(super) fn end(pgid: u32, grace: Duration, watchdog: Option<u32>) {
         let living = || living_members(pgid, watchdog);
         if living() == Some(0) {
@@ -305,7 +377,7 @@ mod group {
         let _ = signal(pgid, Signal::TERM);
         let deadline = Instant::now() + grace;
         while Instant::now() < deadline && living().is_some_and(|n| n > 0) {
-            std::thread::sleep(Duration::from_millis(5));
+            std::thread::sleep(COUNT_INTERVAL);
         }
         if living() == Some(0) {
             return;
@@ -396,6 +468,14 @@ mod group {
     /// process has died: the default `term_grace` of the host's limits.
     const WATCHDOG_GRACE: Duration = Duration::from_secs(5);
 
+    /// Between two counts of the group's members: reading `/proc` is cheap,
+    /// starting `ps` is not.
+    const COUNT_INTERVAL: Duration = if cfg!(any(target_os = "linux", target_os = "android")) {
+        Duration::from_millis(5)
+    } else {
+        Duration::from_millis(50)
+    };
+
     /// How long processes that got SIGKILL may take to be gone.
     const KILLED_DEADLINE: Duration = Duration::from_secs(2);
 
@@ -404,7 +484,7 @@ mod group {
     /// `except` and its children (the watchdog and its `sleep`); `None`
     /// where this cannot be known.
     #[cfg(any(target_os = "linux", target_os = "android"))]
-    fn living_members(pgid: u32, except: Option<u32>) -> Option<usize> {
+    pub(super) fn living_members(pgid: u32, except: Option<u32>) -> Option<usize> {
         let entries = std::fs::read_dir("/proc").ok()?;
         let mut living = 0;
         for entry in entries.flatten() {
@@ -439,13 +519,56 @@ mod group {
         Some(living)
     }
 
+    /// Where there is no `/proc` (macOS, the BSDs), `ps` counts them.
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    fn living_members(_pgid: u32, _except: Option<u32>) -> Option<usize> {
-        None
+    pub(super) fn living_members(pgid: u32, except: Option<u32>) -> Option<usize> {
+        ps::living_members(pgid, except)
+    }
+
+    /// Counting a group's members with the POSIX `ps`, for systems without
+    /// `/proc`. Built on Linux too, so its tests compare it with `/proc`
+    /// there.
+    #[cfg(any(test, not(any(target_os = "linux", target_os = "android"))))]
+    pub(super) mod ps {
+        use std::process::{Command, Stdio};
+
+        /// As `living_members` does with `/proc`; `None` if `ps` cannot be
+        /// run or its table cannot be read.
+        pub(crate) fn living_members(pgid: u32, except: Option<u32>) -> Option<usize> {
+            let table = Command::new("ps")
+                .args([
+                    "-A", "-o", "pid=", "-o", "ppid=", "-o", "pgid=", "-o", "stat=",
+                ])
+                .stdin(Stdio::null())
+                .stderr(Stdio::null())
+                .output()
+                .ok()
+                .filter(|out| out.status.success())?
+                .stdout;
+            count(std::str::from_utf8(&table).ok()?, pgid, except)
+        }
+
+        /// The living members of `pgid` in a `pid ppid pgid stat` table,
+        /// leaving out `except` and its children; `None` if a row does not
+        /// read as one.
+        pub(crate) fn count(table: &str, pgid: u32, except: Option<u32>) -> Option<usize> {
+            let mut living = 0;
+            for row in table.lines().filter(|row| !row.trim().is_empty()) {
+                let mut fields = row.split_whitespace();
+                let mut number = || fields.next()?.parse::<u32>().ok();
+                let (pid, ppid, group) = (number()?, number()?, number()?);
+                let state = fields.next()?;
+                let excepted = except.is_some_and(|except| pid == except || ppid == except);
+                if group == pgid && !state.starts_with(['Z', 'X']) && !excepted {
+                    living += 1;
+                }
+            }
+            Some(living)
+        }
     }
 }
 
-/// No process groups here.
+/// No process groups here (on Windows, see [`job`]).
 #[cfg(not(unix))]
 mod group {
     pub(super) fn end(_pgid: u32, _grace: std::time::Duration, _watchdog: Option<u32>) {}
@@ -479,5 +602,52 @@ mod tests {
         // Reaped: signalling is now a no-op, not an error.
         child.kill().expect("kill after reaping");
         child.terminate().expect("terminate after reaping");
+    }
+
+    /// macOS's `ps` table as the group count reads it: zombies and the
+    /// watchdog (with its `sleep`) are not members that keep the grace.
+    #[test]
+    fn a_ps_table_is_counted_as_the_group_end_needs() {
+        let table = "  501     1   501 Ss\n  502   501   501 S+\n  503   501   501 Z\n  \
+                     504   501   501 R+\n  505   501   501 S\n  506   505   501 S\n  \
+                     507     1   900 S\n";
+        assert_eq!(group::ps::count(table, 501, None), Some(5));
+        // 505 is the watchdog and 506 its sleep.
+        assert_eq!(group::ps::count(table, 501, Some(505)), Some(3));
+        assert_eq!(group::ps::count(table, 900, None), Some(1));
+        assert_eq!(group::ps::count("", 501, None), Some(0));
+        assert_eq!(group::ps::count("501 1 five S\n", 501, None), None);
+    }
+
+    /// Where there is no `/proc` (macOS), `ps` counts the group: checked
+    /// against `/proc` here, on a group of a shell and two of its children.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn ps_counts_a_process_group_as_proc_does() {
+        use std::io::BufRead as _;
+        use std::os::unix::process::CommandExt as _;
+        use std::process::Stdio;
+        let mut leader = Command::new("sh")
+            .args(["-c", "sleep 1000 & sleep 1000 & echo started; wait"])
+            .stdout(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .expect("sh");
+        let mut line = String::new();
+        std::io::BufReader::new(leader.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("started");
+        let pgid = leader.id();
+        let from_proc = group::living_members(pgid, None);
+        let from_ps = group::ps::living_members(pgid, None);
+        let leaving_out_the_shell = (
+            group::living_members(pgid, Some(pgid)),
+            group::ps::living_members(pgid, Some(pgid)),
+        );
+        group::signal(pgid, rustix::process::Signal::KILL).expect("kill the group");
+        leader.wait().expect("reap");
+        assert_eq!(from_proc, Some(3));
+        assert_eq!(from_ps, from_proc);
+        assert_eq!(leaving_out_the_shell, (Some(0), Some(0)));
     }
 }

@@ -132,7 +132,7 @@ pub fn build_command(options: &Options) -> Result<Launch, SpawnError> {
         program,
         command,
         private_files,
-        own_process_group: cfg!(unix) && options.own_process_group,
+        own_process_group: (cfg!(unix) || cfg!(windows)) && options.own_process_group,
     })
 }
 
@@ -150,8 +150,9 @@ pub struct Launch {
     /// The private files the arguments point at, if any: removed when
     /// dropped, so keep them until the CLI has exited.
     pub private_files: Option<PrivateDir>,
-    /// Whether the command starts the CLI in a process group of its own
-    /// ([`Options::own_process_group`], Unix only).
+    /// Whether the CLI is to run in a process group of its own on Unix (the
+    /// command starts it as one), in a Job Object of its own on Windows
+    /// (put there as it starts) ([`Options::own_process_group`]).
     pub own_process_group: bool,
 }
 

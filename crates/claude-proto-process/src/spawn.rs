@@ -89,7 +89,8 @@ pub fn spawn(options: &Options) -> Result<Spawned, SpawnError> {
 /// completes even if this process exits right after the drop; without one,
 /// a thread of this process does. The process is reaped (by the exit
 /// watcher, or by that thread), so nothing is left behind however a
-/// session ends.
+/// session ends. On Windows, where there is no SIGTERM, the drop kills
+/// the CLI and everything in its Job Object at once.
 #[derive(Debug)]
 pub struct ProcessHandle {
     child: Arc<SharedChild>,
@@ -114,7 +115,8 @@ impl ProcessHandle {
     /// ([`Options::own_process_group`]), what is left of the group when
     /// the CLI has exited gets SIGTERM, then SIGKILL if it is still there
     /// after `descendants_grace`, before `on_exit` is called: so an exit
-    /// reported is a whole session gone.
+    /// reported is a whole session gone. On Windows what is left of the
+    /// CLI's Job Object is killed at once.
     ///
     /// The same grace separates SIGTERM from SIGKILL when the handle is
     /// dropped while the CLI runs.
@@ -132,13 +134,15 @@ impl ProcessHandle {
     }
 
     /// SIGTERM, to the CLI's whole process group when it has one (a no-op
-    /// once the process is reaped).
+    /// once the process is reaped). On Windows, which has no SIGTERM, the
+    /// same as [`kill`](Self::kill).
     pub fn terminate(&self) -> io::Result<()> {
         self.child.terminate()
     }
 
-    /// SIGKILL, to the CLI's whole process group when it has one (a no-op
-    /// once the process is reaped).
+    /// SIGKILL, to the CLI's whole process group when it has one (on
+    /// Windows, everything in its Job Object); a no-op once the process is
+    /// reaped.
     pub fn kill(&self) -> io::Result<()> {
         self.child.kill()
     }

@@ -520,8 +520,8 @@ pub struct Options {
     /// Start from the caller's environment (`true`, the default) or from an
     /// empty one (`false`: then `env` must provide `PATH`, `HOME`, API keys...).
     pub inherit_env: bool,
-    /// Start the CLI in a process group of its own (`true`, the default, on
-    /// Unix), so that ending the session ends everything the CLI started
+    /// Start the CLI in a process group of its own (`true`, the default), so
+    /// that ending the session ends everything the CLI started
     /// (MCP servers, Bash commands, background shells, hooks): the group
     /// gets the CLI's close sequence, and what is left of it when the CLI
     /// has exited gets SIGTERM, then SIGKILL after the grace period; and if
@@ -534,12 +534,13 @@ pub struct Options {
     /// session sends before SIGKILL; a CLI that crashes leaves them behind.
     ///
     /// On Linux and the BSDs, macOS included, all of this holds as
-    /// described (where `/proc` is missing, SIGKILL follows SIGTERM to the
-    /// rest of the group without waiting for it to go). Windows has no
-    /// process groups: the option does nothing there and only the CLI
-    /// itself is ended; a job object with kill-on-close would be the
-    /// equivalent, and is not built (it needs the Win32 API, which this
-    /// workspace does not call).
+    /// described. Windows has no process groups or signals: there the CLI
+    /// is put in a Job Object of its own with kill-on-close, as it starts.
+    /// Everything it starts is in the job (a Bash command too: on Windows
+    /// nothing leaves it), and closing the job kills them all, which
+    /// happens when the CLI has exited, when the session kills the CLI
+    /// (on Windows terminating is killing: there is no SIGTERM), and when
+    /// the caller's process dies, however abruptly.
     pub own_process_group: bool,
     /// Value of `CLAUDE_CODE_ENTRYPOINT` (default [`DEFAULT_ENTRYPOINT`],
     /// `sdk-cli`). Values other than `sdk-cli`, `sdk-ts` and `sdk-py` make
