@@ -192,12 +192,68 @@ fn list(searched: &[Candidate]) -> String {
 /// searched for in `PATH` the way a shell would. Empty `PATH` entries are
 /// skipped rather than read as "the current directory".
 ///
+/// On Windows, npm's `claude.cmd` shim is passed over for the native
+/// `claude.exe` it starts, when that is where npm puts it (see
+/// [`native_behind_shim`]).
+///
 /// # Errors
 ///
 /// [`NotFound::Explicit`] or [`NotFound::ClaudeBin`] when the path the caller
 /// chose is not an executable file (the search does not go on), and
 /// [`NotFound::Nowhere`] with every place checked when nothing was found.
 pub fn locate(
+    explicit: Option<&Path>,
+    lookup: &impl Lookup,
+    platform: Platform,
+) -> Result<PathBuf, NotFound> {
+    let found = locate_as_found(explicit, lookup, platform)?;
+    Ok(native_behind_shim(&found, lookup, platform).unwrap_or(found))
+}
+
+/// The native `claude.exe` an npm `claude.cmd` shim starts, if it is where
+/// npm installs it; `None` for anything else (then the shim itself is
+/// started: std runs a `.cmd` through `cmd.exe`, which takes a shorter
+/// command line and refuses arguments holding line breaks).
+///
+/// npm's shim for `@anthropic-ai/claude-code` starts the package's
+/// `bin\claude.exe`, the native CLI its install step puts there. Two
+/// layouts: a global install's shim sits in the prefix, beside
+/// `node_modules` (`%APPDATA%\npm\claude.cmd`); a local one's in
+/// `node_modules\.bin`. Starting the executable directly spares a
+/// `cmd.exe` and keeps the command line whole.
+pub fn native_behind_shim(
+    path: &Path,
+    lookup: &impl Lookup,
+    platform: Platform,
+) -> Option<PathBuf> {
+    if platform != Platform::Windows {
+        return None;
+    }
+    let text = path.to_str()?;
+    let (dir, name) = text.rsplit_once(['\\', '/'])?;
+    if !name.eq_ignore_ascii_case("claude.cmd") {
+        return None;
+    }
+    let package = |modules: &str| {
+        ["@anthropic-ai", "claude-code", "bin", "claude.exe"]
+            .into_iter()
+            .fold(PathBuf::from(modules), |dir, part| {
+                join(platform, dir.as_os_str(), part)
+            })
+    };
+    // Global: the prefix's own node_modules. Local: the shim's directory
+    // is node_modules\.bin.
+    let global = package(join(platform, OsStr::new(dir), "node_modules").to_str()?);
+    let local = dir
+        .rsplit_once(['\\', '/'])
+        .filter(|(_, last)| last.eq_ignore_ascii_case(".bin"))
+        .map(|(modules, _)| package(modules));
+    std::iter::once(global)
+        .chain(local)
+        .find(|exe| lookup.is_executable_file(exe))
+}
+
+fn locate_as_found(
     explicit: Option<&Path>,
     lookup: &impl Lookup,
     platform: Platform,
@@ -415,7 +471,7 @@ mod tests {
     use super::*;
     use std::collections::{HashMap, HashSet};
 
-    #[derive(Default)]
+    #[derive(Default, Clone)]
     struct Fake {
         env: HashMap<String, OsString>,
         files: HashSet<PathBuf>,
@@ -635,11 +691,65 @@ mod tests {
             locate(None, &fake, Platform::Windows).unwrap(),
             Path::new(r"C:\Users\u\AppData\Roaming\npm\claude.cmd")
         );
+        // Where npm put the native CLI behind its shim, that is started.
+        let native =
+            r"C:\Users\u\AppData\Roaming\npm\node_modules\@anthropic-ai\claude-code\bin\claude.exe";
+        assert_eq!(
+            locate(None, &fake.clone().file(native), Platform::Windows).unwrap(),
+            Path::new(native)
+        );
         // A bare explicit name gets the Windows extensions.
         let fake = fake.file(r"C:\tools\claude-dev.exe");
         assert_eq!(
             locate(Some(Path::new("claude-dev")), &fake, Platform::Windows).unwrap(),
             Path::new(r"C:\tools\claude-dev.exe")
+        );
+    }
+
+    /// npm's shims, global and local, give way to the native CLI they
+    /// start; any other `.cmd`, or a shim without the executable where npm
+    /// puts it, is started as it is.
+    #[test]
+    fn an_npm_shim_gives_way_to_the_native_cli_behind_it() {
+        let global = r"C:\npm\node_modules\@anthropic-ai\claude-code\bin\claude.exe";
+        let local = r"D:\app\node_modules\@anthropic-ai\claude-code\bin\claude.exe";
+        let fake = Fake::default().file(global).file(local);
+        let behind = |path: &str| native_behind_shim(Path::new(path), &fake, Platform::Windows);
+        assert_eq!(behind(r"C:\npm\claude.cmd"), Some(global.into()));
+        assert_eq!(behind(r"C:\npm\CLAUDE.CMD"), Some(global.into()));
+        assert_eq!(
+            behind(r"D:\app\node_modules\.bin\claude.cmd"),
+            Some(local.into())
+        );
+        // Forward slashes are separators too; the parts added are joined
+        // with backslashes (Windows reads both).
+        let mixed = r"D:/app/node_modules\@anthropic-ai\claude-code\bin\claude.exe";
+        assert_eq!(
+            native_behind_shim(
+                Path::new("D:/app/node_modules/.bin/claude.cmd"),
+                &fake.clone().file(mixed),
+                Platform::Windows
+            ),
+            Some(mixed.into())
+        );
+        assert_eq!(behind(r"C:\other\claude.cmd"), None);
+        assert_eq!(behind(r"C:\npm\claude.exe"), None);
+        assert_eq!(behind(r"C:\npm\claude-dev.cmd"), None);
+        assert_eq!(behind("claude.cmd"), None);
+        // Unix has no shims to see through.
+        assert_eq!(
+            native_behind_shim(Path::new(r"C:\npm\claude.cmd"), &fake, Platform::Unix),
+            None
+        );
+        // An explicit path and CLAUDE_BIN are seen through too.
+        assert_eq!(
+            locate(
+                Some(Path::new(r"C:\npm\claude.cmd")),
+                &fake.clone().file(r"C:\npm\claude.cmd"),
+                Platform::Windows
+            )
+            .unwrap(),
+            Path::new(global)
         );
     }
 
