@@ -439,6 +439,21 @@ pub enum SpawnError {
         #[source]
         source: std::io::Error,
     },
+    /// Windows: the CLI's command line is longer than Windows takes
+    /// (32,767 UTF-16 units; 8,191 when a `.cmd` is started through
+    /// `cmd.exe`), or a `.cmd` would be given a line break, which `cmd.exe`
+    /// cannot pass on. Checked before starting anything, so the message can
+    /// name the arguments to shorten.
+    #[error(
+        "the CLI's command line cannot be passed on Windows: {why} (the longest arguments: {longest}); give large settings and MCP configurations as objects (they go to private files) or as files, allow tools by pattern rather than one by one, and start the native claude.exe rather than a .cmd"
+    )]
+    CommandLine {
+        /// What Windows refuses: the length and the limit, or the line
+        /// break.
+        why: String,
+        /// The longest arguments, by flag, with their lengths.
+        longest: String,
+    },
     /// Setting up the child's pipes failed.
     #[error("could not set up the CLI's pipes: {0}")]
     Io(#[from] std::io::Error),

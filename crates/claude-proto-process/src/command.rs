@@ -88,6 +88,9 @@ pub fn build_command(options: &Options) -> Result<Launch, SpawnError> {
             ))
         })?
     };
+    if cfg!(windows) {
+        windows::check_command_line(&program, &args)?;
+    }
     let mut command = Command::new(&program);
     command.args(&args);
     if line.clear_env {
@@ -247,4 +250,195 @@ pub fn cli_env(options: &Options, name: &str) -> Option<OsString> {
 pub fn run_end_ceiling(options: &Options) -> Option<std::time::Duration> {
     let value = cli_env(options, claude_proto_host::run_end::CEILING_VARIABLE);
     claude_proto_host::run_end::ceiling_from(value.as_deref().and_then(OsStr::to_str))
+}
+
+/// What Windows takes on a command line, counted as std builds it, so a
+/// line too long is refused before anything starts, with the arguments to
+/// shorten named. Pure, so it is tested everywhere.
+mod windows {
+    use std::ffi::{OsStr, OsString};
+    use std::path::Path;
+
+    use claude_proto_host::SpawnError;
+
+    /// `CreateProcessW`'s limit on `lpCommandLine`, in UTF-16 units, its
+    /// terminating NUL included.
+    pub(crate) const LIMIT: usize = 32_767;
+    /// `cmd.exe`'s limit on the line it runs, which a `.cmd` or `.bat` is
+    /// started through.
+    pub(crate) const CMD_LIMIT: usize = 8_191;
+    /// What std puts before a batch file's command line.
+    const CMD_PREFIX: &str = "cmd.exe /e:ON /v:OFF /d /c \"";
+
+    /// `Ok` if Windows can start `program` with `args`.
+    pub(crate) fn check_command_line(program: &Path, args: &[OsString]) -> Result<(), SpawnError> {
+        let batch = program
+            .extension()
+            .is_some_and(|ext| ext.eq_ignore_ascii_case("cmd") || ext.eq_ignore_ascii_case("bat"));
+        if batch {
+            if let Some(arg) = args.iter().find(|arg| {
+                arg.as_encoded_bytes()
+                    .iter()
+                    .any(|b| *b == b'\r' || *b == b'\n')
+            }) {
+                return Err(SpawnError::CommandLine {
+                    why: format!(
+                        "{} holds a line break, which a .cmd cannot be given",
+                        flag(arg)
+                    ),
+                    longest: longest(args),
+                });
+            }
+        }
+        let mut length = units(program.as_os_str()) + 2;
+        if batch {
+            length += CMD_PREFIX.len() + 1;
+        }
+        length += args.iter().map(|arg| 1 + quoted_length(arg)).sum::<usize>();
+        // The terminating NUL.
+        length += 1;
+        let limit = if batch { CMD_LIMIT } else { LIMIT };
+        if length > limit {
+            return Err(SpawnError::CommandLine {
+                why: format!(
+                    "it is {length} characters, over the limit of {limit}{}",
+                    if batch { " for a .cmd" } else { "" }
+                ),
+                longest: longest(args),
+            });
+        }
+        Ok(())
+    }
+
+    /// UTF-16 units of `text` (a unit for each byte that is not Unicode).
+    fn units(text: &OsStr) -> usize {
+        text.to_string_lossy().encode_utf16().count()
+    }
+
+    /// An argument's length once quoted as std quotes it: in quotes if it
+    /// is empty or holds a space or a tab; a backslash before each `"`,
+    /// and the backslashes before it doubled; the backslashes before a
+    /// closing quote doubled.
+    pub(crate) fn quoted_length(arg: &OsStr) -> usize {
+        let text = arg.to_string_lossy();
+        let quote = text.is_empty() || text.contains([' ', '\t']);
+        let mut length = usize::from(quote) * 2;
+        let mut backslashes = 0;
+        for unit in text.encode_utf16() {
+            length += 1;
+            if unit == u16::from(b'\\') {
+                backslashes += 1;
+                continue;
+            }
+            if unit == u16::from(b'"') {
+                length += backslashes + 1;
+            }
+            backslashes = 0;
+        }
+        if quote {
+            length += backslashes;
+        }
+        length
+    }
+
+    /// The three longest arguments, as `--flag (length)`.
+    fn longest(args: &[OsString]) -> String {
+        let mut sized: Vec<(usize, String)> = args
+            .iter()
+            .map(|arg| (quoted_length(arg), flag(arg)))
+            .collect();
+        sized.sort_by_key(|(length, _)| std::cmp::Reverse(*length));
+        let named: Vec<String> = sized
+            .into_iter()
+            .take(3)
+            .map(|(length, flag)| format!("{flag} ({length})"))
+            .collect();
+        named.join(", ")
+    }
+
+    /// An argument's flag (`--allowedTools` of `--allowedTools=Read,Edit`);
+    /// the start of a value that is not one.
+    fn flag(arg: &OsStr) -> String {
+        let text = arg.to_string_lossy();
+        match text.split_once('=') {
+            Some((flag, _)) if flag.starts_with("--") => flag.to_owned(),
+            _ if text.starts_with("--") => text.into_owned(),
+            _ => format!(
+                "a value starting {:?}",
+                text.chars().take(20).collect::<String>()
+            ),
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        fn args(list: &[&str]) -> Vec<OsString> {
+            list.iter().map(OsString::from).collect()
+        }
+
+        /// Lengths as std's `make_command_line` builds them.
+        #[test]
+        fn arguments_are_counted_as_std_quotes_them() {
+            assert_eq!(quoted_length(OsStr::new("--verbose")), 9);
+            assert_eq!(quoted_length(OsStr::new("")), 2);
+            assert_eq!(quoted_length(OsStr::new("a b")), 5);
+            // `a"b` becomes `a\"b`; `a\"b` becomes `a\\\"b`.
+            assert_eq!(quoted_length(OsStr::new("a\"b")), 4);
+            assert_eq!(quoted_length(OsStr::new("a\\\"b")), 6);
+            // `C:\a b\` in quotes ends `\\"`.
+            assert_eq!(quoted_length(OsStr::new("C:\\a b\\")), 10);
+            // Backslashes not before a quote are kept as they are.
+            assert_eq!(quoted_length(OsStr::new("C:\\ab\\")), 6);
+            // UTF-16 units, not bytes: é is one, 😀 is two.
+            assert_eq!(quoted_length(OsStr::new("é😀")), 3);
+        }
+
+        /// A line over the limit is refused, naming the longest flags.
+        #[test]
+        fn a_command_line_over_windows_limit_is_refused_naming_the_longest_flags() {
+            let program = Path::new(r"C:\npm\claude.exe");
+            // 15 + 18 × 1,700 = 30,615 units: it fits.
+            let tools = format!("--allowedTools={}", "mcp__server__tool,".repeat(1_700));
+            let fits = args(&["--verbose", &tools]);
+            assert!(check_command_line(program, &fits).is_ok());
+            // Two of 15 + 18 × 1,000 = 18,015 units do not: with the quoted
+            // program (19), the spaces (3) and the NUL, 36,062.
+            let half = format!("--allowedTools={}", "mcp__server__tool,".repeat(1_000));
+            let too_long = args(&["--verbose", &half, &half]);
+            let error = check_command_line(program, &too_long)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.contains("it is 36062 characters, over the limit of 32767"),
+                "{error}"
+            );
+            assert!(
+                error.contains("--allowedTools (18015), --allowedTools (18015), --verbose (9)"),
+                "{error}"
+            );
+        }
+
+        /// Through `cmd.exe` the limit is 8,191, and no line breaks.
+        #[test]
+        fn a_cmd_takes_a_shorter_line_and_no_line_breaks() {
+            let program = Path::new(r"C:\tools\claude.cmd");
+            let tools = format!("--allowedTools={}", "Read,".repeat(1_700));
+            assert!(
+                check_command_line(Path::new(r"C:\tools\claude.exe"), &args(&[&tools])).is_ok()
+            );
+            let error = check_command_line(program, &args(&[&tools]))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.contains("over the limit of 8191 for a .cmd"),
+                "{error}"
+            );
+            let error = check_command_line(program, &args(&["--verbose", "--append=a\nb"]))
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains("--append holds a line break"), "{error}");
+        }
+    }
 }
