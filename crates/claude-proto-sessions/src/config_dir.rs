@@ -6,16 +6,20 @@ use std::path::PathBuf;
 use claude_proto::options::Options;
 use claude_proto_process::cli_env;
 
+/// The variable the CLI takes its home directory from, as Node's
+/// `os.homedir()` does: `HOME` on Unix, `USERPROFILE` on Windows.
+pub(crate) const HOME_VARIABLE: &str = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
+
 /// The config directory a CLI started with `options` writes under:
 /// `CLAUDE_CONFIG_DIR` as the options set it (or, inheriting the
 /// environment, as this process has it), else `.claude` in the home
-/// directory (`HOME`, likewise). Relative paths are taken from the CLI's
-/// working directory, as the CLI takes them.
+/// directory (`HOME`, on Windows `USERPROFILE`, likewise). Relative paths
+/// are taken from the CLI's working directory, as the CLI takes them.
 pub fn config_dir(options: &Options) -> PathBuf {
     let dir = match configured_config_dir(options) {
         Some(dir) => dir,
         None => {
-            let home = cli_env(options, "HOME").filter(|v| !v.is_empty());
+            let home = cli_env(options, HOME_VARIABLE).filter(|v| !v.is_empty());
             home.map(PathBuf::from).unwrap_or_default().join(".claude")
         }
     };

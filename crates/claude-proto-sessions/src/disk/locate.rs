@@ -9,12 +9,13 @@ use std::time::{Duration, Instant};
 use claude_proto::transcript::{MAX_PROJECT_KEY_LEN, is_truncated_key_of, project_key};
 use unicode_normalization::UnicodeNormalization as _;
 
-/// `CLAUDE_CONFIG_DIR` (NFC) if set and not empty, else `$HOME/.claude`.
+/// `CLAUDE_CONFIG_DIR` (NFC) if set and not empty, else `.claude` in the
+/// home directory (`HOME`; on Windows `USERPROFILE`).
 pub(super) fn default_config_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(nfc(&dir.to_string_lossy())));
     }
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
+    let home = std::env::var_os(crate::config_dir::HOME_VARIABLE).filter(|h| !h.is_empty())?;
     Some(PathBuf::from(nfc(&PathBuf::from(home)
         .join(".claude")
         .to_string_lossy())))
@@ -25,7 +26,9 @@ fn nfc(text: &str) -> String {
 }
 
 /// `directory` as the CLI names its project: absolute, symlinks resolved
-/// (as far as the path exists), NFC.
+/// (as far as the path exists; on macOS a temporary directory under
+/// `/var` is `/private/var`, as the CLI's own working directory reads),
+/// NFC, and on Windows without the `\\?\` prefix `canonicalize` adds.
 pub(super) fn canonical(directory: &Path) -> String {
     let absolute = if directory.is_absolute() {
         directory.to_owned()
@@ -33,7 +36,23 @@ pub(super) fn canonical(directory: &Path) -> String {
         std::env::current_dir().unwrap_or_default().join(directory)
     };
     let resolved = std::fs::canonicalize(&absolute).unwrap_or(absolute);
-    nfc(&resolved.to_string_lossy())
+    nfc(without_verbatim_prefix(&resolved.to_string_lossy()).as_ref())
+}
+
+/// A Windows path as the CLI and Python's `os.path.realpath` give it:
+/// `\\?\C:\x` is `C:\x`, `\\?\UNC\server\share` is
+/// `\\server\share`. `std::fs::canonicalize` returns these verbatim
+/// forms on Windows; the CLI's project key has no room for them (the
+/// key of `C:\x` is `C--x`). Other paths are returned as they are.
+pub(crate) fn without_verbatim_prefix(path: &str) -> std::borrow::Cow<'_, str> {
+    if let Some(unc) = path.strip_prefix(r"\\?\UNC\") {
+        return format!(r"\\{unc}").into();
+    }
+    match path.strip_prefix(r"\\?\") {
+        // Only a drive path: other verbatim forms have no plain spelling.
+        Some(rest) if rest.as_bytes().get(1) == Some(&b':') => rest.into(),
+        _ => path.into(),
+    }
 }
 
 /// The key the CLI files the sessions of `directory` under (the name of
@@ -120,4 +139,46 @@ pub(super) fn worktrees(cwd: &str) -> Vec<String> {
         .filter_map(|line| line.strip_prefix("worktree "))
         .map(nfc)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `canonicalize` gives on Windows, as the CLI keys it.
+    #[test]
+    fn a_windows_verbatim_path_is_keyed_as_the_cli_keys_it() {
+        let plain = without_verbatim_prefix(r"\\?\C:\Users\me\proj");
+        assert_eq!(plain, r"C:\Users\me\proj");
+        assert_eq!(project_key(&plain), "C--Users-me-proj");
+        assert_eq!(
+            without_verbatim_prefix(r"\\?\UNC\server\share\proj"),
+            r"\\server\share\proj"
+        );
+        assert_eq!(without_verbatim_prefix(r"C:\proj"), r"C:\proj");
+        assert_eq!(without_verbatim_prefix("/private/var/x"), "/private/var/x");
+        // A verbatim form with no plain spelling stays as it is.
+        assert_eq!(
+            without_verbatim_prefix(r"\\?\Volume{1234}\proj"),
+            r"\\?\Volume{1234}\proj"
+        );
+    }
+
+    /// A directory reached through a symlink (macOS's `/var` is
+    /// `/private/var`) is keyed by where it is, as the CLI's working
+    /// directory reads.
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_through_a_symlink_is_keyed_by_where_it_is() {
+        let base = std::env::temp_dir().join(format!("claude-proto-locate-{}", std::process::id()));
+        let real = base.join("private").join("var").join("proj");
+        std::fs::create_dir_all(&real).expect("mkdir");
+        let link = base.join("var");
+        std::os::unix::fs::symlink(base.join("private").join("var"), &link).expect("symlink");
+        let through_link = project_key_for_directory(link.join("proj"));
+        let direct = project_key_for_directory(&real);
+        std::fs::remove_dir_all(&base).expect("clean up");
+        assert_eq!(through_link, direct);
+        assert!(direct.ends_with("-private-var-proj"), "{direct}");
+    }
 }
