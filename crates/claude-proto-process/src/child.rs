@@ -651,3 +651,109 @@ mod tests {
         assert_eq!(leaving_out_the_shell, (Some(0), Some(0)));
     }
 }
+
+/// The Job Object at work: run on Windows, and under Wine in CI
+/// (`.ci/wine.sh`). The test binary plays the CLI and what it starts (see
+/// [`helper`](windows_tests::helper)); a grandchild that shares the CLI's
+/// stdout keeps it open while it lives, so the pipe's end is the proof
+/// that everything the CLI started is gone.
+#[cfg(all(test, windows))]
+mod windows_tests {
+    use super::*;
+    use std::io::Read as _;
+    use std::process::{Command, Stdio};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    const ROLE: &str = "CLAUDE_PROTO_JOB_TEST_ROLE";
+
+    fn as_helper(role: &str) -> Command {
+        let mut command = Command::new(std::env::current_exe().expect("the test binary"));
+        command
+            .args(["--exact", "child::windows_tests::helper", "--ignored"])
+            .args(["--nocapture", "--test-threads=1"])
+            .env(ROLE, role);
+        command
+    }
+
+    /// Not a test: the processes the tests start. As `cli` it starts a
+    /// `grandchild` on the same stdout, says `ready`, then waits forever
+    /// (or, as `exiting-cli`, exits).
+    #[test]
+    #[ignore = "a helper the Job Object tests start"]
+    fn helper() {
+        let role = std::env::var(ROLE).unwrap_or_default();
+        if role == "cli" || role == "exiting-cli" {
+            // Its stderr is not the test's: a grandchild left behind by a
+            // failure must not hold the runner's output open.
+            as_helper("grandchild")
+                .stdout(Stdio::inherit())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("the grandchild");
+            println!("ready");
+        }
+        if role == "cli" || role == "grandchild" {
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
+    }
+
+    /// Starts the CLI in its job; its stdout read to the end on a thread,
+    /// which reports once `ready` was read and once the pipe ended.
+    fn start(role: &str) -> (SharedChild, mpsc::Receiver<&'static str>) {
+        let mut child = as_helper(role)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the CLI");
+        let mut stdout = child.stdout.take().expect("stdout");
+        let child = SharedChild::new(child, true);
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            let mut buf = [0u8; 256];
+            let mut ready = false;
+            while let Ok(n @ 1..) = stdout.read(&mut buf) {
+                seen.extend_from_slice(&buf[..n]);
+                if !ready && String::from_utf8_lossy(&seen).contains("ready") {
+                    ready = true;
+                    let _ = tx.send("ready");
+                }
+            }
+            let _ = tx.send("ended");
+        });
+        (child, rx)
+    }
+
+    /// A bound on a wait that never ends if the job did not do its work,
+    /// so a failure fails rather than hangs.
+    const HANG_GUARD: Duration = Duration::from_secs(120);
+
+    #[test]
+    fn killing_the_cli_kills_what_it_started() {
+        let (child, events) = start("cli");
+        assert_eq!(events.recv_timeout(HANG_GUARD), Ok("ready"));
+        child.kill().expect("kill");
+        assert_eq!(
+            events.recv_timeout(HANG_GUARD),
+            Ok("ended"),
+            "the grandchild outlived the job"
+        );
+        child.wait(Duration::ZERO).expect("reaped");
+    }
+
+    #[test]
+    fn what_the_cli_left_is_killed_when_it_exits() {
+        let (child, events) = start("exiting-cli");
+        assert_eq!(events.recv_timeout(HANG_GUARD), Ok("ready"));
+        let status = child.wait(Duration::ZERO).expect("the CLI's exit");
+        assert!(status.success(), "{status:?}");
+        assert_eq!(
+            events.recv_timeout(HANG_GUARD),
+            Ok("ended"),
+            "the grandchild outlived the CLI's exit"
+        );
+    }
+}

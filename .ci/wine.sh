@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The tests of the pure crates (the core and the host machine: every
+# protocol and host decision, no process) built for Windows and run under
+# Wine: Debian bookworm's Rust 1.85 (.ci/rust-1.85.sh) builds the
+# x86_64-pc-windows-gnu standard library from its sources with
+# `-Zbuild-std`, mingw-w64 links, Wine 8.0 runs.
+#
+# Three gaps of this toolchain are filled here, none of them in our code:
+# - `-Zbuild-std` does not build the target's self-contained start objects
+#   (rsbegin.o, rsend.o), which rustc's mingw link line names: they are
+#   compiled from the standard library's own sources (rtstartup) and the
+#   linker runs where they are.
+# - Rust's std (1.78 and later) takes its random seeds from
+#   bcryptprimitives.dll's ProcessPrng, which Wine 8.0 lacks: a stand-in
+#   serving it from RtlGenRandom (.ci/wine/bcryptprimitives.c) is put
+#   beside the test binaries, where Windows looks for a DLL first.
+# - Wine needs a prefix: a private one under the target directory.
+#
+# What runs: `cargo test` of claude-proto (lib and integration tests) and
+# claude-proto-host, and the process crate's unit tests: the Windows
+# command line, and the Job Object with real Windows processes (the test
+# binary plays the CLI and what it starts). Not the adapters' suites: they
+# start the CLI or the kit's scripted CLI, Linux programs Wine cannot run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# shellcheck source=rust-1.85.sh
+source .ci/rust-1.85.sh
+need_std_sources
+# Debian's wine64 package puts its loader outside PATH.
+wine=/usr/lib/wine/wine64
+if ! command -v x86_64-w64-mingw32-gcc >/dev/null || [ ! -x "$wine" ]; then
+  # The x86_64 C toolchain alone (mingw-w64 would add i686 and C++).
+  echo "installing gcc-mingw-w64-x86-64-win32 and wine64 from Debian" >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+  debian_install gcc-mingw-w64-x86-64-win32 wine64
+fi
+
+target=x86_64-pc-windows-gnu
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/wine"
+mkdir -p "$CARGO_TARGET_DIR"
+CARGO_TARGET_DIR=$(cd "$CARGO_TARGET_DIR" && pwd)
+crt="$CARGO_TARGET_DIR/crt"
+mkdir -p "$crt"
+rtstartup=/usr/lib/rustlib/src/rust/library/rtstartup
+for object in rsbegin rsend; do
+  RUSTC_BOOTSTRAP=1 /usr/bin/rustc --edition 2021 --target "$target" --emit=obj \
+    -C panic=abort -o "$crt/$object.o" "$rtstartup/$object.rs"
+done
+cat >"$crt/linker" <<EOF
+#!/bin/sh
+# rustc names rsbegin.o and rsend.o without a directory.
+cd "$crt" && exec x86_64-w64-mingw32-gcc "\$@"
+EOF
+chmod +x "$crt/linker"
+x86_64-w64-mingw32-gcc -shared -O2 -o "$crt/bcryptprimitives.dll" .ci/wine/bcryptprimitives.c -ladvapi32
+
+export WINEPREFIX="$CARGO_TARGET_DIR/prefix" WINEDEBUG=-all
+# Whatever a failed test leaves running in the prefix goes with this
+# script, and the wineserver with it.
+trap '/usr/lib/wine/wineserver -k 2>/dev/null || :' EXIT
+if [ ! -f "$WINEPREFIX/system.reg" ]; then
+  # No display, no Mono or Gecko prompts: a console prefix.
+  WINEDLLOVERRIDES="mscoree,mshtml=" "$wine" wineboot --init >/dev/null 2>&1
+fi
+
+export PATH="/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1
+export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER="$crt/linker"
+export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$wine"
+packages=(-p claude-proto -p claude-proto-host)
+/usr/bin/cargo test --locked -Zbuild-std --target "$target" "${packages[@]}" --no-run
+/usr/bin/cargo test --locked -Zbuild-std --target "$target" -p claude-proto-process --lib --no-run
+cp "$crt/bcryptprimitives.dll" "$CARGO_TARGET_DIR/$target/debug/deps/"
+/usr/bin/cargo test --locked -Zbuild-std --target "$target" "${packages[@]}" --lib --tests
+# The process crate's own: the Windows command line, and the Job Object
+# with real processes (the test binary plays the CLI).
+/usr/bin/cargo test --locked -Zbuild-std --target "$target" -p claude-proto-process --lib
