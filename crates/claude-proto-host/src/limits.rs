@@ -35,9 +35,12 @@ pub struct Limits {
     /// config's request timeout).
     pub initialize_timeout: Option<Duration>,
     /// How long the CLI may take to exit after its stdin closes before
-    /// SIGTERM. Default 2 s.
+    /// SIGTERM (on Windows, which has no SIGTERM, before it is killed).
+    /// Default 2 s.
     pub close_grace: Duration,
-    /// How long it may take after SIGTERM before SIGKILL. Default 5 s.
+    /// How long it may take after SIGTERM before SIGKILL, and what is left
+    /// of its process group once it has exited. Default 5 s. Unused on
+    /// Windows, where terminating is killing.
     pub term_grace: Duration,
     /// How long to keep reading stdout and stderr after the process exited
     /// (a grandchild can hold the pipes open forever). Default 200 ms.
