@@ -28,6 +28,17 @@ fi
 /usr/bin/cargo --version
 /usr/bin/rustc --version
 
+need_clippy() {
+  if [ ! -x /usr/bin/cargo-clippy ]; then
+    echo "installing clippy for Rust 1.85 (rust-web-clippy $rust_185_version)" >&2
+    debian_install "rust-web-clippy=$rust_185_version" || debian_install rust-web-clippy
+  fi
+  if ! /usr/bin/cargo-clippy --version | grep -q '^clippy 0\.1\.85'; then
+    echo "Debian's rust-web-clippy is not 1.85: $(/usr/bin/cargo-clippy --version)" >&2
+    exit 1
+  fi
+}
+
 need_std_sources() {
   if [ ! -f /usr/lib/rustlib/src/rust/library/Cargo.lock ]; then
     echo "installing the standard library's sources (rust-web-src $rust_185_version)" >&2

@@ -20,7 +20,10 @@
 //! `pipe(2)` would need `pipe2` with `O_CLOEXEC`, which not every Unix has).
 //!
 //! Elsewhere than Unix the wrappers only forward: nothing can end a
-//! blocked read there, and the thread stays until the pipe closes.
+//! blocked read there, and the thread stays until the pipe closes. On
+//! Windows that is when the session ends: every process that could hold
+//! the pipe is in the CLI's Job Object, which the end of the session
+//! kills (unless `Options::own_process_group` is off).
 
 use std::io::{self, Read, Write};
 use std::sync::Arc;
@@ -207,13 +210,13 @@ fn wait(
 }
 
 impl<R: Read + PipeFd> Read for StoppableRead<R> {
+    #[cfg(unix)]
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             // Checked first: a pipe someone keeps full must not keep a
             // stopped reader going.
             self.watch.check()?;
             match self.inner.read(buf) {
-                #[cfg(unix)]
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     wait(&self.inner, rustix::event::PollFlags::IN, &self.watch)?;
                 }
@@ -221,20 +224,32 @@ impl<R: Read + PipeFd> Read for StoppableRead<R> {
             }
         }
     }
+
+    #[cfg(not(unix))]
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.watch.check()?;
+        self.inner.read(buf)
+    }
 }
 
 impl<W: Write + PipeFd> Write for StoppableWrite<W> {
+    #[cfg(unix)]
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         loop {
             self.watch.check()?;
             match self.inner.write(buf) {
-                #[cfg(unix)]
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     wait(&self.inner, rustix::event::PollFlags::OUT, &self.watch)?;
                 }
                 other => return other,
             }
         }
+    }
+
+    #[cfg(not(unix))]
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.watch.check()?;
+        self.inner.write(buf)
     }
 
     fn flush(&mut self) -> io::Result<()> {

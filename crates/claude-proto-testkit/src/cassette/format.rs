@@ -368,7 +368,7 @@ fn decode_hex(hex: &str) -> Result<Vec<u8>, String> {
     bytes
         .chunks(2)
         .map(|pair| match (digit(pair[0]), digit(pair[1])) {
-            (Some(hi), Some(lo)) => Ok(hi << 4 | lo),
+            (Some(hi), Some(lo)) => Ok((hi << 4) | lo),
             _ => Err("`bytes` is not hex".to_string()),
         })
         .collect()
