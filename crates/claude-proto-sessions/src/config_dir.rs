@@ -47,7 +47,7 @@ mod tests {
         let home = std::env::temp_dir().join("a-sandboxed-home");
         let options = Options::default()
             .env("CLAUDE_CONFIG_DIR", "")
-            .env("HOME", &home);
+            .env(HOME_VARIABLE, &home);
         assert_eq!(config_dir(&options), home.join(".claude"));
         // `Sessions::for_options` reads its directory here.
         let sessions = format!("{:?}", crate::Sessions::for_options(&options.cwd(&home)));
@@ -62,7 +62,7 @@ mod tests {
         let dir = std::env::temp_dir().join("a-config-dir");
         let options = Options::default()
             .env("CLAUDE_CONFIG_DIR", &dir)
-            .env("HOME", "/elsewhere");
+            .env(HOME_VARIABLE, "/elsewhere");
         assert_eq!(config_dir(&options), dir);
     }
 }

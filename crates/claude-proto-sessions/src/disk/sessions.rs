@@ -33,8 +33,9 @@ impl Sessions {
     /// its environment names, narrowed to its working directory. Read as the
     /// CLI reads it: `CLAUDE_CONFIG_DIR` in `options`' env (`Options::env`),
     /// else in ours, else `.claude` in the home directory, which is also the
-    /// CLI's: `HOME` in `options`' env if set there (a sandboxed CLI with a
-    /// home of its own), else ours when the CLI inherits our environment.
+    /// CLI's: `HOME` (on Windows `USERPROFILE`) in `options`' env if set
+    /// there (a sandboxed CLI with a home of its own), else ours when the
+    /// CLI inherits our environment.
     /// Empty values count as unset.
     pub fn for_options(options: &claude_proto::options::Options) -> Self {
         let sessions = Self::at(crate::config_dir(options));
