@@ -19,8 +19,9 @@
 # What runs: `cargo test` of claude-proto (lib and integration tests) and
 # claude-proto-host, and the unit tests of the process crate (the Windows
 # command line, and the Job Object with real Windows processes: the test
-# binary plays the CLI and what it starts), and the sessions crate's tests
-# (sessions on disk and in stores on a Windows file system). Not the adapters' suites: they
+# binary plays the CLI and what it starts), the test kit's (the scripted
+# CLI's engine), and the sessions crate's tests (sessions on disk and in
+# stores on a Windows file system). Not the adapters' suites: they
 # start the CLI or the kit's scripted CLI, Linux programs Wine cannot run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,22 +69,34 @@ fi
 export PATH="/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER="$crt/linker"
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$wine"
-packages=(-p claude-proto -p claude-proto-host)
-/usr/bin/cargo test --locked -Zbuild-std --target "$target" "${packages[@]}" --no-run
-# The sessions crate's tests but PostgreSQL's (a server Wine's programs
-# are not meant to reach).
-sessions_tests=(--lib --test conformance --test import --test sessions --test store_sessions)
-/usr/bin/cargo test --locked -Zbuild-std --target "$target" -p claude-proto-process --lib --no-run
-/usr/bin/cargo test --locked -Zbuild-std --target "$target" -p claude-proto-sessions "${sessions_tests[@]}" --no-run
-cp "$crt/bcryptprimitives.dll" "$CARGO_TARGET_DIR/$target/debug/deps/"
-/usr/bin/cargo test --locked -Zbuild-std --target "$target" "${packages[@]}" --lib --tests
+windows_test() {
+  /usr/bin/cargo test --locked -Zbuild-std --target "$target" "$@"
+}
+# The protocol and the host machine, every test.
+core_and_host=(-p claude-proto -p claude-proto-host --lib --tests)
 # The process crate's own: the Windows command line, and the Job Object
 # with real processes (the test binary plays the CLI).
-/usr/bin/cargo test --locked -Zbuild-std --target "$target" -p claude-proto-process --lib
+process=(-p claude-proto-process --lib)
+# The test kit's: the scripted CLI's engine (scripts, turns, hooks,
+# answers), its cassettes, its Messages API stand-in's parsing.
+kit=(-p claude-proto-testkit --lib)
 # Sessions on disk and in stores on a Windows file system: where the CLI
 # keeps them, their keys, listing, reading, renaming, forking, deleting.
-# Left out: a path over 260 characters, whose canonicalize fails under
-# Wine 8.0 (ERROR_MORE_DATA): a gap of Wine's, or of std's long paths on
-# Windows, which only Windows can tell.
-/usr/bin/cargo test --locked -Zbuild-std --target "$target" -p claude-proto-sessions "${sessions_tests[@]}" \
-  -- --skip a_long_project_path_is_found_whatever_hash_the_cli_used
+# PostgreSQL's suite stays on Linux (a server Wine's programs are not
+# meant to reach).
+sessions=(-p claude-proto-sessions --lib --test conformance --test import --test sessions --test store_sessions)
+# Left out there: a path over 260 characters, whose canonicalize fails
+# under Wine 8.0 (ERROR_MORE_DATA): a gap of Wine's, or of std's long
+# paths, which only Windows can tell.
+sessions_skipped=(--skip a_long_project_path_is_found_whatever_hash_the_cli_used)
+
+# All built first, so that the DLL stand-in is beside them before any runs.
+for suite in core_and_host process kit sessions; do
+  declare -n args="$suite"
+  windows_test "${args[@]}" --no-run
+done
+cp "$crt/bcryptprimitives.dll" "$CARGO_TARGET_DIR/$target/debug/deps/"
+windows_test "${core_and_host[@]}"
+windows_test "${process[@]}"
+windows_test "${kit[@]}"
+windows_test "${sessions[@]}" -- "${sessions_skipped[@]}"
