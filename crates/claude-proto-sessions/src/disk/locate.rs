@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use claude_proto::transcript::{MAX_PROJECT_KEY_LEN, is_truncated_key_of, project_key};
+use claude_proto::transcript::{
+    MAX_PROJECT_KEY_LEN, is_truncated_key_of, project_key, without_verbatim_prefix,
+};
 use unicode_normalization::UnicodeNormalization as _;
 
 /// `CLAUDE_CONFIG_DIR` (NFC) if set and not empty, else `.claude` in the
@@ -37,22 +39,6 @@ pub(super) fn canonical(directory: &Path) -> String {
     };
     let resolved = std::fs::canonicalize(&absolute).unwrap_or(absolute);
     nfc(without_verbatim_prefix(&resolved.to_string_lossy()).as_ref())
-}
-
-/// A Windows path as the CLI and Python's `os.path.realpath` give it:
-/// `\\?\C:\x` is `C:\x`, `\\?\UNC\server\share` is
-/// `\\server\share`. `std::fs::canonicalize` returns these verbatim
-/// forms on Windows; the CLI's project key has no room for them (the
-/// key of `C:\x` is `C--x`). Other paths are returned as they are.
-pub(crate) fn without_verbatim_prefix(path: &str) -> std::borrow::Cow<'_, str> {
-    if let Some(unc) = path.strip_prefix(r"\\?\UNC\") {
-        return format!(r"\\{unc}").into();
-    }
-    match path.strip_prefix(r"\\?\") {
-        // Only a drive path: other verbatim forms have no plain spelling.
-        Some(rest) if rest.as_bytes().get(1) == Some(&b':') => rest.into(),
-        _ => path.into(),
-    }
 }
 
 /// The key the CLI files the sessions of `directory` under (the name of
@@ -144,25 +130,6 @@ pub(super) fn worktrees(cwd: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// What `canonicalize` gives on Windows, as the CLI keys it.
-    #[test]
-    fn a_windows_verbatim_path_is_keyed_as_the_cli_keys_it() {
-        let plain = without_verbatim_prefix(r"\\?\C:\Users\me\proj");
-        assert_eq!(plain, r"C:\Users\me\proj");
-        assert_eq!(project_key(&plain), "C--Users-me-proj");
-        assert_eq!(
-            without_verbatim_prefix(r"\\?\UNC\server\share\proj"),
-            r"\\server\share\proj"
-        );
-        assert_eq!(without_verbatim_prefix(r"C:\proj"), r"C:\proj");
-        assert_eq!(without_verbatim_prefix("/private/var/x"), "/private/var/x");
-        // A verbatim form with no plain spelling stays as it is.
-        assert_eq!(
-            without_verbatim_prefix(r"\\?\Volume{1234}\proj"),
-            r"\\?\Volume{1234}\proj"
-        );
-    }
 
     /// A directory reached through a symlink (macOS's `/var` is
     /// `/private/var`) is keyed by where it is, as the CLI's working

@@ -411,8 +411,17 @@ fn private_dir() -> io::Result<PathBuf> {
         let random = RandomState::new().hash_one((std::process::id(), attempt, Instant::now()));
         let path = base.join(format!("claude-proto-model-api-{random:016x}"));
         match builder.create(&path) {
-            // The CLI reports resolved paths (macOS: /private/var/...).
-            Ok(()) => return path.canonicalize(),
+            // The CLI reports resolved paths (macOS: /private/var/...;
+            // Windows: C:\..., where canonicalize says \\?\C:\...).
+            Ok(()) => {
+                let resolved = path.canonicalize()?;
+                return Ok(match resolved.to_str() {
+                    Some(text) => PathBuf::from(
+                        claude_proto::transcript::without_verbatim_prefix(text).as_ref(),
+                    ),
+                    None => resolved,
+                });
+            }
             Err(error) if error.kind() == io::ErrorKind::AlreadyExists => last_error = Some(error),
             Err(error) => return Err(error),
         }

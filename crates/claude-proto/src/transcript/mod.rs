@@ -30,7 +30,9 @@ pub use jsonl::entries_to_jsonl;
 pub use key::{SessionKey, SessionKeyError};
 pub use message::{AgentParents, SessionMessage};
 pub use mirror::MirrorFrame;
-pub use project::{MAX_PROJECT_KEY_LEN, is_truncated_key_of, is_uuid, project_key};
+pub use project::{
+    MAX_PROJECT_KEY_LEN, is_truncated_key_of, is_uuid, project_key, without_verbatim_prefix,
+};
 pub use summary::{SessionSummary, fold_summary, summary_to_info};
 pub use time::{format_iso_millis, parse_iso_millis};
 

@@ -40,6 +40,24 @@ pub fn project_key(path: &str) -> String {
     key
 }
 
+/// A Windows path as the CLI and Python's `os.path.realpath` give it:
+/// `\\?\C:\x` is `C:\x`, `\\?\UNC\server\share` is
+/// `\\server\share`. `std::fs::canonicalize` returns these verbatim
+/// forms on Windows; the CLI's project key has no room for them (the
+/// key of `C:\x` is `C--x`). Other paths are returned as they are. Pure:
+/// call it on what `canonicalize` gave before keying or comparing a path
+/// with the CLI's.
+pub fn without_verbatim_prefix(path: &str) -> std::borrow::Cow<'_, str> {
+    if let Some(unc) = path.strip_prefix(r"\\?\UNC\") {
+        return format!(r"\\{unc}").into();
+    }
+    match path.strip_prefix(r"\\?\") {
+        // Only a drive path: other verbatim forms have no plain spelling.
+        Some(rest) if rest.as_bytes().get(1) == Some(&b':') => rest.into(),
+        _ => path.into(),
+    }
+}
+
 /// Whether `dir_name` is the directory of a long `path` whose hash suffix
 /// was computed differently: the same first [`MAX_PROJECT_KEY_LEN`]
 /// characters, then `-`. Always `false` for paths whose key is not
@@ -90,6 +108,25 @@ pub fn is_uuid(id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `canonicalize` gives on Windows, as the CLI keys it.
+    #[test]
+    fn a_windows_verbatim_path_is_keyed_as_the_cli_keys_it() {
+        let plain = without_verbatim_prefix(r"\\?\C:\Users\me\proj");
+        assert_eq!(plain, r"C:\Users\me\proj");
+        assert_eq!(project_key(&plain), "C--Users-me-proj");
+        assert_eq!(
+            without_verbatim_prefix(r"\\?\UNC\server\share\proj"),
+            r"\\server\share\proj"
+        );
+        assert_eq!(without_verbatim_prefix(r"C:\proj"), r"C:\proj");
+        assert_eq!(without_verbatim_prefix("/private/var/x"), "/private/var/x");
+        // A verbatim form with no plain spelling stays as it is.
+        assert_eq!(
+            without_verbatim_prefix(r"\\?\Volume{1234}\proj"),
+            r"\\?\Volume{1234}\proj"
+        );
+    }
 
     #[test]
     fn short_paths_map_each_utf16_unit_to_one_character() {
