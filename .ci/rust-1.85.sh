@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Sourced by .ci/msrv.sh and .ci/cross.sh: Debian bookworm's packaged Rust
-# 1.85 (rustc-web, pinned), which installs beside the rustup toolchain as
-# /usr/bin/cargo and /usr/bin/rustc, and the library crates both check.
-# `need_std_sources` adds the standard library's sources (rust-web-src),
-# which `-Zbuild-std` builds a target's std from.
+# Sourced by .ci/msrv.sh, .ci/cross.sh and .ci/wine.sh: Debian bookworm's
+# packaged Rust 1.85 (rustc-web, pinned), which installs beside the rustup
+# toolchain as /usr/bin/cargo and /usr/bin/rustc, and the library crates
+# they check. `need_std_sources` adds the standard library's sources
+# (rust-web-src), which `-Zbuild-std` builds a target's std from, and
+# `need_clippy` its clippy (rust-web-clippy).
 
 rust_185_version=1.85.0+dfsg3-1~deb12u3
 as_root() {
@@ -31,7 +32,9 @@ fi
 need_clippy() {
   if [ ! -x /usr/bin/cargo-clippy ]; then
     echo "installing clippy for Rust 1.85 (rust-web-clippy $rust_185_version)" >&2
-    debian_install "rust-web-clippy=$rust_185_version" || debian_install rust-web-clippy
+    # Pinned only: an unpinned install would take today's clippy and,
+    # with it, today's rustc-web in place of 1.85.
+    debian_install "rust-web-clippy=$rust_185_version"
   fi
   if ! /usr/bin/cargo-clippy --version | grep -q '^clippy 0\.1\.85'; then
     echo "Debian's rust-web-clippy is not 1.85: $(/usr/bin/cargo-clippy --version)" >&2
@@ -42,7 +45,8 @@ need_clippy() {
 need_std_sources() {
   if [ ! -f /usr/lib/rustlib/src/rust/library/Cargo.lock ]; then
     echo "installing the standard library's sources (rust-web-src $rust_185_version)" >&2
-    debian_install "rust-web-src=$rust_185_version" || debian_install rust-web-src
+    # Pinned only: another version's sources do not build with 1.85.
+    debian_install "rust-web-src=$rust_185_version"
   fi
 }
 

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# The tests of the pure crates (the core and the host machine: every
-# protocol and host decision, no process) built for Windows and run under
-# Wine: Debian bookworm's Rust 1.85 (.ci/rust-1.85.sh) builds the
+# What can run of our tests on Windows, built for it and run under Wine:
+# Debian bookworm's Rust 1.85 (.ci/rust-1.85.sh) builds the
 # x86_64-pc-windows-gnu standard library from its sources with
 # `-Zbuild-std`, mingw-w64 links, Wine 8.0 runs.
 #
@@ -35,7 +34,8 @@ if ! command -v x86_64-w64-mingw32-gcc >/dev/null || [ ! -x "$wine" ]; then
   # The x86_64 C toolchain alone (mingw-w64 would add i686 and C++).
   echo "installing gcc-mingw-w64-x86-64-win32 and wine64 from Debian" >&2
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-  debian_install gcc-mingw-w64-x86-64-win32 wine64
+  # Without wine64's recommends (the 32-bit loader, fonts): a console runs.
+  debian_install --no-install-recommends gcc-mingw-w64-x86-64-win32 wine64
 fi
 
 target=x86_64-pc-windows-gnu
@@ -63,7 +63,10 @@ export WINEPREFIX="$CARGO_TARGET_DIR/prefix" WINEDEBUG=-all
 trap '/usr/lib/wine/wineserver -k 2>/dev/null || :' EXIT
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
   # No display, no Mono or Gecko prompts: a console prefix.
-  WINEDLLOVERRIDES="mscoree,mshtml=" "$wine" wineboot --init >/dev/null 2>&1
+  if ! WINEDLLOVERRIDES="mscoree,mshtml=" "$wine" wineboot --init >"$CARGO_TARGET_DIR/wineboot.log" 2>&1; then
+    cat "$CARGO_TARGET_DIR/wineboot.log" >&2
+    exit 1
+  fi
 fi
 
 export PATH="/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1
@@ -85,10 +88,17 @@ kit=(-p claude-proto-testkit --lib)
 # PostgreSQL's suite stays on Linux (a server Wine's programs are not
 # meant to reach).
 sessions=(-p claude-proto-sessions --lib --test conformance --test import --test sessions --test store_sessions)
-# Left out there: a path over 260 characters, whose canonicalize fails
-# under Wine 8.0 (ERROR_MORE_DATA): a gap of Wine's, or of std's long
-# paths, which only Windows can tell.
-sessions_skipped=(--skip a_long_project_path_is_found_whatever_hash_the_cli_used)
+# Left out there, for what Wine 8.0 does that Windows may not (only
+# Windows can tell):
+# - a path over 260 characters, whose canonicalize fails with
+#   ERROR_MORE_DATA;
+# - a title appended while another handle appends lines: under Wine two
+#   appending handles can overwrite each other (seen here, now and then);
+#   the sessions code, as the CLI's, counts on appends landing whole.
+sessions_skipped=(
+  --skip a_long_project_path_is_found_whatever_hash_the_cli_used
+  --skip titles_and_tags_never_break_a_transcript_being_written
+)
 
 # All built first, so that the DLL stand-in is beside them before any runs.
 for suite in core_and_host process kit sessions; do

@@ -21,7 +21,8 @@ pub(crate) struct SharedChild {
     pid: u32,
     /// The child leads a process group of its own (pgid = pid): signals go
     /// to the group, and the group is ended when the child exits. On
-    /// Windows: the child was put in a Job Object of its own.
+    /// Windows: the child is to be put in a Job Object of its own (`job`
+    /// says whether it was).
     group: bool,
     state: Mutex<State>,
 }
@@ -37,6 +38,17 @@ struct State {
     /// also closed, and its processes killed, when this process dies.
     #[cfg(windows)]
     job: Option<job::Job>,
+}
+
+impl State {
+    /// Keeps the reaped child's status. On Windows, closes its job: what
+    /// the CLI left goes as soon as its exit is known, whoever learns it
+    /// first (the exit watcher, a drop, a kill).
+    fn record_exit(&mut self, status: ExitStatus) {
+        self.status = Some(status);
+        #[cfg(windows)]
+        drop(self.job.take());
+    }
 }
 
 impl SharedChild {
@@ -96,11 +108,9 @@ impl SharedChild {
             group::stop_watchdog(watchdog);
         }
         // Windows has no SIGTERM to give what is left a grace: closing the
-        // job kills it, before the exit is reported.
-        #[cfg(windows)]
-        drop(state.job.take());
+        // job (in `record_exit`) kills it, before the exit is reported.
         let status = state.child.wait()?;
-        state.status = Some(status);
+        state.record_exit(status);
         Ok(status)
     }
 
@@ -150,24 +160,26 @@ impl SharedChild {
     }
 
     /// Sends SIGTERM (to its group, if it leads one) unless the child has
-    /// been reaped (then nothing to do). Windows has no SIGTERM, and no
-    /// other way to ask a console program without a console to stop: there
-    /// this kills, as Node's `kill('SIGTERM')` does for the official SDKs.
+    /// been reaped (then nothing to do).
+    #[cfg(not(windows))]
     pub(crate) fn terminate(&self) -> io::Result<()> {
-        #[cfg(windows)]
-        return self.kill();
-        #[cfg(not(windows))]
-        {
-            let state = self.lock();
-            if state.status.is_some() {
-                return Ok(());
-            }
-            #[cfg(unix)]
-            if self.group {
-                return group::signal(self.pid, rustix::process::Signal::TERM);
-            }
-            crate::terminate(self.pid)
+        let state = self.lock();
+        if state.status.is_some() {
+            return Ok(());
         }
+        #[cfg(unix)]
+        if self.group {
+            return group::signal(self.pid, rustix::process::Signal::TERM);
+        }
+        crate::terminate(self.pid)
+    }
+
+    /// Windows has no SIGTERM, and no other way to ask a console program
+    /// without a console to stop: this kills, as Node's `kill('SIGTERM')`
+    /// does for the official SDKs.
+    #[cfg(windows)]
+    pub(crate) fn terminate(&self) -> io::Result<()> {
+        self.kill()
     }
 
     /// Kills the child (SIGKILL; its group, if it leads one; on Windows,
@@ -175,6 +187,7 @@ impl SharedChild {
     pub(crate) fn kill(&self) -> io::Result<()> {
         let mut state = self.lock();
         if state.status.is_some() {
+            // Reaped, its job closed with the exit: nothing left to kill.
             return Ok(());
         }
         #[cfg(unix)]
@@ -197,9 +210,11 @@ impl SharedChild {
 /// it and, like the watchdog's pipe, when this process dies however
 /// abruptly.
 ///
-/// The child is put in the job right after it starts: a process it starts
-/// before that (the CLI starts none before reading its options) would be
-/// outside it, as std gives no safe way to start a child suspended.
+/// The child is put in the job right after it starts, as std gives no
+/// safe way to start a child suspended: a process it started before that
+/// would be outside the job. A window, not a guarantee: the CLI starts
+/// its MCP servers, hooks and tools after a start-up far longer than the
+/// assignment takes.
 #[cfg(windows)]
 mod job {
     use std::os::windows::io::AsRawHandle as _;
@@ -314,7 +329,7 @@ mod unreaped {
             {
                 let mut state = child.lock();
                 if let Some(status) = state.child.try_wait()? {
-                    state.status = Some(status);
+                    state.record_exit(status);
                     return Ok(false);
                 }
             }
@@ -327,7 +342,7 @@ mod unreaped {
     pub(super) fn exited_unreaped(_: u32, state: &mut State) -> bool {
         match state.child.try_wait() {
             Ok(Some(status)) => {
-                state.status = Some(status);
+                state.record_exit(status);
                 true
             }
             Ok(None) => false,
@@ -388,7 +403,7 @@ mod group {
         // process stuck in the kernel is left after a bound).
         let deadline = Instant::now() + KILLED_DEADLINE;
         while Instant::now() < deadline && living().is_some_and(|n| n > 0) {
-            std::thread::sleep(Duration::from_millis(1));
+            std::thread::sleep(KILLED_INTERVAL);
         }
     }
 
@@ -476,6 +491,13 @@ mod group {
         Duration::from_millis(50)
     };
 
+    /// Between two counts while SIGKILL is carried out.
+    const KILLED_INTERVAL: Duration = if cfg!(any(target_os = "linux", target_os = "android")) {
+        Duration::from_millis(1)
+    } else {
+        COUNT_INTERVAL
+    };
+
     /// How long processes that got SIGKILL may take to be gone.
     const KILLED_DEADLINE: Duration = Duration::from_secs(2);
 
@@ -535,7 +557,8 @@ mod group {
         /// As `living_members` does with `/proc`; `None` if `ps` cannot be
         /// run or its table cannot be read.
         pub(crate) fn living_members(pgid: u32, except: Option<u32>) -> Option<usize> {
-            let table = Command::new("ps")
+            // Where macOS and the BSDs have it; not looked up in PATH.
+            let table = Command::new("/bin/ps")
                 .args([
                     "-A", "-o", "pid=", "-o", "ppid=", "-o", "pgid=", "-o", "stat=",
                 ])
@@ -653,14 +676,14 @@ mod tests {
 }
 
 /// The Job Object at work: run on Windows, and under Wine in CI
-/// (`.ci/wine.sh`). The test binary plays the CLI and what it starts (see
+/// (`.ci/wine.sh`). The test binary plays every process (see
 /// [`helper`](windows_tests::helper)); a grandchild that shares the CLI's
 /// stdout keeps it open while it lives, so the pipe's end is the proof
 /// that everything the CLI started is gone.
 #[cfg(all(test, windows))]
 mod windows_tests {
     use super::*;
-    use std::io::Read as _;
+    use std::io::{BufRead as _, Read as _, Write as _};
     use std::process::{Command, Stdio};
     use std::sync::mpsc;
     use std::time::Duration;
@@ -672,44 +695,64 @@ mod windows_tests {
         command
             .args(["--exact", "child::windows_tests::helper", "--ignored"])
             .args(["--nocapture", "--test-threads=1"])
-            .env(ROLE, role);
+            .env(ROLE, role)
+            // Not the test's: a process left behind by a failure must not
+            // hold the runner's output open.
+            .stderr(Stdio::null());
         command
     }
 
-    /// Not a test: the processes the tests start. As `cli` it starts a
-    /// `grandchild` on the same stdout, says `ready`, then waits forever
-    /// (or, as `exiting-cli`, exits).
+    /// Starts the CLI in a job of its own and lets it go on: it waits for
+    /// that line, so it starts its grandchild only once it is in the job.
+    fn start_in_a_job(role: &str, stdout: Stdio) -> SharedChild {
+        let mut child = as_helper(role)
+            .stdin(Stdio::piped())
+            .stdout(stdout)
+            .spawn()
+            .expect("the CLI");
+        let mut go = child.stdin.take().expect("stdin");
+        let child = SharedChild::new(child, true);
+        writeln!(go, "go").expect("let the CLI go on");
+        child
+    }
+
+    /// Not a test: the processes the tests start, by role.
+    /// - `cli` waits for a line on stdin, starts a `grandchild` on the same
+    ///   stdout, says `ready`, then waits forever (`exiting-cli`: exits);
+    /// - `grandchild` waits forever;
+    /// - `host` is the user's program: it starts a `cli` in a job on its
+    ///   own stdout, then waits forever.
     #[test]
     #[ignore = "a helper the Job Object tests start"]
     fn helper() {
         let role = std::env::var(ROLE).unwrap_or_default();
-        if role == "cli" || role == "exiting-cli" {
-            // Its stderr is not the test's: a grandchild left behind by a
-            // failure must not hold the runner's output open.
-            as_helper("grandchild")
-                .stdout(Stdio::inherit())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("the grandchild");
-            println!("ready");
+        match role.as_str() {
+            "cli" | "exiting-cli" => {
+                let mut go = String::new();
+                std::io::stdin().lock().read_line(&mut go).expect("go");
+                as_helper("grandchild")
+                    .stdout(Stdio::inherit())
+                    .spawn()
+                    .expect("the grandchild");
+                println!("ready");
+            }
+            "host" => {
+                let cli = start_in_a_job("cli", Stdio::inherit());
+                // Held until this process is killed.
+                std::mem::forget(cli);
+            }
+            _ => return,
         }
-        if role == "cli" || role == "grandchild" {
+        if role != "exiting-cli" {
             loop {
                 std::thread::sleep(Duration::from_secs(3600));
             }
         }
     }
 
-    /// Starts the CLI in its job; its stdout read to the end on a thread,
-    /// which reports once `ready` was read and once the pipe ended.
-    fn start(role: &str) -> (SharedChild, mpsc::Receiver<&'static str>) {
-        let mut child = as_helper(role)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the CLI");
-        let mut stdout = child.stdout.take().expect("stdout");
-        let child = SharedChild::new(child, true);
+    /// Reads `stdout` to its end on a thread, which reports once `ready`
+    /// was read and once the pipe ended.
+    fn watch(mut stdout: impl std::io::Read + Send + 'static) -> mpsc::Receiver<&'static str> {
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let mut seen = Vec::new();
@@ -724,12 +767,18 @@ mod windows_tests {
             }
             let _ = tx.send("ended");
         });
-        (child, rx)
+        rx
     }
 
     /// A bound on a wait that never ends if the job did not do its work,
     /// so a failure fails rather than hangs.
     const HANG_GUARD: Duration = Duration::from_secs(120);
+
+    fn start(role: &str) -> (SharedChild, mpsc::Receiver<&'static str>) {
+        let child = start_in_a_job(role, Stdio::piped());
+        let stdout = child.lock().child.stdout.take().expect("stdout");
+        (child, watch(stdout))
+    }
 
     #[test]
     fn killing_the_cli_kills_what_it_started() {
@@ -754,6 +803,26 @@ mod windows_tests {
             events.recv_timeout(HANG_GUARD),
             Ok("ended"),
             "the grandchild outlived the CLI's exit"
+        );
+    }
+
+    /// The user's program killed (TerminateProcess, as a crash or Task
+    /// Manager would): Windows closes its handles, the job's among them,
+    /// and the CLI and its grandchild go with it.
+    #[test]
+    fn the_cli_and_what_it_started_die_with_the_program_that_started_it() {
+        let mut host = as_helper("host")
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the host");
+        let events = watch(host.stdout.take().expect("stdout"));
+        assert_eq!(events.recv_timeout(HANG_GUARD), Ok("ready"));
+        host.kill().expect("kill the host");
+        host.wait().expect("reap the host");
+        assert_eq!(
+            events.recv_timeout(HANG_GUARD),
+            Ok("ended"),
+            "the CLI or its grandchild outlived the program"
         );
     }
 }

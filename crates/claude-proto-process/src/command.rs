@@ -294,7 +294,12 @@ mod windows {
         if batch {
             length += CMD_PREFIX.len() + 1;
         }
-        length += args.iter().map(|arg| 1 + quoted_length(arg)).sum::<usize>();
+        let quoted: fn(&OsStr) -> usize = if batch {
+            batch_quoted_length
+        } else {
+            quoted_length
+        };
+        length += args.iter().map(|arg| 1 + quoted(arg)).sum::<usize>();
         // The terminating NUL.
         length += 1;
         let limit = if batch { CMD_LIMIT } else { LIMIT };
@@ -332,6 +337,43 @@ mod windows {
             }
             if unit == u16::from(b'"') {
                 length += backslashes + 1;
+            }
+            backslashes = 0;
+        }
+        if quote {
+            length += backslashes;
+        }
+        length
+    }
+
+    /// An argument's length once quoted as std quotes it for a batch
+    /// file's `cmd.exe`: in quotes if it is empty, ends with a backslash,
+    /// or holds an ASCII character other than a letter, a digit or one of
+    /// `#$*+-./:?@\_` (or a control character); each `"` doubled, with
+    /// the backslashes before it doubled; each `%` (and `\r`) preceded by
+    /// `%%cd:~,`, which stops `cmd.exe` expanding variables; the
+    /// backslashes before a closing quote doubled.
+    pub(crate) fn batch_quoted_length(arg: &OsStr) -> usize {
+        const UNQUOTED: &str = r"#$*+-./:?@\_";
+        let text = arg.to_string_lossy();
+        let quote = text.is_empty()
+            || text.ends_with('\\')
+            || text.chars().any(|c| {
+                (c.is_ascii() && !(c.is_ascii_alphanumeric() || UNQUOTED.contains(c)))
+                    || c.is_control()
+            });
+        let mut length = usize::from(quote) * 2;
+        let mut backslashes = 0;
+        for unit in text.encode_utf16() {
+            length += 1;
+            if unit == u16::from(b'\\') {
+                backslashes += 1;
+                continue;
+            }
+            if unit == u16::from(b'"') {
+                length += backslashes + 1;
+            } else if unit == u16::from(b'%') || unit == u16::from(b'\r') {
+                length += "%%cd:~,".len();
             }
             backslashes = 0;
         }
@@ -418,6 +460,20 @@ mod windows {
                 error.contains("--allowedTools (18015), --allowedTools (18015), --verbose (9)"),
                 "{error}"
             );
+        }
+
+        /// Lengths as std's `make_bat_command_line` builds them.
+        #[test]
+        fn a_batch_files_arguments_are_counted_as_std_quotes_them() {
+            assert_eq!(batch_quoted_length(OsStr::new("--verbose")), 9);
+            // `,` and `=` are quoted there, not for an executable.
+            assert_eq!(batch_quoted_length(OsStr::new("--tools=Read,Edit")), 19);
+            assert_eq!(quoted_length(OsStr::new("--tools=Read,Edit")), 17);
+            assert_eq!(batch_quoted_length(OsStr::new("")), 2);
+            assert_eq!(batch_quoted_length(OsStr::new("C:\\dir\\")), 10);
+            // `a"b` becomes `"a""b"`; `100%` becomes `"100%%cd:~,%"`.
+            assert_eq!(batch_quoted_length(OsStr::new("a\"b")), 6);
+            assert_eq!(batch_quoted_length(OsStr::new("100%")), 13);
         }
 
         /// Through `cmd.exe` the limit is 8,191, and no line breaks.

@@ -535,12 +535,12 @@ pub struct Options {
     ///
     /// On Linux and the BSDs, macOS included, all of this holds as
     /// described. Windows has no process groups or signals: there the CLI
-    /// is put in a Job Object of its own with kill-on-close, as it starts.
-    /// Everything it starts is in the job (a Bash command too: on Windows
-    /// nothing leaves it), and closing the job kills them all, which
-    /// happens when the CLI has exited, when the session kills the CLI
-    /// (on Windows terminating is killing: there is no SIGTERM), and when
-    /// the caller's process dies, however abruptly.
+    /// is put in a Job Object of its own with kill-on-close right after it
+    /// starts. What it starts from then on is in the job, and closing the
+    /// job kills them all, which happens when the CLI has exited, when the
+    /// session kills the CLI (on Windows terminating is killing: there is
+    /// no SIGTERM), and when the caller's process dies, however abruptly.
+    /// A job that cannot be made is logged, and the session runs without.
     pub own_process_group: bool,
     /// Value of `CLAUDE_CODE_ENTRYPOINT` (default [`DEFAULT_ENTRYPOINT`],
     /// `sdk-cli`). Values other than `sdk-cli`, `sdk-ts` and `sdk-py` make
