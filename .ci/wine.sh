@@ -15,13 +15,14 @@
 #   beside the test binaries, where Windows looks for a DLL first.
 # - Wine needs a prefix: a private one under the target directory.
 #
-# What runs: `cargo test` of claude-proto (lib and integration tests) and
-# claude-proto-host, and the unit tests of the process crate (the Windows
-# command line, and the Job Object with real Windows processes: the test
-# binary plays the CLI and what it starts), the test kit's (the scripted
-# CLI's engine), and the sessions crate's tests (sessions on disk and in
-# stores on a Windows file system). Not the adapters' suites: they
-# start the CLI or the kit's scripted CLI, Linux programs Wine cannot run.
+# What runs (each suite is listed below with what it covers): the core's
+# and the host's tests; the process crate's unit tests (the Windows command
+# line, the Job Object with real Windows processes); the test kit's tests
+# (its engine, and its scripted CLI as a Windows process driven through
+# the tokio and blocking adapters); the sessions crate's disk and store
+# suites. Not the conformance suites of tests/: that package depends on
+# claude-proto-rmcp, whose Rust (1.88, rmcp's minimum) this distribution
+# does not package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -80,9 +81,12 @@ core_and_host=(-p claude-proto -p claude-proto-host --lib --tests)
 # The process crate's own: the Windows command line, and the Job Object
 # with real processes (the test binary plays the CLI).
 process=(-p claude-proto-process --lib)
-# The test kit's: the scripted CLI's engine (scripts, turns, hooks,
-# answers), its cassettes, its Messages API stand-in's parsing.
-kit=(-p claude-proto-testkit --lib)
+# The test kit's, all of them: the scripted CLI's engine (scripts, turns,
+# hooks, answers), its cassettes, its Messages API stand-in, and the
+# scripted CLI as a Windows process of its own, driven through the tokio
+# and blocking adapters: spawn, pipes, the Job Object, exit codes, the
+# close sequence, as a session meets them on Windows.
+kit=(-p claude-proto-testkit --tests)
 # Sessions on disk and in stores on a Windows file system: where the CLI
 # keeps them, their keys, listing, reading, renaming, forking, deleting.
 # PostgreSQL's suite stays on Linux (a server Wine's programs are not
@@ -105,7 +109,15 @@ for suite in core_and_host process kit sessions; do
   declare -n args="$suite"
   windows_test "${args[@]}" --no-run
 done
+# Beside the test binaries and the kit's scripted CLI.
 cp "$crt/bcryptprimitives.dll" "$CARGO_TARGET_DIR/$target/debug/deps/"
+cp "$crt/bcryptprimitives.dll" "$CARGO_TARGET_DIR/$target/debug/"
+# What .ci/run exported for the Linux suites names Linux programs: the
+# real CLI, the kit's CLI built for Linux. Here the kit's tests find their
+# own Windows build, and those that need the real CLI skip, which under
+# CI they would refuse to do: CI is off for these runs.
+unset CLAUDE_BIN CLAUDE_PROTO_TESTKIT_CLI CLAUDE_PROTO_TEST_POSTGRES SIDE_BY_SIDE_PYTHON
+export CI=false
 windows_test "${core_and_host[@]}"
 windows_test "${process[@]}"
 windows_test "${kit[@]}"

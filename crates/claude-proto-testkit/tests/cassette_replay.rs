@@ -250,6 +250,8 @@ fn open_names_the_file_in_step_errors() {
         error.starts_with(&format!("{}: cassette line 14: truncated", path.display())),
         "{error}"
     );
+    // Closed first: Windows keeps a file that is open in its directory.
+    drop(replay);
     std::fs::remove_dir_all(&dir).expect("removed");
 }
 
