@@ -15,11 +15,8 @@
 #   beside the test binaries, where Windows looks for a DLL first.
 # - Wine needs a prefix: a private one under the target directory.
 #
-# What runs (each suite is listed below with what it covers): the core's
-# and the host's tests; the process crate's unit tests (the Windows command
-# line, the Job Object with real Windows processes); the test kit's tests
-# (its engine, and its scripted CLI as a Windows process driven through
-# the tokio and blocking adapters); the sessions crate's disk and store
+# What runs is listed below, with what it covers: the core's, the host's,
+# the test kit's, the process crate's unit tests and the sessions crate's
 # suites. Not the conformance suites of tests/: that package depends on
 # claude-proto-rmcp, whose Rust (1.88, rmcp's minimum) this distribution
 # does not package.
@@ -73,52 +70,43 @@ fi
 export PATH="/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER="$crt/linker"
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$wine"
-windows_test() {
-  /usr/bin/cargo test --locked -Zbuild-std --target "$target" "$@"
-}
-# The protocol and the host machine, every test.
-core_and_host=(-p claude-proto -p claude-proto-host --lib --tests)
-# The process crate's own: the Windows command line, and the Job Object
-# with real processes (the test binary plays the CLI).
-process=(-p claude-proto-process --lib)
-# The test kit's, all of them: the scripted CLI's engine (scripts, turns,
-# hooks, answers), its cassettes, its Messages API stand-in, and the
-# scripted CLI as a Windows process of its own, driven through the tokio
-# and blocking adapters: spawn, pipes, the Job Object, exit codes, the
-# close sequence, as a session meets them on Windows.
-kit=(-p claude-proto-testkit --tests)
-# Sessions on disk and in stores on a Windows file system: where the CLI
-# keeps them, their keys, listing, reading, renaming, forking, deleting.
-# PostgreSQL's suite stays on Linux (a server Wine's programs are not
-# meant to reach).
-sessions=(-p claude-proto-sessions --lib --test conformance --test import --test sessions --test store_sessions)
-# Left out there, for what Wine 8.0 does that Windows may not (only
-# Windows can tell):
+# What runs, in one cargo invocation, so each crate is built once (a
+# separate invocation per package would unify features differently and
+# build the core again for each):
+# - claude-proto and claude-proto-host: every test;
+# - claude-proto-process: its unit tests (the Windows command line, the Job
+#   Object with real processes: the test binary plays the CLI); its
+#   integration tests are Unix's;
+# - claude-proto-testkit: every test: its engine, cassettes, Messages API
+#   stand-in, and its scripted CLI as a Windows process of its own, driven
+#   through the tokio and blocking adapters (spawn, pipes, the Job Object,
+#   exit codes, the close sequence, as a session meets them on Windows);
+# - claude-proto-sessions: sessions on disk and in stores on a Windows file
+#   system (its PostgreSQL suite finds no server here and says so).
+suites=(-p claude-proto -p claude-proto-host -p claude-proto-process -p claude-proto-testkit
+  -p claude-proto-sessions --lib --tests)
+# Left out, for what Wine 8.0 does that Windows may not (only Windows can
+# tell):
 # - a path over 260 characters, whose canonicalize fails with
 #   ERROR_MORE_DATA;
 # - a title appended while another handle appends lines: under Wine two
 #   appending handles can overwrite each other (seen here, now and then);
 #   the sessions code, as the CLI's, counts on appends landing whole.
-sessions_skipped=(
+left_out=(
   --skip a_long_project_path_is_found_whatever_hash_the_cli_used
   --skip titles_and_tags_never_break_a_transcript_being_written
 )
 
-# All built first, so that the DLL stand-in is beside them before any runs.
-for suite in core_and_host process kit sessions; do
-  declare -n args="$suite"
-  windows_test "${args[@]}" --no-run
-done
-# Beside the test binaries and the kit's scripted CLI.
+# Built first, so that the DLL stand-in is beside the test binaries and
+# the kit's scripted CLI before anything runs.
+/usr/bin/cargo test --locked -Zbuild-std --target "$target" "${suites[@]}" --no-run
 cp "$crt/bcryptprimitives.dll" "$CARGO_TARGET_DIR/$target/debug/deps/"
 cp "$crt/bcryptprimitives.dll" "$CARGO_TARGET_DIR/$target/debug/"
 # What .ci/run exported for the Linux suites names Linux programs: the
-# real CLI, the kit's CLI built for Linux. Here the kit's tests find their
-# own Windows build, and those that need the real CLI skip, which under
-# CI they would refuse to do: CI is off for these runs.
+# real CLI, the kit's CLI built for Linux, the PostgreSQL server. Here the
+# kit's tests find their own Windows build, and those that need the real
+# CLI skip, which under CI they would refuse to do: CI is off for these
+# runs.
 unset CLAUDE_BIN CLAUDE_PROTO_TESTKIT_CLI CLAUDE_PROTO_TEST_POSTGRES SIDE_BY_SIDE_PYTHON
 export CI=false
-windows_test "${core_and_host[@]}"
-windows_test "${process[@]}"
-windows_test "${kit[@]}"
-windows_test "${sessions[@]}" -- "${sessions_skipped[@]}"
+/usr/bin/cargo test --locked -Zbuild-std --target "$target" "${suites[@]}" --no-fail-fast -- "${left_out[@]}"
