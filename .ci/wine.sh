@@ -56,9 +56,14 @@ chmod +x "$crt/linker"
 x86_64-w64-mingw32-gcc -shared -O2 -o "$crt/bcryptprimitives.dll" .ci/wine/bcryptprimitives.c -ladvapi32
 
 export WINEPREFIX="$CARGO_TARGET_DIR/prefix" WINEDEBUG=-all
+wineserver=/usr/lib/wine/wineserver
 # Whatever a failed test leaves running in the prefix goes with this
-# script, and the wineserver with it.
-trap '/usr/lib/wine/wineserver -k 2>/dev/null || :' EXIT
+# script, and the wineserver with it; a server still going from an
+# earlier run (it lingers after its last client) is waited out first, or
+# its closing resets the first clients of this run.
+"$wineserver" -k 2>/dev/null || :
+"$wineserver" -w 2>/dev/null || :
+trap '"$wineserver" -k 2>/dev/null || :; "$wineserver" -w 2>/dev/null || :' EXIT
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
   # No display, no Mono or Gecko prompts: a console prefix.
   if ! WINEDLLOVERRIDES="mscoree,mshtml=" "$wine" wineboot --init >"$CARGO_TARGET_DIR/wineboot.log" 2>&1; then

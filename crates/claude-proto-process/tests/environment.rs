@@ -5,6 +5,9 @@
 //! The variables to drop must be in *this* process's environment, and a
 //! test must not change its own environment while other tests run, so the
 //! test runs itself again in a child process that has them.
+//!
+//! Unix only: the wrapper that writes the environment out is `sh`.
+#![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail loudly by design
 
 use std::path::PathBuf;

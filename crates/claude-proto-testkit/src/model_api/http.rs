@@ -18,6 +18,12 @@ use super::request::ApiRequest;
 /// How long a connection may sit idle before the server gives up on it.
 const READ_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long one read waits before the server looks whether it has been
+/// stopped: a blocked read is not woken by `shutdown` everywhere (under
+/// Wine it waits out its timeout), so an idle connection would hold the
+/// owner's drop for all of [`READ_TIMEOUT`].
+const READ_SLICE: Duration = Duration::from_millis(100);
+
 pub(super) type Script = dyn Fn(&ApiRequest) -> Reply + Send + Sync;
 
 #[derive(Default)]
@@ -297,18 +303,53 @@ fn serve(stream: TcpStream, shared: &Shared, id: u64) -> io::Result<()> {
 }
 
 fn serve_stream(stream: TcpStream, shared: &Shared) -> io::Result<()> {
-    stream.set_read_timeout(Some(READ_TIMEOUT))?;
+    stream.set_read_timeout(Some(READ_SLICE))?;
     stream.set_nodelay(true)?;
     let mut writer = stream.try_clone()?;
-    let mut reader = BufReader::new(stream);
+    let mut reader = BufReader::new(Incoming { stream, shared });
     let result = answer(&mut reader, &mut writer, shared);
     let _ = writer.flush();
     let _ = writer.shutdown(Shutdown::Both);
     result
 }
 
+/// A connection's incoming bytes: a read waits at most [`READ_TIMEOUT`]
+/// in all, in slices of [`READ_SLICE`], and ends as soon as the server is
+/// stopped.
+struct Incoming<'a> {
+    stream: TcpStream,
+    shared: &'a Shared,
+}
+
+impl std::io::Read for Incoming<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let give_up = crate::engine::deadline(Instant::now(), READ_TIMEOUT);
+        loop {
+            match self.stream.read(buf) {
+                Err(error)
+                    if matches!(
+                        error.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    if self.shared.stopped() {
+                        return Err(io::Error::new(
+                            io::ErrorKind::ConnectionAborted,
+                            "the stand-in was stopped",
+                        ));
+                    }
+                    if Instant::now() >= give_up {
+                        return Err(error);
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
 fn answer(
-    reader: &mut BufReader<TcpStream>,
+    reader: &mut BufReader<Incoming<'_>>,
     writer: &mut TcpStream,
     shared: &Shared,
 ) -> io::Result<()> {
@@ -421,7 +462,7 @@ fn ask_script(shared: &Shared, request: &ApiRequest) -> Reply {
 /// Reads a request: `Ok(None)` when the client closed without sending
 /// one.
 fn read_request(
-    reader: &mut BufReader<TcpStream>,
+    reader: &mut BufReader<Incoming<'_>>,
     writer: &mut TcpStream,
 ) -> Result<Option<(Head, Vec<u8>)>, Refusal> {
     let Some(head) = read_head(reader)? else {
