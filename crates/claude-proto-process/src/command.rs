@@ -327,23 +327,7 @@ mod windows {
     pub(crate) fn quoted_length(arg: &OsStr) -> usize {
         let text = arg.to_string_lossy();
         let quote = text.is_empty() || text.contains([' ', '\t']);
-        let mut length = usize::from(quote) * 2;
-        let mut backslashes = 0;
-        for unit in text.encode_utf16() {
-            length += 1;
-            if unit == u16::from(b'\\') {
-                backslashes += 1;
-                continue;
-            }
-            if unit == u16::from(b'"') {
-                length += backslashes + 1;
-            }
-            backslashes = 0;
-        }
-        if quote {
-            length += backslashes;
-        }
-        length
+        escaped_length(&text, quote, false)
     }
 
     /// An argument's length once quoted as std quotes it for a batch
@@ -362,6 +346,16 @@ mod windows {
                 (c.is_ascii() && !(c.is_ascii_alphanumeric() || UNQUOTED.contains(c)))
                     || c.is_control()
             });
+        escaped_length(&text, quote, true)
+    }
+
+    /// The UTF-16 length of `text` escaped as std escapes it, in quotes or
+    /// not: one more unit before each `"`, plus one for each backslash
+    /// before it (`\"` for an executable, `""` for a batch file, the
+    /// backslashes doubled either way); for a batch file, `%%cd:~,` before
+    /// each `%` and `\r`; in quotes, the backslashes before the closing
+    /// quote doubled.
+    fn escaped_length(text: &str, quote: bool, batch: bool) -> usize {
         let mut length = usize::from(quote) * 2;
         let mut backslashes = 0;
         for unit in text.encode_utf16() {
@@ -372,7 +366,7 @@ mod windows {
             }
             if unit == u16::from(b'"') {
                 length += backslashes + 1;
-            } else if unit == u16::from(b'%') || unit == u16::from(b'\r') {
+            } else if batch && (unit == u16::from(b'%') || unit == u16::from(b'\r')) {
                 length += "%%cd:~,".len();
             }
             backslashes = 0;
