@@ -444,6 +444,12 @@ pub struct Options {
     /// [`InitializeRequest::launch_fields`]); the adapters turn it on
     /// whenever the request they send carries one, so none is ignored.
     pub await_initialize: bool,
+    /// Start the CLI as a parked spare (`--await-claim`): it starts up,
+    /// answers `initialize`, and waits for a `claim_session` request that
+    /// binds it to a folder before it reads a prompt. Set by the adapters'
+    /// `prewarm`; a spare given a prompt before a claim answers it with a
+    /// `not_claimed` error result and exits.
+    pub await_claim: bool,
     /// Stream each line the CLI writes to its transcript as a
     /// `transcript_mirror` message (`--session-mirror`). The adapters turn
     /// it on when a session store is set, and route those lines to it.
@@ -602,6 +608,7 @@ impl Default for Options {
             include_partial_messages: false,
             include_hook_events: false,
             await_initialize: false,
+            await_claim: false,
             session_mirror: false,
             add_dirs: Vec::new(),
             plugin_dirs: Vec::new(),
@@ -1062,6 +1069,12 @@ impl Options {
     /// Sets `await_initialize`.
     pub fn await_initialize(mut self, on: bool) -> Self {
         self.await_initialize = on;
+        self
+    }
+
+    /// Sets `await_claim`.
+    pub fn await_claim(mut self, on: bool) -> Self {
+        self.await_claim = on;
         self
     }
 
@@ -1654,6 +1667,9 @@ impl Options {
         if self.await_initialize {
             a.flag("await-initialize");
         }
+        if self.await_claim {
+            a.flag("await-claim");
+        }
         if self.session_mirror {
             a.flag("session-mirror");
         }
@@ -1858,6 +1874,7 @@ impl fmt::Debug for Options {
             include_partial_messages,
             include_hook_events,
             await_initialize,
+            await_claim,
             session_mirror,
             add_dirs,
             plugin_dirs,
@@ -1927,6 +1944,7 @@ impl fmt::Debug for Options {
             .field("include_partial_messages", include_partial_messages)
             .field("include_hook_events", include_hook_events)
             .field("await_initialize", await_initialize)
+            .field("await_claim", await_claim)
             .field("session_mirror", session_mirror)
             .field("add_dirs", add_dirs)
             .field("plugin_dirs", plugin_dirs)
@@ -2886,6 +2904,14 @@ mod tests {
         assert!(argv(&cmd).iter().any(|a| a == "--session-mirror"));
         let cmd = Options::new().command().unwrap();
         assert!(!argv(&cmd).iter().any(|a| a == "--session-mirror"));
+    }
+
+    #[test]
+    fn await_claim_is_a_flag() {
+        let cmd = Options::new().await_claim(true).command().unwrap();
+        assert!(argv(&cmd).iter().any(|a| a == "--await-claim"));
+        let cmd = Options::new().command().unwrap();
+        assert!(!argv(&cmd).iter().any(|a| a == "--await-claim"));
     }
 
     #[test]

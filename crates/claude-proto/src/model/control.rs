@@ -14,6 +14,7 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
 
+use super::claim::{ClaimSessionRequest, ClaimSessionResponse};
 use super::common::{Extra, Json, Maybe, string_enum};
 use super::incoming::{McpMessage, McpMessageResponse};
 use super::initialize::{
@@ -967,6 +968,8 @@ control_calls! {
         /// List permission rules. The answer (`{state: {rules, ...}}`) is
         /// not modelled: it stays plain JSON.
         ListPermissionRules("list_permission_rules", ListPermissionRulesRequest) -> Json,
+        /// Bind a parked spare to a session (see [`claim`](super::claim)).
+        ClaimSession("claim_session", ClaimSessionRequest) -> ClaimSessionResponse,
     }
 }
 
@@ -2631,6 +2634,7 @@ mod tests {
             json!({"subtype":"get_hooks_listing"}),
             json!({"subtype":"update_settings","source":"localSettings","settings":{"a":1}}),
             json!({"subtype":"list_permission_rules"}),
+            json!({"subtype":"claim_session","cwd":"/w","permission_mode":"plan","sdk_mcp_servers":["tools"],"workspace_trust":{"accepted":true,"directory":"/w"}}),
             json!({"subtype":"get_hooks_listing","later":1}),
         ]
     }

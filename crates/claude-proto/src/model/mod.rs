@@ -74,6 +74,7 @@ pub use kind::MessageType;
 pub use open_enum::{from_slice, from_value};
 pub use wire::{WireFields, WireValues, WireVariants};
 pub mod assistant;
+pub mod claim;
 pub mod content;
 pub mod control;
 pub mod hooks;
