@@ -348,6 +348,37 @@ pub enum Error {
         /// The name asked for.
         name: String,
     },
+    /// The CLI refused to take the session a claim asked for
+    /// ([`Command::Claim`](crate::Command::Claim)): no prompt was written,
+    /// and the spare is let go (it exits on its own). Start the session
+    /// cold.
+    #[error(
+        "the spare refused the claim: {message}; no prompt was sent and the spare is let go: start this session cold"
+    )]
+    ClaimRefused {
+        /// Why, when the CLI named a reason.
+        refusal: Option<claude_proto::model::claim::ClaimRefusal>,
+        /// The CLI's words.
+        message: String,
+    },
+    /// The CLI took the claim but refused its settings overlay: no prompt
+    /// was written, since the overlay may carry permission rules, and the
+    /// spare is let go. Start the session cold.
+    #[error(
+        "the spare took the claim but refused its settings overlay ({message}); no prompt was sent and the spare is let go: start this session cold"
+    )]
+    ClaimSettingsNotApplied {
+        /// The CLI's words.
+        message: String,
+        /// The session the claim had opened.
+        session_id: String,
+    },
+    /// A claim was given to a session that is not a parked spare.
+    #[error("this session cannot be claimed: {why}")]
+    NotParked {
+        /// Why.
+        why: &'static str,
+    },
     /// The session could not start (from the one-call one-shots, which
     /// start a session and use it in one call; `?` converts a
     /// [`SpawnError`] into this).

@@ -19,6 +19,7 @@ use claude_proto::{
     RequestId, SendError, Session,
 };
 
+use crate::claim::{Claim, Claimed, Spare, Step};
 use crate::error::{EndReason, Error, ExitReport, SessionEnded, Stall};
 use crate::event::{Delivery, Event, EventQueue, TurnId};
 use crate::jobs::{Answer, Capabilities, Completion, DirectAnswer, Job, Jobs, Route, route};
@@ -262,6 +263,21 @@ pub enum Command<W> {
         /// Who gets the outcome.
         waiter: W,
     },
+    /// Claim a parked spare ([`Host::park`]): bind it to the session
+    /// `claim` describes. Resolves with [`CallReply::Claimed`] once every
+    /// request of the claim is answered, then the prompts held since
+    /// parking go out; or with [`Error::ClaimRefused`],
+    /// [`Error::ClaimSettingsNotApplied`] or another error, after which no
+    /// prompt was written and the spare is let go (see
+    /// [`claim`](crate::Claim) for the rules).
+    Claim {
+        /// What the claim binds the spare to.
+        claim: Box<Claim>,
+        /// When the user called: each request's deadline runs from here.
+        issued_at: Instant,
+        /// Who gets the outcome.
+        waiter: W,
+    },
     /// Close the CLI's stdin once everything queued is written; the CLI
     /// finishes its turn and exits.
     EndInput,
@@ -298,6 +314,8 @@ pub enum CallReply {
     /// Everything mirrored before [`Command::FlushMirror`] is stored or
     /// reported.
     MirrorSettled,
+    /// The spare took the claim ([`Command::Claim`]).
+    Claimed(Box<Claimed>),
 }
 
 /// Something the adapter must do, from [`Host::poll_output`].
@@ -496,6 +514,9 @@ pub struct Host<W> {
     held_prompt_bytes: usize,
     /// `EndInput` came while `holding`: close stdin once they are released.
     end_input_held: bool,
+    /// Whether this session is a spare waiting for its claim: prompts are
+    /// held until it is claimed too.
+    spare: Spare<W>,
     /// What the `initialize` answer must confirm before prompts go out.
     confirm: Confirm,
     /// Why the session was refused after the `initialize` answer, if it was.
@@ -577,6 +598,7 @@ impl<W> Host<W> {
             held_prompts: VecDeque::new(),
             held_prompt_bytes: 0,
             end_input_held: false,
+            spare: Spare::No,
             confirm: Confirm::default(),
             refused: None,
             last_now: now,
@@ -594,6 +616,19 @@ impl<W> Host<W> {
         host.holding = host.confirm.needed() && matches!(host.init, Init::Pending(_));
         host.pump();
         Ok(host)
+    }
+
+    /// Makes this session a parked spare (a CLI started with
+    /// `--await-claim`): prompts are held until a [`Command::Claim`]
+    /// succeeds, since the CLI answers a prompt before its claim with an
+    /// error result and exits. Call it right after [`new`](Self::new).
+    pub fn park(&mut self) {
+        self.spare = Spare::Parked;
+    }
+
+    /// Whether this session is a spare not yet claimed.
+    pub fn is_parked(&self) -> bool {
+        matches!(self.spare, Spare::Parked)
     }
 
     // ----- state ------------------------------------------------------------
@@ -786,6 +821,11 @@ impl<W> Host<W> {
                 waiter,
             } => self.update_mcp_server(*spec, issued_at, waiter, now),
             Command::FlushMirror { waiter } => self.flush_mirror(waiter, now),
+            Command::Claim {
+                claim,
+                issued_at,
+                waiter,
+            } => self.claim(&claim, issued_at, waiter, now),
             Command::EndInput => self.end_input(),
             Command::EndInputAtRunEnd { ceiling } => {
                 let answered = self.results_read >= self.prompts_sent;
@@ -1120,7 +1160,7 @@ impl<W> Host<W> {
 
     fn send(&mut self, message: &UserMessage) -> Result<CallReply, Error> {
         self.check_accepting("user message")?;
-        if self.holding {
+        if self.holds_prompts() {
             return self.hold(message);
         }
         self.session
@@ -1150,10 +1190,20 @@ impl<W> Host<W> {
         Ok(CallReply::Sent { turn })
     }
 
-    /// The `initialize` answer confirmed what it had to: the held prompts
-    /// go out, in order, then a held `EndInput`.
+    /// Whether prompts wait: for the `initialize` answer to confirm what it
+    /// must, or for a spare's claim.
+    fn holds_prompts(&self) -> bool {
+        self.holding || self.spare.holds()
+    }
+
+    /// The `initialize` answer confirmed what it had to, or the spare was
+    /// claimed: once neither waits, the held prompts go out, in order,
+    /// then a held `EndInput`.
     fn release(&mut self) {
         self.holding = false;
+        if self.spare.holds() {
+            return;
+        }
         self.held_prompt_bytes = 0;
         for message in std::mem::take(&mut self.held_prompts) {
             // An error means stdin is closed: the session is ending, and the
@@ -1163,6 +1213,64 @@ impl<W> Host<W> {
         if std::mem::take(&mut self.end_input_held) {
             self.session.close_input();
         }
+    }
+
+    fn claim(&mut self, claim: &Claim, issued_at: Instant, waiter: W, now: Instant) {
+        if let Err(error) = self.check_accepting("claim_session") {
+            self.outputs.push_back(Output::Resolve {
+                waiter,
+                result: Err(error),
+            });
+            return;
+        }
+        let servers = self
+            .capabilities
+            .mcp_servers
+            .iter()
+            .map(|server| server.name.clone())
+            .collect();
+        let elapsed = now.saturating_duration_since(issued_at);
+        let mut spare = std::mem::take(&mut self.spare);
+        let begun = spare.begin(claim, servers, waiter, |request| {
+            let timeout = self.session.default_timeout(request).min(MAX_DURATION);
+            if elapsed >= timeout {
+                return Err(Error::TimedOut {
+                    subtype: request.subtype().to_owned(),
+                    after: timeout,
+                    stall: None,
+                });
+            }
+            self.session
+                .send_control(request, Some(timeout - elapsed), now)
+                .map_err(|e| self.send_error(e))
+        });
+        let failed = matches!(spare, Spare::Failed);
+        self.spare = spare;
+        if let Err((waiter, error)) = begun {
+            self.outputs.push_back(Output::Resolve {
+                waiter,
+                result: Err(error),
+            });
+            if failed {
+                self.drop_held_and_close();
+            }
+        }
+    }
+
+    /// The claim is decided: its waiter is told, and the held prompts go
+    /// out, or, if it failed, are dropped and the spare let go.
+    fn claim_decided(&mut self, waiter: W, result: Result<Claimed, Error>) {
+        let result = match result {
+            Ok(claimed) => {
+                self.release();
+                Ok(CallReply::Claimed(Box::new(claimed)))
+            }
+            Err(error) => {
+                self.drop_held_and_close();
+                Err(error)
+            }
+        };
+        self.outputs.push_back(Output::Resolve { waiter, result });
     }
 
     fn call(
@@ -1397,6 +1505,17 @@ impl<W> Host<W> {
             self.outputs.push_back(Output::Initialized(result));
             return;
         }
+        let mut spare = std::mem::take(&mut self.spare);
+        let step = spare.answer(outcome, |error| self.control_error(error, None));
+        self.spare = spare;
+        let outcome = match step {
+            Step::NotMine(outcome) => outcome,
+            Step::Waiting => return,
+            Step::Done(waiter, result) => {
+                self.claim_decided(waiter, result);
+                return;
+            }
+        };
         let Some(call) = self.calls.remove(&outcome.id) else {
             return;
         };
@@ -1424,7 +1543,7 @@ impl<W> Host<W> {
 
     fn end_input(&mut self) {
         self.run_end.unwatch();
-        if self.holding {
+        if self.holds_prompts() {
             self.end_input_held = true;
         } else {
             self.session.close_input();

@@ -34,6 +34,7 @@
 #![deny(missing_docs)]
 
 mod buffer;
+mod claim;
 mod error;
 mod event;
 mod host;
@@ -47,6 +48,7 @@ mod turn_item;
 mod turn_reader;
 
 pub use buffer::{ReadBuffer, deque_spare, trim_deque};
+pub use claim::{Claim, Claimed, NotApplied, UnclaimableSettings};
 pub use error::{EndReason, Error, ExitReport, SessionEnded, SpawnError, Stall};
 pub use event::{Delivery, Event, TurnId};
 pub use host::{

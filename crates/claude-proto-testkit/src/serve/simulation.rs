@@ -640,6 +640,15 @@ impl Simulation {
                 None => wire::error(id, "Invalid permission mode: undefined", "invalid_mode"),
             },
             "set_max_thinking_tokens" => wire::success(id, None),
+            // As the pinned CLI answers a spare's claim (`--await-claim`).
+            "claim_session" => wire::success(
+                id,
+                Some(
+                    json!({"status": "ok", "cwd": field("cwd").unwrap_or(wire::CWD),
+                            "session_id": self.ids.session_id, "parked_ms": 0,
+                            "sdk_mcp_settled": true}),
+                ),
+            ),
             "mcp_status" => {
                 let servers: Vec<Value> = self.servers.iter().map(|name| json!({
                     "name": name, "status": "connected", "serverInfo": {"name": name, "version": "1.0.0"},

@@ -11,7 +11,7 @@ pub(crate) const VERSION: &str = "2.1.330";
 pub(crate) const DEFAULT_MODEL: &str = "claude-opus-5-5";
 /// Cost of one model call.
 const COST_PER_CALL: f64 = 0.000188;
-const CWD: &str = "/home/user/project";
+pub(crate) const CWD: &str = "/home/user/project";
 const TOOLS: &[&str] = &[
     "Task",
     "Bash",

@@ -135,17 +135,17 @@ string_enum! {
 }
 
 impl ClaimRefusal {
-    /// The reason of a refused claim, from the CLI's error answer: its
-    /// `error_code` when it sent one, else the message's text before the
-    /// first `": "` when that is a reason-shaped word (`snake_case`, as
-    /// the TypeScript SDK trusts them), else `None`.
+    /// The reason of a refused claim, from the CLI's error answer: the
+    /// message's text before the first `": "` when that is a
+    /// reason-shaped word (`snake_case`, the shape the TypeScript SDK
+    /// trusts; its `claimed` rejects with this text), else the answer's
+    /// `error_code` if it has that shape, else `None`.
     pub fn from_error(message: &str, code: Option<&str>) -> Option<Self> {
-        let reason = code.filter(|c| is_reason(c)).or_else(|| {
-            message
-                .split_once(": ")
-                .map(|(head, _)| head)
-                .filter(|head| is_reason(head))
-        })?;
+        let reason = message
+            .split_once(": ")
+            .map(|(head, _)| head)
+            .filter(|head| is_reason(head))
+            .or_else(|| code.filter(|c| is_reason(c)))?;
         Some(Self::from(reason))
     }
 }
@@ -245,5 +245,9 @@ mod tests {
         }
         assert_eq!(ClaimRefusal::from_error("Something: broke", None), None);
         assert_eq!(ClaimRefusal::from_error("no reason", None), None);
+        assert_eq!(
+            ClaimRefusal::from_error("no reason", Some("claim_failed")),
+            Some(ClaimRefusal::ClaimFailed)
+        );
     }
 }
