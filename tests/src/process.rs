@@ -35,6 +35,20 @@ pub fn wait_until_gone(pid: u32, limit: Duration) -> bool {
     }
 }
 
+/// Waits until `path` no longer exists (a directory a session removes as
+/// it ends in the background), checking every few milliseconds up to
+/// `limit`. A bound on a background cleanup, not a timing assertion.
+pub fn wait_until_removed(path: &std::path::Path, limit: Duration) -> bool {
+    let start = Instant::now();
+    while path.exists() {
+        if start.elapsed() >= limit {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    true
+}
+
 /// Waits until `pid` is no longer running (gone, or a zombie: dead and
 /// waiting for a parent to reap it, which for an orphan is init's job),
 /// checking every few milliseconds up to `limit`. A bound on a background

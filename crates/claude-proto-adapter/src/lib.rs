@@ -25,6 +25,7 @@ mod hook_options;
 pub mod mcp_endpoint;
 mod resume;
 mod settings;
+pub mod spare;
 mod store;
 mod tool_args;
 
@@ -33,9 +34,10 @@ pub mod prelude;
 pub use configure::Configure;
 pub use hook_options::HookOptions;
 pub use mcp_endpoint::{McpEndpoint, McpOutlet, McpReply, mcp_answer_from_cli, mcp_message_to_cli};
-pub use resume::{Prepared, ResumeDir, load_timed_out, prepare, with_deadline};
+pub use resume::{Prepared, SessionDir, load_timed_out, prepare, with_deadline};
 /// The crate that derives a tool's schema ([`ToolArgs`]).
 pub use schemars;
 pub use settings::{Settings, ShutdownPolicy};
+pub use spare::ClaimError;
 pub use store::{StoreSettings, run_append};
 pub use tool_args::ToolArgs;

@@ -7,6 +7,7 @@
 //! and result, the messages, the errors, and the two derives a typed
 //! tool's arguments take.
 
+pub use crate::ClaimError;
 pub use crate::handlers::{HandlerError, with_state};
 pub use crate::hook_options::HookOptions;
 pub use crate::store::StoreSettings;
@@ -25,7 +26,7 @@ pub use claude_proto::model::result::ResultMessage;
 pub use claude_proto::model::stdout::StdoutMessage;
 pub use claude_proto::model::tools::ToolInput;
 pub use claude_proto::options::Options;
-pub use claude_proto_host::{Error, Event, SpawnError, Turn, TurnItem};
+pub use claude_proto_host::{Claim, Error, Event, SpawnError, Turn, TurnItem};
 /// Derives a tool's arguments schema (needs `schemars` in your Cargo.toml).
 pub use schemars::JsonSchema;
 /// Derives a tool's arguments reading (needs `serde` in your Cargo.toml).

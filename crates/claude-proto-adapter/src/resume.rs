@@ -25,16 +25,22 @@ use claude_proto_process::private::{PrivateDir, write_private};
 
 use crate::store::StoreSettings;
 
-/// A temporary config directory holding a session loaded from a store.
-/// Dropping it removes it (the CLI that used it has exited by then: the
-/// adapters drop it with the session).
+/// A private temporary directory a session keeps until its CLI has exited:
+/// the config directory of a session loaded from a store, or a spare's
+/// parking directory ([`park`](crate::spare::park)). Dropping it removes it
+/// (the CLI that used it has exited by then: the adapters drop it with the
+/// session).
 #[derive(Debug)]
 #[must_use = "dropping it removes the directory the CLI resumes from"]
-pub struct ResumeDir {
+pub struct SessionDir {
     dir: PrivateDir,
 }
 
-impl ResumeDir {
+impl SessionDir {
+    pub(crate) fn new(dir: PrivateDir) -> Self {
+        Self { dir }
+    }
+
     /// The directory (what the CLI gets as `CLAUDE_CONFIG_DIR`).
     pub fn path(&self) -> &Path {
         self.dir.path()
@@ -51,7 +57,7 @@ pub struct Prepared {
     /// the session loaded, and `continue_conversation` is off.
     pub options: Options,
     /// The temporary directory, to keep until the CLI has exited.
-    pub dir: Option<ResumeDir>,
+    pub dir: Option<SessionDir>,
 }
 
 impl Prepared {
@@ -202,7 +208,7 @@ async fn newest_session(
 /// into `dir`, laid out as the CLI's config directory.
 async fn write_session(
     store: &dyn SessionStore,
-    dir: &ResumeDir,
+    dir: &SessionDir,
     project_key: &str,
     session_id: &str,
     entries: &[Entry],
@@ -372,9 +378,9 @@ fn write_jsonl(path: &Path, entries: &[Entry]) -> io::Result<()> {
 /// Writes a new file readable by this user only, creating its directories
 /// (also private).
 /// A new private directory for a resumed session's config.
-fn create_private_dir() -> Result<ResumeDir, SpawnError> {
+fn create_private_dir() -> Result<SessionDir, SpawnError> {
     PrivateDir::create("claude-resume")
-        .map(|dir| ResumeDir { dir })
+        .map(|dir| SessionDir { dir })
         .map_err(|error| store_error("creating a temporary config directory", error))
 }
 

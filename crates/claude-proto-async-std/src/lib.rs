@@ -131,16 +131,19 @@ pub type Claude = claude_proto_async::Claude<Runtime>;
 pub type ClaudeBuilder = claude_proto_async::ClaudeBuilder<Runtime>;
 
 pub use claude_proto_async::{
-    BoxFuture, Config, Configure, EndReason, Error, Event, Events, ExitReport, HandlerError,
-    HookOptions, INTERRUPT_GRACE, Limits, McpServer, Message, Options, SessionEnded,
-    ShutdownPolicy, SpawnError, Stall, StoreSettings, Tool, ToolAnnotations, ToolArgs, ToolOutput,
-    Turn, TurnId, TurnItem, TurnStream, claude_proto, sessions, with_state,
+    BoxFuture, Claim, ClaimError, Claimed, Config, Configure, EndReason, Error, Event, Events,
+    ExitReport, HandlerError, HookOptions, INTERRUPT_GRACE, Limits, McpServer, Message, Options,
+    SessionEnded, ShutdownPolicy, SpawnError, Stall, StoreSettings, Tool, ToolAnnotations,
+    ToolArgs, ToolOutput, Turn, TurnId, TurnItem, TurnStream, claude_proto, sessions, with_state,
 };
 
 /// The control side of a [`Claude`] session, cloneable and usable from
 /// any task while another reads the events (see
 /// [`claude_proto_async::Controller`]); from [`Claude::controller`].
 pub type Controller = claude_proto_async::Controller<Runtime>;
+
+/// A parked spare (see [`ClaudeBuilder::prewarm`](claude_proto_async::ClaudeBuilder::prewarm)).
+pub type Spare = claude_proto_async::Spare<Runtime>;
 
 /// Asks the CLI one question in one call: spawns it with `options`, sends
 /// `prompt`, collects the turn and closes the session (see
@@ -176,5 +179,5 @@ pub async fn query(prompt: impl Into<String>, options: Options) -> Result<Turn, 
 pub mod prelude {
     pub use claude_proto_async::prelude::*;
 
-    pub use crate::{Claude, ClaudeBuilder, Controller, McpServer, Tool, TurnStream};
+    pub use crate::{Claude, ClaudeBuilder, Controller, McpServer, Spare, Tool, TurnStream};
 }

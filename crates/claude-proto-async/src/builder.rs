@@ -13,11 +13,12 @@ use claude_proto::model::incoming::{
 };
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
+use claude_proto_adapter::spare;
 use claude_proto_adapter::{
     Configure, HookOptions, McpEndpoint, McpOutlet, McpReply, Settings, load_timed_out,
     mcp_answer_from_cli, mcp_message_to_cli, with_deadline,
 };
-use claude_proto_host::{CallReply, Host, SpawnError, Transport, deadline};
+use claude_proto_host::{CallReply, Error, Host, SpawnError, Transport, deadline};
 use claude_proto_process::{StderrLines, log};
 
 use crate::client::Claude;
@@ -26,6 +27,14 @@ use crate::handlers::{AsyncHandlers, McpServer};
 use crate::oneshot;
 use crate::runtime::{BoxReader, BoxWriter, Connect, Runtime};
 use crate::shared::{Shared, Waiter};
+use crate::spare::Spare;
+
+/// What [`ClaudeBuilder::spawn_as`] starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum As {
+    Session,
+    Spare,
+}
 
 /// Configures a session: the CLI's options, the limits, the handlers that
 /// answer the CLI's requests, and the runtime. Finish with
@@ -303,6 +312,49 @@ impl<R: Runtime> ClaudeBuilder<R> {
     /// finished; a future dropped unpolled started nothing, and one
     /// dropped while loading from the store leaves nothing on disk.
     pub async fn spawn(self) -> Result<Claude<R>, SpawnError> {
+        self.spawn_as(As::Session).await
+    }
+
+    /// Starts the session before its first prompt is known, as the
+    /// TypeScript SDK's `startup()`: spawns the CLI and waits for its
+    /// answer to `initialize` (within the limits' `initialize_timeout`), so
+    /// the first [`query`](Claude::query) meets a CLI that has done its
+    /// start-up. The session is then like any other.
+    ///
+    /// Fails as [`spawn`](Self::spawn) does, or with the error that ended
+    /// the start-up (the CLI's exit with its stderr, a timeout); nothing is
+    /// left running then. Cancel-safe: a future dropped while it waits
+    /// drops the session, which closes it.
+    pub async fn startup(self) -> Result<Claude<R>, Error> {
+        let claude = self.spawn().await?;
+        claude.initialization().await?;
+        Ok(claude)
+    }
+
+    /// Starts a **spare**: a CLI that does its start-up now (process,
+    /// config, auth, tools, plugins, the in-process MCP servers and
+    /// handlers of this builder, `initialize`) for a session not known
+    /// yet, parked in a private directory with `--await-claim`, until
+    /// [`Spare::claim`] binds it to a folder. Returns once the spare has
+    /// answered `initialize`.
+    ///
+    /// Everything set on this builder is fixed for the spare's life; a
+    /// claim can set only what [`Claim`](claude_proto_host::Claim) names.
+    /// The options must not describe a session (resume, continue, fork) and
+    /// the builder must have no session store
+    /// ([`SpawnError::NotForASpare`]). With `Options::cwd` set, the spare
+    /// parks there: never the folder of a session it will serve.
+    ///
+    /// A parked spare holds what a started CLI holds (about 230 to 260 MB
+    /// for the pinned CLI) and is otherwise idle. It is owned like any
+    /// session: dropped, it is closed and its parking directory removed.
+    pub async fn prewarm(self) -> Result<Spare<R>, Error> {
+        let claude = self.spawn_as(As::Spare).await?;
+        claude.initialization().await?;
+        Ok(Spare::new(claude))
+    }
+
+    async fn spawn_as(self, start: As) -> Result<Claude<R>, SpawnError> {
         let runtime = self.resolve_runtime()?;
         let mut host = self.host(&runtime, Transport::Process)?;
         let loaded = match self.settings.resume_load() {
@@ -318,7 +370,11 @@ impl<R: Runtime> ClaudeBuilder<R> {
             }
             None => None,
         };
-        let prepared = self.settings.prepared(&mut host, loaded);
+        let mut prepared = self.settings.prepared(&mut host, loaded);
+        if start == As::Spare {
+            spare::park(&mut prepared, self.settings.store.is_some())?;
+            host.park();
+        }
         let mut spawned = claude_proto_process::spawn(&prepared.options)?;
         // From here a failure drops `spawned.process`, which kills and
         // reaps the child.
@@ -338,7 +394,7 @@ impl<R: Runtime> ClaudeBuilder<R> {
             stderr: Some(stderr),
             process: Some(spawned.process),
             exit: Some(exit),
-            resume_dir: prepared.dir,
+            session_dir: prepared.dir,
         };
         Ok(self.start(runtime, host, pipes, Some(pid)))
     }
@@ -361,7 +417,7 @@ impl<R: Runtime> ClaudeBuilder<R> {
             stderr: None,
             process: None,
             exit: None,
-            resume_dir: None,
+            session_dir: None,
         };
         Ok(self.start(runtime, host, pipes, None))
     }

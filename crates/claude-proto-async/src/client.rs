@@ -179,6 +179,28 @@ impl<R: Runtime> Claude<R> {
     }
 }
 
+impl<R: Runtime> Claude<R> {
+    /// Whether the session has ended (its CLI exited or it was closed).
+    pub(crate) fn has_ended(&self) -> bool {
+        let state = self.shared.lock();
+        state.finished || state.ended.is_some()
+    }
+
+    /// Waits until the session's driver is done: the CLI has exited and
+    /// everything is released.
+    pub(crate) async fn finished(&self) {
+        poll_fn(|cx| {
+            let mut state = self.shared.lock();
+            if state.finished {
+                return Poll::Ready(());
+            }
+            register(&mut state.finish_waiters, cx.waker());
+            Poll::Pending
+        })
+        .await;
+    }
+}
+
 impl<R: Runtime> Deref for Claude<R> {
     type Target = Controller<R>;
 

@@ -17,7 +17,7 @@ use claude_proto::model::initialize::InitializeResponse;
 use claude_proto::model::permission::PermissionMode;
 use claude_proto::model::user::UserMessage;
 use claude_proto_adapter::handlers::{Async, LiveTools};
-use claude_proto_host::{CallReply, Command, Error, TurnId};
+use claude_proto_host::{CallReply, Claim, Claimed, Command, Error, TurnId};
 
 use crate::handlers::Tool;
 
@@ -409,6 +409,24 @@ impl<R: Runtime> Controller<R> {
         match reply {
             CallReply::Sent { turn } => Ok(turn),
             // The host answers a message with `Sent` or an error.
+            _ => Err(self.shared.ended_error()),
+        }
+    }
+
+    /// Claims the parked spare this session is (see
+    /// [`Spare::claim`](crate::Spare::claim)).
+    pub(crate) async fn claim(&self, claim: Claim) -> Result<Claimed, Error> {
+        let issued_at = self.runtime.now();
+        let reply = self
+            .command(|waiter| Command::Claim {
+                claim: Box::new(claim),
+                issued_at,
+                waiter,
+            })
+            .await?;
+        match reply {
+            CallReply::Claimed(claimed) => Ok(*claimed),
+            // The host answers a claim with `Claimed` or an error.
             _ => Err(self.shared.ended_error()),
         }
     }

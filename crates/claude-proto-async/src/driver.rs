@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use claude_proto_adapter::ResumeDir;
+use claude_proto_adapter::SessionDir;
 use claude_proto_host::{Host, Output, ReadBuffer, Signal, StdinStep};
 use claude_proto_process::{ProcessHandle, StderrLines, log, process_exit};
 use claude_proto_sessions::SessionStore;
@@ -63,7 +63,7 @@ pub(crate) struct Pipes {
     pub(crate) exit: Option<oneshot::Receiver<io::Result<ExitStatus>>>,
     /// The temporary config directory of a session resumed from the
     /// store: removed when the driver is dropped, after the CLI.
-    pub(crate) resume_dir: Option<ResumeDir>,
+    pub(crate) session_dir: Option<SessionDir>,
 }
 
 pub(crate) struct Driver<R: Runtime> {
@@ -99,7 +99,7 @@ pub(crate) struct Driver<R: Runtime> {
     reader_to_wake: Option<Waker>,
     /// The temporary config directory of a session resumed from the
     /// store, removed in `finish`.
-    resume_dir: Option<ResumeDir>,
+    session_dir: Option<SessionDir>,
 }
 
 impl<R: Runtime> Driver<R> {
@@ -135,7 +135,7 @@ impl<R: Runtime> Driver<R> {
             quiet_timer: None,
             events_closed: false,
             reader_to_wake: None,
-            resume_dir: pipes.resume_dir,
+            session_dir: pipes.session_dir,
         }
     }
 
@@ -540,7 +540,7 @@ impl<R: Runtime> Driver<R> {
         // config directory it resumed from: gone before `close` returns,
         // whenever the runtime gets round to dropping this task.
         self.process = None;
-        self.resume_dir = None;
+        self.session_dir = None;
         let (commands, wakers) = {
             let mut state = self.shared.lock();
             if state.finished {

@@ -57,6 +57,7 @@ mod oneshot;
 mod query;
 mod runtime;
 mod shared;
+mod spare;
 mod turn;
 
 pub use builder::ClaudeBuilder;
@@ -67,6 +68,7 @@ pub use events::Events;
 pub use handlers::{McpServer, Tool};
 pub use query::query;
 pub use runtime::{BoxFuture, BoxReader, BoxWriter, Connect, ReadBytes, Runtime, WriteBytes};
+pub use spare::Spare;
 pub use turn::TurnStream;
 
 pub use claude_proto;
@@ -76,10 +78,10 @@ pub use claude_proto::model::hooks::{Hook, IntoHookOutput};
 pub use claude_proto::options::Options;
 pub use claude_proto::{Config, Message};
 pub use claude_proto_adapter::ToolArgs;
-pub use claude_proto_adapter::{Configure, HookOptions, ShutdownPolicy, StoreSettings};
+pub use claude_proto_adapter::{ClaimError, Configure, HookOptions, ShutdownPolicy, StoreSettings};
 pub use claude_proto_host::{
-    EndReason, Error, Event, ExitReport, INTERRUPT_GRACE, Limits, LimitsError, SessionEnded,
-    SpawnError, Stall, Turn, TurnId, TurnItem,
+    Claim, Claimed, EndReason, Error, Event, ExitReport, INTERRUPT_GRACE, Limits, LimitsError,
+    SessionEnded, SpawnError, Stall, Turn, TurnId, TurnItem,
 };
 /// Sessions on disk and in a store: list, read, rename, tag, fork,
 /// delete (`Sessions`, `StoreSessions`); the `SessionStore` trait and its
@@ -93,5 +95,5 @@ pub use claude_proto_sessions as sessions;
 pub mod prelude {
     pub use claude_proto_adapter::prelude::*;
 
-    pub use crate::{Claude, ClaudeBuilder, Controller, McpServer, Tool, TurnStream};
+    pub use crate::{Claude, ClaudeBuilder, Controller, McpServer, Spare, Tool, TurnStream};
 }

@@ -16,7 +16,7 @@ use claude_proto::model::incoming::{
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
 use claude_proto_adapter::{
-    Configure, HookOptions, McpEndpoint, McpOutlet, McpReply, ResumeDir, Settings, load_timed_out,
+    Configure, HookOptions, McpEndpoint, McpOutlet, McpReply, SessionDir, Settings, load_timed_out,
     mcp_answer_from_cli, mcp_message_to_cli,
 };
 use claude_proto_host::{
@@ -75,7 +75,7 @@ struct Child {
     stderr: StoppableRead<ChildStderr>,
     stop: Stop,
     /// The temporary config directory of a session resumed from the store.
-    resume_dir: Option<ResumeDir>,
+    session_dir: Option<SessionDir>,
 }
 
 impl Configure for ClaudeBuilder {
@@ -279,7 +279,7 @@ impl ClaudeBuilder {
             stderr: stop.reader(spawned.stderr)?,
             process: spawned.process,
             stop,
-            resume_dir: prepared.dir,
+            session_dir: prepared.dir,
         };
         start(self.settings, host, stdout, stdin, Some(child), now)
     }
@@ -338,12 +338,12 @@ where
     let handoff = Arc::new(Handoff::default());
     let stoppable = child.is_some();
     let mut pipe_threads = Vec::new();
-    let (process, stop, resume_dir) = match child {
+    let (process, stop, session_dir) = match child {
         Some(Child {
             mut process,
             stderr,
             stop,
-            resume_dir,
+            session_dir,
         }) => {
             let exited = sender.clone();
             process.watch_exit(settings.limits.term_grace, move |status| {
@@ -353,7 +353,7 @@ where
             pipe_threads.push(thread("claude-stderr", move || {
                 read_stderr(stderr, tx, lines);
             })?);
-            (Some(process), Some(stop), resume_dir)
+            (Some(process), Some(stop), session_dir)
         }
         None => (None, None, None),
     };
@@ -402,7 +402,7 @@ where
         writer_busy: false,
         stall: None,
         ended: false,
-        resume_dir,
+        session_dir,
         workers: Default::default(),
     };
     let driver = thread("claude-driver", move || {

@@ -18,7 +18,7 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use claude_proto::IncomingId;
-use claude_proto_adapter::ResumeDir;
+use claude_proto_adapter::SessionDir;
 use claude_proto_host::{Command, Host, Job, Output, Signal, Stall, StdinStep};
 use claude_proto_process::{ProcessHandle, Stop, log, process_exit};
 use claude_proto_sessions::{SessionStore, block_on};
@@ -81,7 +81,7 @@ pub(crate) struct Driver {
     pub(crate) ended: bool,
     /// The temporary config directory of a session resumed from the
     /// store; declared last, so it is removed after the CLI is killed.
-    pub(crate) resume_dir: Option<ResumeDir>,
+    pub(crate) session_dir: Option<SessionDir>,
     /// The threads that run the handlers' jobs.
     pub(crate) workers: Workers,
 }
@@ -385,7 +385,7 @@ impl Driver {
             writer,
             stdout,
             pipe_threads,
-            resume_dir,
+            session_dir,
             ..
         } = self;
         // Nothing can block on the input channel any more, nor wait for a
@@ -396,6 +396,6 @@ impl Driver {
         }
         // The CLI is gone (its handle was dropped above): nothing reads the
         // resumed session's files any more.
-        drop(resume_dir);
+        drop(session_dir);
     }
 }

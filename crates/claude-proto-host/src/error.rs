@@ -485,6 +485,16 @@ pub enum SpawnError {
         /// The longest arguments, by flag, with their lengths.
         longest: String,
     },
+    /// A spare (`prewarm`) was asked for with options that describe a
+    /// session, which a spare has none of until it is claimed.
+    #[error(
+        "a spare cannot be started with {what}: a spare serves a session not known yet; start this session with spawn or query instead"
+    )]
+    NotForASpare {
+        /// The option (`resume`, `continue_conversation`, `fork_session`,
+        /// `a session store`).
+        what: &'static str,
+    },
     /// Setting up the child's pipes failed.
     #[error("could not set up the CLI's pipes: {0}")]
     Io(#[from] std::io::Error),
