@@ -8,17 +8,18 @@
 //! it was skipped and passes, except under CI, where it fails.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail loudly by design
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::Path;
 
 use claude_proto::model::claim::ClaimRefusal;
 use claude_proto::model::permission::PermissionMode;
-use claude_proto_testkit::model_api::{ModelApi, Reply, claude_bin_or_skip};
+use claude_proto_testkit::model_api::Reply;
 use claude_proto_tests::process;
-use claude_proto_tests::real_cli::TempDir;
-use claude_proto_tokio::{Claim, ClaimError, Claude, Error, Options, Spare};
-
-const WAIT: Duration = Duration::from_secs(60);
+use claude_proto_tests::real_cli::WAIT;
+use claude_proto_tests::real_cli::spares::{
+    folder, gone, gone_now, offline, parked, settings_a_claim_cannot_apply,
+    transcript_is_the_folders, working_dir,
+};
+use claude_proto_tokio::{Claim, ClaimError, Claude, Error, Options};
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
@@ -28,96 +29,32 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-/// The stand-in, and options that run the pinned CLI offline against it.
-fn offline(replies: Vec<Reply>) -> Option<(ModelApi, Options)> {
-    let cli = claude_bin_or_skip()?;
-    let api = ModelApi::turns(replies).unwrap();
-    let options = api.options(Options::new().cli_path(cli));
-    Some((api, options))
-}
-
-async fn prewarm(options: Options) -> (Spare, u32, PathBuf) {
-    let spare = Claude::builder(options).prewarm().await.expect("prewarm");
-    let pid = spare.pid().unwrap();
-    let parking = parking_dir(pid);
-    assert!(parking.is_dir(), "the spare parks in {}", parking.display());
-    (spare, pid, parking)
-}
-
-/// Where the CLI `pid` runs (its working directory).
-fn parking_dir(pid: u32) -> PathBuf {
-    std::fs::read_link(format!("/proc/{pid}/cwd")).expect("the spare's working directory")
-}
-
-fn folder() -> TempDir {
-    TempDir::new().unwrap()
-}
-
-/// The transcripts the CLI wrote under `config`, by file name.
-fn transcripts(config: &Path) -> Vec<PathBuf> {
-    let projects = config.join("projects");
-    let Ok(dirs) = std::fs::read_dir(projects) else {
-        return Vec::new();
-    };
-    dirs.flatten()
-        .flat_map(|dir| {
-            std::fs::read_dir(dir.path())
-                .into_iter()
-                .flatten()
-                .flatten()
-        })
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|e| e == "jsonl"))
-        .collect()
-}
-
-fn gone(pid: u32, parking: &Path) {
-    assert!(
-        process::wait_until_gone(pid, WAIT),
-        "the spare's CLI {pid} is still there"
-    );
-    assert!(
-        process::wait_until_removed(parking, WAIT),
-        "the parking directory {} was left behind",
-        parking.display()
-    );
-}
-
 #[test]
 fn a_claimed_spare_runs_its_session_in_the_claimed_folder() {
     let Some((api, options)) = offline(vec![Reply::text("claimed")]) else {
         return;
     };
     let folder = folder();
-    let config = api.config_dir();
     runtime().block_on(async {
-        let (spare, pid, parking) = prewarm(options).await;
+        let spare = Claude::builder(options).prewarm().await.expect("prewarm");
+        let (pid, parking) = parked(spare.pid());
         assert!(spare.is_alive());
         assert!(
             api.messages_requests().is_empty(),
             "a parked spare called the model"
         );
-        let cwd = folder.path().to_path_buf();
+        let cwd = folder.path();
         let mut claude = spare
             .claim(Claim::new(cwd.to_str().unwrap()).title("claimed session"))
             .await
             .expect("claim");
-        assert_eq!(parking_dir(pid), cwd, "the CLI moved to the claimed folder");
+        assert_eq!(working_dir(pid), cwd, "the CLI moved to the claimed folder");
         let turn = claude.ask("hello").await.unwrap();
         assert_eq!(turn.text(), Some("claimed"));
         let session = claude.session_id().unwrap();
         claude.close().await.unwrap();
         gone(pid, &parking);
-        let written = transcripts(&config);
-        assert!(
-            written
-                .iter()
-                .any(|path| path.file_stem().is_some_and(|s| s == session.as_str())),
-            "no transcript {session} in {written:?}"
-        );
-        // Keyed by the claimed folder, as a cold session there would be.
-        let key = claude_proto::transcript::project_key(cwd.to_str().unwrap());
-        assert!(config.join("projects").join(key).is_dir());
+        transcript_is_the_folders(&api.config_dir(), cwd, &session);
     });
 }
 
@@ -125,29 +62,21 @@ fn refused(options: Options, claim: impl FnOnce(&Path) -> Claim, want: ClaimRefu
     let Some((api, base)) = offline(Vec::new()) else {
         return;
     };
-    let options = options_onto(base, options);
+    let options =
+        base.allow_dangerously_skip_permissions(options.allow_dangerously_skip_permissions);
     let folder = folder();
     runtime().block_on(async {
-        let (spare, pid, parking) = prewarm(options).await;
+        let spare = Claude::builder(options).prewarm().await.expect("prewarm");
+        let (pid, parking) = parked(spare.pid());
         let error = spare.claim(claim(folder.path())).await.unwrap_err();
         assert!(error.must_start_cold(), "{error}");
         let ClaimError::StartCold(Error::ClaimRefused { refusal, message }) = &error else {
             panic!("expected a refusal, got {error:?}")
         };
         assert_eq!(refusal.as_ref(), Some(&want), "{message}");
-        // Gone by the time the claim returns.
-        assert!(
-            process::state(pid).is_none(),
-            "the refused spare still runs"
-        );
-        assert!(!parking.exists(), "the refused spare's directory is left");
+        gone_now(pid, &parking);
         assert!(api.messages_requests().is_empty(), "the prompt ran");
     });
-}
-
-/// `extra`'s permission flags on top of the offline options.
-fn options_onto(base: Options, extra: Options) -> Options {
-    base.allow_dangerously_skip_permissions(extra.allow_dangerously_skip_permissions)
 }
 
 #[test]
@@ -184,9 +113,7 @@ fn a_folder_whose_settings_a_claim_cannot_apply_is_refused() {
     refused(
         Options::new(),
         |folder| {
-            let settings = folder.join(".claude");
-            std::fs::create_dir_all(&settings).unwrap();
-            std::fs::write(settings.join("settings.json"), r#"{"model": "opus"}"#).unwrap();
+            settings_a_claim_cannot_apply(folder);
             Claim::new(folder.to_str().unwrap())
         },
         ClaimRefusal::ProjectSettingsNotClaimable,
@@ -199,7 +126,8 @@ fn a_spare_killed_while_parked_fails_its_claim_and_leaves_nothing() {
         return;
     };
     runtime().block_on(async {
-        let (spare, pid, parking) = prewarm(options).await;
+        let spare = Claude::builder(options).prewarm().await.expect("prewarm");
+        let (pid, parking) = parked(spare.pid());
         process::kill(pid);
         tokio::time::timeout(WAIT, spare.exited())
             .await
@@ -207,7 +135,7 @@ fn a_spare_killed_while_parked_fails_its_claim_and_leaves_nothing() {
         assert!(!spare.is_alive());
         let error = spare.claim(Claim::new("/")).await.unwrap_err();
         assert!(error.must_start_cold(), "{error}");
-        gone(pid, &parking);
+        gone_now(pid, &parking);
     });
 }
 
@@ -218,9 +146,8 @@ fn a_spare_dropped_while_parked_leaves_nothing() {
     };
     let rt = runtime();
     let (pid, parking) = rt.block_on(async {
-        let (spare, pid, parking) = prewarm(options).await;
-        drop(spare);
-        (pid, parking)
+        let spare = Claude::builder(options).prewarm().await.expect("prewarm");
+        parked(spare.pid())
     });
     gone(pid, &parking);
     drop(rt);

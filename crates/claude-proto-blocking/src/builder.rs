@@ -15,6 +15,7 @@ use claude_proto::model::incoming::{
 };
 use claude_proto::model::permission::PermissionResult;
 use claude_proto::options::Options;
+use claude_proto_adapter::spare;
 use claude_proto_adapter::{
     Configure, HookOptions, McpEndpoint, McpOutlet, McpReply, SessionDir, Settings, load_timed_out,
     mcp_answer_from_cli, mcp_message_to_cli,
@@ -33,6 +34,14 @@ use crate::handlers::{McpServer, SyncHandlers};
 use crate::parts::Parts;
 use crate::pipes::{STDOUT_BUFFERS, read_stderr, read_stdout, write_stdin};
 use crate::shared::Shared;
+use crate::spare::Spare;
+
+/// What [`ClaudeBuilder::spawn_as`] starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum As {
+    Session,
+    Spare,
+}
 
 /// Configures a session: the CLI's options, the protocol and host limits,
 /// and the handlers that answer the CLI's requests. Finish with
@@ -258,6 +267,37 @@ impl ClaudeBuilder {
     /// temporary config directory (blocking for at most the store's
     /// `load_timeout`), removed when the session ends.
     pub fn spawn(self) -> Result<Claude, SpawnError> {
+        self.spawn_as(As::Session)
+    }
+
+    /// Starts the session before its first prompt is known, as the
+    /// TypeScript SDK's `startup()`: spawns the CLI and waits for its
+    /// answer to `initialize` (within the limits' `initialize_timeout`), so
+    /// the first [`query`](Claude::query) meets a CLI that has done its
+    /// start-up. The session is then like any other. On error nothing is
+    /// left running.
+    pub fn startup(self) -> Result<Claude, Error> {
+        let claude = self.spawn()?;
+        claude.initialization()?;
+        Ok(claude)
+    }
+
+    /// Starts a **spare**: a CLI that does its start-up now for a session
+    /// not known yet, parked in a private directory with `--await-claim`
+    /// until [`Spare::claim`] binds it to a folder. Returns once the spare
+    /// has answered `initialize`. The rules are the async adapters'
+    /// (`claude_proto_async::ClaudeBuilder::prewarm`): everything set here
+    /// is fixed for the spare's life, the options must not describe a
+    /// session ([`SpawnError::NotForASpare`]), a parked spare holds what a
+    /// started CLI holds (about 230 to 260 MB for the pinned CLI), and
+    /// dropping it closes the CLI and removes its parking directory.
+    pub fn prewarm(self) -> Result<Spare, Error> {
+        let claude = self.spawn_as(As::Spare)?;
+        claude.initialization()?;
+        Ok(Spare::new(claude))
+    }
+
+    fn spawn_as(self, what: As) -> Result<Claude, SpawnError> {
         let now = Instant::now();
         let mut host = self.host(Transport::Process, now)?;
         let loaded = match (self.settings.resume_load(), &self.settings.store) {
@@ -268,7 +308,11 @@ impl ClaudeBuilder {
             }
             _ => None,
         };
-        let prepared = self.settings.prepared(&mut host, loaded);
+        let mut prepared = self.settings.prepared(&mut host, loaded);
+        if what == As::Spare {
+            spare::park(&mut prepared, self.settings.store.is_some())?;
+            host.park();
+        }
         let spawned = claude_proto_process::spawn(&prepared.options)?;
         // From here on, returning early drops the process handle, which
         // kills the CLI and reaps it.

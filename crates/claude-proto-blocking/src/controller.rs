@@ -15,7 +15,7 @@ use claude_proto::model::permission::PermissionMode;
 use claude_proto::model::user::UserMessage;
 use claude_proto::{ControlSuccess, DecodeError};
 use claude_proto_adapter::handlers::{Blocking, LiveTools};
-use claude_proto_host::{CallReply, Command, Error, MAX_DURATION, TurnId};
+use claude_proto_host::{CallReply, Claim, Claimed, Command, Error, MAX_DURATION, TurnId};
 use serde::de::DeserializeOwned;
 
 use crate::channels::{Input, Waiter};
@@ -400,6 +400,28 @@ impl Controller {
     }
 
     /// Hands a command to the driver thread.
+    /// Claims the parked spare this session is (see
+    /// [`Spare::claim`](crate::Spare::claim)). Waits for the host's
+    /// outcome, which comes by the claim's request deadlines at the latest.
+    pub(crate) fn claim(&self, claim: Claim) -> Result<Claimed, Error> {
+        let (waiter, reply) = sync_channel(1);
+        self.command(Command::Claim {
+            claim: Box::new(claim),
+            issued_at: Instant::now(),
+            waiter,
+        })?;
+        match reply.recv() {
+            Ok(Ok(CallReply::Claimed(claimed))) => Ok(*claimed),
+            Ok(Err(error)) => Err(error),
+            _ => Err(self.shared.ended_error()),
+        }
+    }
+
+    /// Whether the session has ended.
+    pub(crate) fn has_ended(&self) -> bool {
+        self.shared.ended().is_some()
+    }
+
     fn command(&self, command: Command<Waiter>) -> Result<(), Error> {
         self.input
             .send(Input::Command(command))

@@ -113,6 +113,7 @@ mod parts;
 mod pipes;
 mod query;
 mod shared;
+mod spare;
 mod turn;
 mod workers;
 
@@ -123,16 +124,17 @@ pub use controller::Controller;
 pub use events::{Elapsed, Events};
 pub use handlers::{CancelToken, McpServer, Tool};
 pub use query::query;
+pub use spare::Spare;
 pub use turn::TurnStream;
 
 pub use claude_proto;
 pub use claude_proto::dispatch::{ToolAnnotations, ToolOutput};
 pub use claude_proto::options::Options;
 pub use claude_proto::{Config, Message};
-pub use claude_proto_adapter::{Configure, HookOptions, ShutdownPolicy, StoreSettings};
+pub use claude_proto_adapter::{ClaimError, Configure, HookOptions, ShutdownPolicy, StoreSettings};
 pub use claude_proto_host::{
-    EndReason, Error, Event, ExitReport, INTERRUPT_GRACE, Limits, SessionEnded, SpawnError, Stall,
-    Turn, TurnId, TurnItem,
+    Claim, Claimed, EndReason, Error, Event, ExitReport, INTERRUPT_GRACE, Limits, SessionEnded,
+    SpawnError, Stall, Turn, TurnId, TurnItem,
 };
 /// Sessions on disk and in a store: list, read, rename, tag, fork,
 /// delete (`Sessions`, `StoreSessions`); the `SessionStore` trait and its
@@ -142,7 +144,7 @@ pub use claude_proto_sessions as sessions;
 /// What a typical program needs, in one import:
 ///
 /// The session ([`Claude`], [`Controller`], [`ClaudeBuilder`],
-/// [`TurnStream`]), [`CancelToken`], in-process tools ([`McpServer`], [`Tool`]),
+/// [`TurnStream`], [`Spare`]), [`CancelToken`], in-process tools ([`McpServer`], [`Tool`]),
 /// and the part every adapter shares
 /// ([`claude_proto_adapter::prelude`]): configuration (`Options`,
 /// `PermissionMode`, `Configure`, `HookOptions`), what handlers take and
@@ -154,7 +156,9 @@ pub use claude_proto_sessions as sessions;
 pub mod prelude {
     pub use claude_proto_adapter::prelude::*;
 
-    pub use crate::{CancelToken, Claude, ClaudeBuilder, Controller, McpServer, Tool, TurnStream};
+    pub use crate::{
+        CancelToken, Claude, ClaudeBuilder, Controller, McpServer, Spare, Tool, TurnStream,
+    };
 }
 pub use claude_proto::dispatch::{IntoHandlerResult, IntoToolResult};
 pub use claude_proto::model::hooks::{Hook, IntoHookOutput};

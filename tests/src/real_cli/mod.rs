@@ -40,6 +40,7 @@ pub mod ending;
 pub mod environment;
 pub mod handlers;
 pub mod replay;
+pub mod spares;
 pub mod tee;
 mod temp_dir;
 
