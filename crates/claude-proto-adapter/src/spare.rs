@@ -59,7 +59,7 @@ pub enum ClaimError<S> {
     /// ([`Claimed::not_applied`] says which and why).
     NotApplied {
         /// The claimed session, running without those options.
-        session: S,
+        session: Box<S>,
         /// The claim's answer.
         claimed: Box<Claimed>,
     },
@@ -75,7 +75,7 @@ impl<S> ClaimError<S> {
     /// The running session, if the claim gave one.
     pub fn into_session(self) -> Option<S> {
         match self {
-            ClaimError::NotApplied { session, .. } => Some(session),
+            ClaimError::NotApplied { session, .. } => Some(*session),
             ClaimError::StartCold(_) => None,
         }
     }

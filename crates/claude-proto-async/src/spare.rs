@@ -81,7 +81,7 @@ impl<R: Runtime> Spare<R> {
         match self.claude.claim(claim).await {
             Ok(claimed) if claimed.not_applied.is_empty() => Ok(self.claude),
             Ok(claimed) => Err(ClaimError::NotApplied {
-                session: self.claude,
+                session: Box::new(self.claude),
                 claimed: Box::new(claimed),
             }),
             Err(error) => {

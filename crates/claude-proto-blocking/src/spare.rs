@@ -60,7 +60,7 @@ impl Spare {
         match self.claude.claim(claim) {
             Ok(claimed) if claimed.not_applied.is_empty() => Ok(self.claude),
             Ok(claimed) => Err(ClaimError::NotApplied {
-                session: self.claude,
+                session: Box::new(self.claude),
                 claimed: Box::new(claimed),
             }),
             Err(error) => {
