@@ -21,15 +21,17 @@
 //! [`Host::park`]: crate::Host::park
 //! [`Command::Claim`]: crate::Command::Claim
 
+use std::path::PathBuf;
 use std::time::Duration;
 
-use claude_proto::model::Extra;
 use claude_proto::model::claim::{
     ClaimRefusal, ClaimSessionRequest, ClaimSessionResponse, HOOK_SETTINGS, SETTINGS_AFTER_CLAIM,
 };
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::AgentDefinition;
 use claude_proto::model::permission::PermissionMode;
+use claude_proto::model::{Extra, Json};
+use claude_proto::options::{Options, Settings};
 use claude_proto::{ControlError, ControlOutcome, RequestId};
 
 use crate::error::Error;
@@ -155,6 +157,69 @@ impl Claim {
         &self.request
     }
 
+    /// The options of the cold session this claim describes, made from the
+    /// options the spare started with: what to start when a claim fails.
+    /// The folder becomes the working directory, and the rest goes where a
+    /// cold start reads it: the environment, `--add-dir`, the permission
+    /// mode, model and thinking budget, the appended system prompt (which
+    /// replaces the spare's), the agents, and the overlay merged over
+    /// inline settings. The title goes in the `initialize` request (the
+    /// [`request`](Self::request)'s `title`).
+    ///
+    /// Fails only when the claim has a settings overlay and the spare's
+    /// settings are a file, which cannot be merged.
+    pub fn cold_options(&self, mut options: Options) -> Result<Options, UnmergeableSettings> {
+        if let Some(overlay) = &self.settings {
+            options.settings = match options.settings.take() {
+                None => Some(Settings::Inline(Json::Object(overlay.clone()))),
+                Some(Settings::Inline(Json::Object(mut base))) => {
+                    base.extend(overlay.clone());
+                    Some(Settings::Inline(Json::Object(base)))
+                }
+                Some(Settings::Inline(_)) => Some(Settings::Inline(Json::Object(overlay.clone()))),
+                Some(Settings::Path(path)) => {
+                    return Err(UnmergeableSettings {
+                        what: format!("the settings file {}", path.display()),
+                    });
+                }
+                Some(other) => {
+                    return Err(UnmergeableSettings {
+                        what: format!("{other:?}"),
+                    });
+                }
+            };
+        }
+        let request = &self.request;
+        options.await_claim = false;
+        options.cwd = Some(PathBuf::from(&request.cwd));
+        for (key, value) in request.env.iter().flatten() {
+            options = options.env(key, value);
+        }
+        options.add_dirs.extend(
+            request
+                .additional_directories
+                .iter()
+                .flatten()
+                .map(PathBuf::from),
+        );
+        if let Some(mode) = &request.permission_mode {
+            options.permission_mode = Some(mode.clone());
+        }
+        if let Some(text) = &request.append_system_prompt {
+            options.append_system_prompt = Some(text.clone());
+        }
+        if let Some(agents) = &request.agents {
+            options.agents.extend(agents.clone());
+        }
+        if let Some(model) = &self.model {
+            options.model = Some(model.clone());
+        }
+        if let Some(tokens) = self.max_thinking_tokens {
+            options = options.max_thinking_tokens(u32::try_from(tokens).unwrap_or(u32::MAX));
+        }
+        Ok(options)
+    }
+
     /// The requests of the claim, in the order they are written, each with
     /// its part.
     fn requests(&self, sdk_mcp_servers: Vec<String>) -> Vec<(Part, ControlRequest)> {
@@ -189,6 +254,17 @@ impl Claim {
         }
         requests
     }
+}
+
+/// A claim's settings overlay cannot be merged into a settings file for a
+/// cold start ([`Claim::cold_options`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the claim's settings overlay cannot be merged into {what} for a cold start; give the spare's options inline settings (Settings::Inline)"
+)]
+pub struct UnmergeableSettings {
+    /// The spare's settings, as they could not be merged.
+    pub what: String,
 }
 
 /// A claim's settings overlay carried keys that govern hooks; nothing was
@@ -416,5 +492,71 @@ impl<W> Spare<W> {
             // Only called while claiming.
             _ => Step::Waiting,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn overlay(value: serde_json::Value) -> Extra {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn a_failed_claim_starts_cold_with_what_it_asked_for() {
+        let claim = Claim::new("/srv/project")
+            .env("CLAUDE_CODE_HOST_SESSION_ID", "h-1")
+            .additional_directory("/srv/shared")
+            .permission_mode(PermissionMode::Plan)
+            .model("opus")
+            .max_thinking_tokens(2048)
+            .append_system_prompt("Be brief.")
+            .title("t")
+            .settings(overlay(json!({"effortLevel": "high"})))
+            .unwrap();
+        let spare = Options::new()
+            .await_claim(true)
+            .settings(Settings::Inline(json!({"env": {"A": "1"}})));
+        let cold = claim.cold_options(spare).unwrap();
+        assert!(!cold.await_claim);
+        assert_eq!(cold.cwd.as_deref(), Some("/srv/project".as_ref()));
+        assert_eq!(cold.add_dirs, [PathBuf::from("/srv/shared")]);
+        assert_eq!(cold.permission_mode, Some(PermissionMode::Plan));
+        assert_eq!(cold.model.as_deref(), Some("opus"));
+        assert_eq!(cold.append_system_prompt.as_deref(), Some("Be brief."));
+        assert!(
+            cold.env
+                .iter()
+                .any(|(k, v)| k == "CLAUDE_CODE_HOST_SESSION_ID" && v == "h-1")
+        );
+        let Some(Settings::Inline(settings)) = &cold.settings else {
+            panic!("{:?}", cold.settings)
+        };
+        assert_eq!(settings, &json!({"env": {"A": "1"}, "effortLevel": "high"}));
+        assert_eq!(claim.request().title.as_deref(), Some("t"));
+        assert_eq!(
+            cold.thinking,
+            Options::new().max_thinking_tokens(2048).thinking
+        );
+    }
+
+    #[test]
+    fn an_overlay_cannot_be_merged_into_a_settings_file() {
+        let claim = Claim::new("/a")
+            .settings(overlay(json!({"effortLevel": "high"})))
+            .unwrap();
+        let error = claim
+            .cold_options(Options::new().settings(Settings::Path("/etc/s.json".into())))
+            .unwrap_err();
+        assert!(error.what.contains("/etc/s.json"), "{error}");
+        // Without an overlay the file stays.
+        assert!(
+            Claim::new("/a")
+                .cold_options(Options::new().settings(Settings::Path("/etc/s.json".into())))
+                .is_ok()
+        );
     }
 }

@@ -41,6 +41,7 @@ mod host;
 mod jobs;
 mod limits;
 mod mirror;
+pub mod refill;
 pub mod run_end;
 mod stderr;
 mod turn;
@@ -48,7 +49,7 @@ mod turn_item;
 mod turn_reader;
 
 pub use buffer::{ReadBuffer, deque_spare, trim_deque};
-pub use claim::{Claim, Claimed, NotApplied, UnclaimableSettings};
+pub use claim::{Claim, Claimed, NotApplied, UnclaimableSettings, UnmergeableSettings};
 pub use error::{EndReason, Error, ExitReport, SessionEnded, SpawnError, Stall};
 pub use event::{Delivery, Event, TurnId};
 pub use host::{
@@ -60,6 +61,7 @@ pub use limits::{
     Limits, LimitsError, MAX_BYTES, MAX_DURATION, check_count, check_duration, deadline,
 };
 pub use mirror::{MirrorAppend, MirrorConfig, MirrorFailure, MirrorId};
+pub use refill::Refill;
 pub use stderr::{LineSplitter, StderrTail};
 pub use turn::{Step, Turn, TurnCollector, TurnCursor};
 pub use turn_item::TurnItem;
