@@ -145,6 +145,9 @@ pub type Controller = claude_proto_async::Controller<Runtime>;
 /// A parked spare (see [`ClaudeBuilder::prewarm`](claude_proto_async::ClaudeBuilder::prewarm)).
 pub type Spare = claude_proto_async::Spare<Runtime>;
 
+/// A pool of spares (see [`claude_proto_async::Pool`]).
+pub type Pool = claude_proto_async::Pool<Runtime>;
+
 /// Asks the CLI one question in one call: spawns it with `options`, sends
 /// `prompt`, collects the turn and closes the session (see
 /// [`claude_proto_async::query`]). The [`Turn`] has the answer

@@ -3,7 +3,7 @@
 
 use claude_proto_adapter::handlers::{Async, LiveTools};
 use std::fmt;
-use std::future::poll_fn;
+use std::future::{Future, poll_fn};
 use std::ops::Deref;
 use std::sync::Arc;
 use std::task::Poll;
@@ -186,18 +186,18 @@ impl<R: Runtime> Claude<R> {
         state.finished || state.ended.is_some()
     }
 
-    /// Waits until the session's driver is done: the CLI has exited and
-    /// everything is released.
-    pub(crate) async fn finished(&self) {
-        poll_fn(|cx| {
-            let mut state = self.shared.lock();
+    /// Resolves when the session's driver is done (the CLI has exited and
+    /// everything is released); it does not borrow the session.
+    pub(crate) fn finished(&self) -> impl Future<Output = ()> + Send + 'static {
+        let shared = self.shared.clone();
+        poll_fn(move |cx| {
+            let mut state = shared.lock();
             if state.finished {
                 return Poll::Ready(());
             }
             register(&mut state.finish_waiters, cx.waker());
             Poll::Pending
         })
-        .await;
     }
 }
 

@@ -3,6 +3,7 @@
 //! session by [`Spare::claim`].
 
 use std::fmt;
+use std::future::Future;
 
 use claude_proto_adapter::ClaimError;
 use claude_proto_host::{Claim, Error, ExitReport};
@@ -47,9 +48,10 @@ impl<R: Runtime> Spare<R> {
     }
 
     /// Resolves when the spare's CLI has exited (a parked spare that dies,
-    /// say). Cancel-safe.
-    pub async fn exited(&self) {
-        self.claude.finished().await;
+    /// say); it does not borrow the spare, so a task can watch it while the
+    /// spare waits elsewhere. Cancel-safe.
+    pub fn exited(&self) -> impl Future<Output = ()> + Send + 'static {
+        self.claude.finished()
     }
 
     /// Binds the spare to the session `claim` describes and returns it,

@@ -495,6 +495,11 @@ pub enum SpawnError {
         /// `a session store`).
         what: &'static str,
     },
+    /// A pool's cold start for a failed claim could not take the claim's
+    /// settings overlay (see
+    /// [`Claim::cold_options`](crate::Claim::cold_options)).
+    #[error(transparent)]
+    ClaimSettings(crate::claim::UnmergeableSettings),
     /// Setting up the child's pipes failed.
     #[error("could not set up the CLI's pipes: {0}")]
     Io(#[from] std::io::Error),

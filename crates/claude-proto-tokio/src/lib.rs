@@ -95,6 +95,9 @@ pub type Controller = claude_proto_async::Controller<TokioRuntime>;
 /// A parked spare on tokio (see [`ClaudeBuilder::prewarm`](claude_proto_async::ClaudeBuilder::prewarm)).
 pub type Spare = claude_proto_async::Spare<TokioRuntime>;
 
+/// A pool of spares (see [`claude_proto_async::Pool`]).
+pub type Pool = claude_proto_async::Pool<TokioRuntime>;
+
 /// Asks the CLI one question in one call: spawns it with `options`, sends
 /// `prompt`, collects the turn and closes the session (see
 /// [`claude_proto_async::query`]). The [`Turn`] has the answer

@@ -1,0 +1,363 @@
+//! A pool of spares for a service: keeps spares parked, hands out claimed
+//! sessions, and starts one cold when a claim fails. The refill rules are
+//! the host crate's [`Refill`].
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::future::poll_fn;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Poll, Waker};
+use std::time::Instant;
+
+use claude_proto_adapter::{ClaimError, Configure};
+use claude_proto_host::{Claim, Error, Refill, SpawnError};
+use claude_proto_process::log;
+
+use crate::builder::ClaudeBuilder;
+use crate::client::Claude;
+use crate::runtime::Runtime;
+use crate::spare::Spare;
+
+type Make<R> = dyn Fn() -> ClaudeBuilder<R> + Send + Sync;
+
+/// Keeps `size` spares of one set of host-level options parked, and turns
+/// each request for a session into a claimed one, or a cold start when no
+/// spare is parked or a claim fails.
+///
+/// One pool serves one set of host-level options: `make` builds the
+/// builder every spare (and every cold start) of this pool starts from
+/// (options, handlers, limits). Keep one pool per distinct set; when they
+/// change (new credentials, an updated CLI), close the pool and make
+/// another.
+///
+/// Refills run in the background on the runtime: at most `size` spares
+/// are parked or starting at once, whatever happens to claims; starts that
+/// fail and spares that die parked back off the next start (100 ms,
+/// doubling to 30 s; see [`Refill`]).
+///
+/// **Memory:** each parked spare is a started CLI: about 230 to 260 MB
+/// for the pinned CLI, otherwise idle. A pool of `size` holds `size` of
+/// them, and up to `size` more while claimed sessions run.
+///
+/// Closing ([`close`](Self::close)) or dropping the pool stops the refills
+/// and closes every parked spare; a spare still starting is closed when it
+/// is ready. Sessions already handed out are the caller's.
+pub struct Pool<R: Runtime> {
+    inner: Arc<Inner<R>>,
+}
+
+struct Inner<R: Runtime> {
+    make: Box<Make<R>>,
+    runtime: R,
+    state: Mutex<State<R>>,
+}
+
+struct State<R: Runtime> {
+    refill: Refill,
+    parked: VecDeque<(u64, Spare<R>)>,
+    next_id: u64,
+    /// When the back-off timer fires, if one is armed.
+    timer: Option<Instant>,
+    stats: PoolStats,
+    size: usize,
+    closed: bool,
+    /// The last start that failed.
+    last_failure: Option<Error>,
+    /// [`Pool::ready`] callers, woken when a spare parks or a start fails.
+    ready_waiters: Vec<Waker>,
+}
+
+/// What a pool has done so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PoolStats {
+    /// Sessions handed out from a claimed spare.
+    pub claimed: u64,
+    /// Sessions started cold: no spare was parked, or its claim failed.
+    pub started_cold: u64,
+    /// Claims that failed (the session was then started cold).
+    pub claims_failed: u64,
+    /// Spares that started and parked.
+    pub spares_started: u64,
+    /// Spares that failed to start.
+    pub starts_failed: u64,
+    /// Spares that died while parked.
+    pub spares_lost: u64,
+}
+
+impl<R: Runtime> fmt::Debug for Pool<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.inner.lock();
+        f.debug_struct("Pool")
+            .field("refill", &state.refill)
+            .field("stats", &state.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: Runtime> Pool<R> {
+    /// A pool that keeps `size` spares started from `make()`'s builder, on
+    /// the runtime this is called in. Starts filling at once.
+    pub fn new(
+        size: usize,
+        make: impl Fn() -> ClaudeBuilder<R> + Send + Sync + 'static,
+    ) -> Result<Self, SpawnError> {
+        Self::with_runtime(size, R::current()?, make)
+    }
+
+    /// [`new`](Self::new) on `runtime`.
+    pub fn with_runtime(
+        size: usize,
+        runtime: R,
+        make: impl Fn() -> ClaudeBuilder<R> + Send + Sync + 'static,
+    ) -> Result<Self, SpawnError> {
+        let inner = Arc::new(Inner {
+            make: Box::new(make),
+            runtime,
+            state: Mutex::new(State {
+                refill: Refill::new(size),
+                parked: VecDeque::new(),
+                next_id: 0,
+                timer: None,
+                stats: PoolStats::default(),
+                size,
+                closed: false,
+                last_failure: None,
+                ready_waiters: Vec::new(),
+            }),
+        });
+        fill(&inner);
+        Ok(Self { inner })
+    }
+
+    /// A running session for `claim`: a parked spare claimed for it, or,
+    /// when none is parked or the claim fails, one started cold with the
+    /// options the claim describes ([`Claim::cold_options`]). Either way
+    /// the prompt is yours to send, and nothing of a failed claim is left
+    /// (the spare has exited before the cold start begins).
+    ///
+    /// A claim the CLI took without its `model` or thinking budget
+    /// ([`ClaimError::NotApplied`]) is closed and started cold too, so the
+    /// session runs with what was asked for as a cold start would.
+    ///
+    /// Fails as a cold start fails ([`ClaudeBuilder::spawn`]), or at once,
+    /// before taking a spare, if the claim's settings overlay cannot be
+    /// merged into this pool's settings for a cold start.
+    pub async fn session(&self, claim: Claim) -> Result<Claude<R>, Error> {
+        let cold = self.cold_builder(&claim)?;
+        if let Some(spare) = self.take() {
+            match spare.claim(claim).await {
+                Ok(claude) => {
+                    self.inner.lock().stats.claimed += 1;
+                    return Ok(claude);
+                }
+                Err(ClaimError::NotApplied { session, claimed }) => {
+                    log::warn(format_args!(
+                        "a claimed spare did not take {:?}: started cold instead",
+                        claimed.not_applied
+                    ));
+                    let _ = session.close().await;
+                    self.inner.lock().stats.claims_failed += 1;
+                }
+                Err(error) => {
+                    log::debug(format_args!("a claim failed, starting cold: {error}"));
+                    self.inner.lock().stats.claims_failed += 1;
+                }
+            }
+        }
+        self.inner.lock().stats.started_cold += 1;
+        Ok(cold.spawn().await?)
+    }
+
+    /// Waits until the pool is full (`size` spares parked), to warm it up
+    /// before serving. Fails with the error of a start that fails while it
+    /// waits (the pool goes on trying, backing off). Cancel-safe.
+    pub async fn ready(&self) -> Result<(), Error> {
+        let failed_before = self.inner.lock().stats.starts_failed;
+        poll_fn(|cx| {
+            let mut state = self.inner.lock();
+            if state.parked.len() >= state.size || state.closed {
+                return Poll::Ready(Ok(()));
+            }
+            if state.stats.starts_failed > failed_before {
+                if let Some(error) = &state.last_failure {
+                    return Poll::Ready(Err(error.clone()));
+                }
+            }
+            state.ready_waiters.push(cx.waker().clone());
+            Poll::Pending
+        })
+        .await
+    }
+
+    /// Spares parked now.
+    pub fn parked(&self) -> usize {
+        self.inner.lock().parked.len()
+    }
+
+    /// The process ids of the spares parked now.
+    pub fn parked_pids(&self) -> Vec<u32> {
+        let state = self.inner.lock();
+        state.parked.iter().filter_map(|(_, s)| s.pid()).collect()
+    }
+
+    /// What the pool has done so far.
+    pub fn stats(&self) -> PoolStats {
+        self.inner.lock().stats
+    }
+
+    /// Stops the refills and closes every parked spare, waiting for each
+    /// to exit. A spare still starting is closed when it is ready.
+    pub async fn close(self) {
+        let parked = self.inner.shut();
+        for (_, spare) in parked {
+            let _ = spare.close().await;
+        }
+    }
+
+    /// The builder of a cold start for `claim`.
+    fn cold_builder(&self, claim: &Claim) -> Result<ClaudeBuilder<R>, Error> {
+        let mut builder = (self.inner.make)().runtime(self.inner.runtime.clone());
+        let settings = builder.settings_mut();
+        settings.options = claim
+            .cold_options(settings.options.clone())
+            .map_err(|e| Error::from(SpawnError::ClaimSettings(e)))?;
+        if let Some(title) = &claim.request().title {
+            settings.initialize.title = Some(title.clone());
+        }
+        Ok(builder)
+    }
+
+    /// The first parked spare that is alive, if any; dead ones on the way
+    /// are counted lost.
+    fn take(&self) -> Option<Spare<R>> {
+        let now = self.inner.runtime.now();
+        let taken = {
+            let mut state = self.inner.lock();
+            let mut taken = None;
+            while let Some((_, spare)) = state.parked.pop_front() {
+                if spare.is_alive() {
+                    state.refill.handle_taken();
+                    taken = Some(spare);
+                    break;
+                }
+                state.refill.handle_lost(now);
+                state.stats.spares_lost += 1;
+            }
+            taken
+        };
+        fill(&self.inner);
+        taken
+    }
+}
+
+impl<R: Runtime> Drop for Pool<R> {
+    fn drop(&mut self) {
+        // Dropped spares close in the background.
+        drop(self.inner.shut());
+    }
+}
+
+impl<R: Runtime> Inner<R> {
+    fn lock(&self) -> MutexGuard<'_, State<R>> {
+        // The state is counts and a queue, consistent between statements:
+        // a panic elsewhere leaves nothing half-done in it.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stops the refills; the parked spares, to close.
+    fn shut(&self) -> Vec<(u64, Spare<R>)> {
+        let mut state = self.lock();
+        state.refill.close();
+        state.closed = true;
+        state.ready_waiters.drain(..).for_each(Waker::wake);
+        state.parked.drain(..).collect()
+    }
+}
+
+/// Starts what the refill rules allow now, and arms the back-off timer.
+fn fill<R: Runtime>(inner: &Arc<Inner<R>>) {
+    let now = inner.runtime.now();
+    let mut state = inner.lock();
+    while state.refill.poll_start(now) {
+        let weak = Arc::downgrade(inner);
+        let builder = (inner.make)().runtime(inner.runtime.clone());
+        inner.runtime.spawn(Box::pin(async move {
+            let started = builder.prewarm().await;
+            if let Some(inner) = weak.upgrade() {
+                parked(&inner, started);
+            }
+            // Else the pool is gone: a started spare is dropped, closed.
+        }));
+    }
+    if let Some(at) = state.refill.poll_timeout() {
+        if state.timer.is_none_or(|armed| at < armed) {
+            state.timer = Some(at);
+            let weak = Arc::downgrade(inner);
+            let sleep = inner.runtime.sleep_until(at);
+            inner.runtime.spawn(Box::pin(async move {
+                sleep.await;
+                if let Some(inner) = weak.upgrade() {
+                    inner.lock().timer = None;
+                    fill(&inner);
+                }
+            }));
+        }
+    }
+}
+
+/// A start ended.
+fn parked<R: Runtime>(inner: &Arc<Inner<R>>, started: Result<Spare<R>, Error>) {
+    let now = inner.runtime.now();
+    {
+        let mut state = inner.lock();
+        state.refill.handle_started(started.is_ok(), now);
+        match started {
+            Ok(spare) => {
+                state.stats.spares_started += 1;
+                if state.refill.parked() > state.parked.len() {
+                    let id = state.next_id;
+                    state.next_id += 1;
+                    watch(inner, id, &spare);
+                    state.parked.push_back((id, spare));
+                }
+                // Else the pool was closed: the spare is dropped, closed.
+            }
+            Err(error) => {
+                state.stats.starts_failed += 1;
+                log::warn(format_args!("a spare did not start: {error}"));
+                state.last_failure = Some(error);
+            }
+        }
+        state.ready_waiters.drain(..).for_each(Waker::wake);
+    }
+    fill(inner);
+}
+
+/// Replaces the spare `id` if it dies while parked.
+fn watch<R: Runtime>(inner: &Arc<Inner<R>>, id: u64, spare: &Spare<R>) {
+    let weak = Arc::downgrade(inner);
+    let exited = spare.exited();
+    inner.runtime.spawn(Box::pin(async move {
+        exited.await;
+        let Some(inner) = weak.upgrade() else {
+            return;
+        };
+        let now = inner.runtime.now();
+        let lost = {
+            let mut state = inner.lock();
+            let at = state.parked.iter().position(|(parked, _)| *parked == id);
+            let lost = at.and_then(|at| state.parked.remove(at));
+            if lost.is_some() {
+                state.refill.handle_lost(now);
+                state.stats.spares_lost += 1;
+            }
+            lost
+        };
+        if lost.is_some() {
+            log::warn(format_args!("a parked spare exited; starting another"));
+            drop(lost);
+            fill(&inner);
+        }
+    }));
+}
