@@ -33,7 +33,9 @@ type Make<R> = dyn Fn() -> ClaudeBuilder<R> + Send + Sync;
 /// Refills run in the background on the runtime: at most `size` spares
 /// are parked or starting at once, whatever happens to claims; starts that
 /// fail and spares that die parked back off the next start (100 ms,
-/// doubling to 30 s; see [`Refill`]).
+/// doubling to 30 s; see [`Refill`]). A spare handed out is replaced once
+/// its session is on its way (claimed, or started cold), so the new
+/// spare's start does not compete with the claim for the CPU.
 ///
 /// **Memory:** each parked spare is a started CLI: about 230 to 260 MB
 /// for the pinned CLI, otherwise idle. A pool of `size` holds `size` of
@@ -145,6 +147,10 @@ impl<R: Runtime> Pool<R> {
     /// merged into this pool's settings for a cold start.
     pub async fn session(&self, claim: Claim) -> Result<Claude<R>, Error> {
         let cold = self.cold_builder(&claim)?;
+        // The refill starts once this session is on its way (or this
+        // future is dropped): a spare starting beside the claim would take
+        // the CPU the claim needs.
+        let _refill = RefillOnDrop(&self.inner);
         if let Some(spare) = self.take() {
             match spare.claim(claim).await {
                 Ok(claude) => {
@@ -246,7 +252,6 @@ impl<R: Runtime> Pool<R> {
             }
             taken
         };
-        fill(&self.inner);
         taken
     }
 }
@@ -272,6 +277,15 @@ impl<R: Runtime> Inner<R> {
         state.closed = true;
         state.ready_waiters.drain(..).for_each(Waker::wake);
         state.parked.drain(..).collect()
+    }
+}
+
+/// Fills the pool when dropped.
+struct RefillOnDrop<'a, R: Runtime>(&'a Arc<Inner<R>>);
+
+impl<R: Runtime> Drop for RefillOnDrop<'_, R> {
+    fn drop(&mut self) {
+        fill(self.0);
     }
 }
 
