@@ -238,21 +238,16 @@ impl<R: Runtime> Pool<R> {
     /// are counted lost.
     fn take(&self) -> Option<Spare<R>> {
         let now = self.inner.runtime.now();
-        let taken = {
-            let mut state = self.inner.lock();
-            let mut taken = None;
-            while let Some((_, spare)) = state.parked.pop_front() {
-                if spare.is_alive() {
-                    state.refill.handle_taken();
-                    taken = Some(spare);
-                    break;
-                }
-                state.refill.handle_lost(now);
-                state.stats.spares_lost += 1;
+        let mut state = self.inner.lock();
+        while let Some((_, spare)) = state.parked.pop_front() {
+            if spare.is_alive() {
+                state.refill.handle_taken();
+                return Some(spare);
             }
-            taken
-        };
-        taken
+            state.refill.handle_lost(now);
+            state.stats.spares_lost += 1;
+        }
+        None
     }
 }
 
