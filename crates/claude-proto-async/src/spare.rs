@@ -6,6 +6,9 @@ use std::fmt;
 use std::future::Future;
 
 use claude_proto_adapter::ClaimError;
+use std::sync::Arc;
+
+use claude_proto::model::initialize::InitializeResponse;
 use claude_proto_host::{Claim, Error, ExitReport};
 
 use crate::client::Claude;
@@ -41,6 +44,13 @@ impl<R: Runtime> Spare<R> {
         self.claude.pid()
     }
 
+    /// The spare's answer to `initialize`: what it started with (tools,
+    /// models, account, the agents and commands of its parking directory).
+    /// After a claim, the session's own answer replaces it.
+    pub async fn initialization(&self) -> Result<Arc<InitializeResponse>, Error> {
+        self.claude.initialization().await
+    }
+
     /// Whether the spare's CLI still runs: a spare that died while parked
     /// should be replaced (its claim would fail).
     pub fn is_alive(&self) -> bool {
@@ -70,12 +80,16 @@ impl<R: Runtime> Spare<R> {
     /// [`ClaimError::NotApplied`], the session runs without the `model` or
     /// thinking budget the CLI refused; it comes with the error.
     ///
-    /// After a claim, the session's transcript, hooks and callbacks are a
-    /// cold session's in that folder, with the limits the TypeScript SDK
-    /// names: hook settings cannot be claimed (see
-    /// [`Claim::settings`]); the `initialize` answer read from
-    /// [`initialization`](crate::Controller::initialization) describes the
-    /// parking directory, not the claimed folder.
+    /// After a claim, the session's hooks and callbacks are a cold
+    /// session's in that folder, and so is its transcript but for the
+    /// `relocated` entries the CLI adds (where the session moved to); and
+    /// [`initialization`](crate::Controller::initialization) gives the
+    /// claimed session's own `initialize` answer (the folder's agents,
+    /// commands, permission mode), with the limits the TypeScript SDK
+    /// names: hook settings cannot be claimed (see [`Claim::settings`]),
+    /// and that answer is taken as part of the claim, before the model and
+    /// the overlay keys that follow the claim are applied, so fields they
+    /// decide (`fast_mode_state`, `output_style`, say) may not show them.
     ///
     /// Cancel-safe in effect: a future dropped before the answer drops the
     /// session, which closes the spare.

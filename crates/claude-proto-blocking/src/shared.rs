@@ -29,10 +29,12 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// Records the `initialize` outcome; the first one wins.
+    /// Records the `initialize` outcome: the first one, or a later answer
+    /// (a claimed spare's own replaces the spare's); an error after an
+    /// answer (the session's end) does not replace it.
     pub(crate) fn publish_init(&self, result: InitResult) {
         let mut init = lock(&self.init);
-        if init.is_none() {
+        if init.is_none() || result.is_ok() {
             *init = Some(result);
             self.init_set.notify_all();
         }

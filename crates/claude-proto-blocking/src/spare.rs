@@ -3,6 +3,9 @@
 //! session by [`Spare::claim`].
 
 use claude_proto_adapter::ClaimError;
+use std::sync::Arc;
+
+use claude_proto::model::initialize::InitializeResponse;
 use claude_proto_host::{Claim, Error, ExitReport};
 
 use crate::client::Claude;
@@ -30,6 +33,13 @@ impl Spare {
         self.claude.pid()
     }
 
+    /// The spare's answer to `initialize`: what it started with (tools,
+    /// models, account, the agents and commands of its parking directory).
+    /// After a claim, the session's own answer replaces it.
+    pub fn initialization(&self) -> Result<Arc<InitializeResponse>, Error> {
+        self.claude.initialization()
+    }
+
     /// Whether the spare's CLI still runs: a spare that died while parked
     /// should be replaced (its claim would fail).
     pub fn is_alive(&self) -> bool {
@@ -52,10 +62,12 @@ impl Spare {
     /// [`ClaimError::NotApplied`], the session runs without the `model` or
     /// thinking budget the CLI refused; it comes with the error.
     ///
-    /// The limits of a claimed session are those of the async adapters'
-    /// `Spare::claim`: hook settings cannot be claimed (see
-    /// [`Claim::settings`]), and the `initialize` answer describes the
-    /// parking directory.
+    /// After a claim, [`initialization`](crate::Controller::initialization)
+    /// gives the claimed session's own `initialize` answer. The limits of a
+    /// claimed session are those of the async adapters' `Spare::claim`:
+    /// hook settings cannot be claimed (see [`Claim::settings`]), and that
+    /// answer predates the model and the overlay keys applied after the
+    /// claim.
     pub fn claim(self, claim: Claim) -> Result<Claude, ClaimError<Claude>> {
         match self.claude.claim(claim) {
             Ok(claimed) if claimed.not_applied.is_empty() => Ok(self.claude),

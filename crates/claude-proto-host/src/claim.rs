@@ -239,6 +239,9 @@ impl Claim {
         }
         let mut request = self.request.clone();
         request.sdk_mcp_servers = Some(sdk_mcp_servers);
+        // The claimed session's own `initialize` answer, as the TypeScript
+        // SDK asks for it: the folder's agents, commands, permission mode.
+        request.include_initialize = Some(true);
         requests.push((Part::Claim, ControlRequest::ClaimSession(request)));
         if let Some(model) = &self.model {
             requests.push((Part::Model, ControlRequest::set_model(Some(model))));

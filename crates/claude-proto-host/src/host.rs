@@ -5,11 +5,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use claude_proto::dispatch::McpServerSpec;
-use claude_proto::model::MessageType;
 use claude_proto::model::control::ControlRequest;
 use claude_proto::model::initialize::{InitializeRequest, InitializeResponse};
 use claude_proto::model::mcp::JsonRpcMessage;
 use claude_proto::model::result::failure_text;
+use claude_proto::model::{Extra, Json, MessageType};
 
 use crate::run_end::RunEnd;
 use claude_proto::model::user::UserMessage;
@@ -18,6 +18,7 @@ use claude_proto::{
     Config, ControlError, ControlOutcome, ControlSuccess, Event as CoreEvent, IncomingId,
     RequestId, SendError, Session,
 };
+use serde_json::value::RawValue;
 
 use crate::claim::{Claim, Claimed, Spare, Step};
 use crate::error::{EndReason, Error, ExitReport, SessionEnded, Stall};
@@ -517,6 +518,10 @@ pub struct Host<W> {
     /// Whether this session is a spare waiting for its claim: prompts are
     /// held until it is claimed too.
     spare: Spare<W>,
+    /// A spare's `initialize` answer's `*_applied` confirmations, which a
+    /// claim's own answer may leave out (it keeps them, as the TypeScript
+    /// SDK does).
+    init_applied: Extra,
     /// What the `initialize` answer must confirm before prompts go out.
     confirm: Confirm,
     /// Why the session was refused after the `initialize` answer, if it was.
@@ -599,6 +604,7 @@ impl<W> Host<W> {
             held_prompt_bytes: 0,
             end_input_held: false,
             spare: Spare::No,
+            init_applied: Extra::new(),
             confirm: Confirm::default(),
             refused: None,
             last_now: now,
@@ -1262,6 +1268,9 @@ impl<W> Host<W> {
     fn claim_decided(&mut self, waiter: W, result: Result<Claimed, Error>) {
         let result = match result {
             Ok(claimed) => {
+                if let Some(answer) = self.claimed_initialize(&claimed) {
+                    self.outputs.push_back(Output::Initialized(Ok(answer)));
+                }
                 self.release();
                 Ok(CallReply::Claimed(Box::new(claimed)))
             }
@@ -1271,6 +1280,24 @@ impl<W> Host<W> {
             }
         };
         self.outputs.push_back(Output::Resolve { waiter, result });
+    }
+
+    /// The claimed session's `initialize` answer, from the claim's answer,
+    /// with the spare's `*_applied` confirmations it leaves out; `None` if
+    /// the CLI sent none or it does not read as one.
+    fn claimed_initialize(&self, claimed: &Claimed) -> Option<InitAnswer> {
+        let Some(Json::Object(fields)) = &claimed.answer.initialize else {
+            return None;
+        };
+        let mut fields = fields.clone();
+        for (key, value) in &self.init_applied {
+            fields.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+        let text = serde_json::to_string(&fields).ok()?;
+        let payload = RawValue::from_string(text).ok()?;
+        let answer = ControlSuccess::with_payload(payload);
+        InitAnswer::decode_success(&answer).ok()?;
+        Some(InitAnswer { answer })
     }
 
     fn call(
@@ -1486,6 +1513,9 @@ impl<W> Host<W> {
                         self.emit(Event::CliVersion(check));
                     }
                 }
+            }
+            if let (Ok((answer, _)), Spare::Parked) = (&result, &self.spare) {
+                self.init_applied = applied_fields(answer.json());
             }
             if self.holding {
                 // Fail closed: without an answer that confirms what had to
@@ -1735,4 +1765,15 @@ fn is_host_only(message: &claude_proto::Message) -> bool {
         && message
             .deserialize::<HostOnly>()
             .is_ok_and(|m| m.sdk_host_only == Some(serde_json::Value::Bool(true)))
+}
+
+/// The `*_applied` fields of an `initialize` answer's JSON.
+fn applied_fields(json: Option<&str>) -> Extra {
+    let Some(Ok(Json::Object(fields))) = json.map(serde_json::from_str::<Json>) else {
+        return Extra::new();
+    };
+    fields
+        .into_iter()
+        .filter(|(key, _)| key.ends_with("_applied"))
+        .collect()
 }

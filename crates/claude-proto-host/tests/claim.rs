@@ -317,3 +317,30 @@ fn a_claim_deadline_counts_from_the_call() {
         "a claim past its deadline was sent"
     );
 }
+
+#[test]
+fn a_claims_own_initialize_answer_replaces_the_spares_and_keeps_its_confirmations() {
+    let script = Behaviour::default().with_initialize_field("mcp_servers_applied", json!(true));
+    let mut pair = parked(script);
+    let waiter = claim(&mut pair, Claim::new("/srv/project"));
+    pair.run();
+    claimed(&pair, waiter);
+    let [Ok(spare), Ok(session)] = pair.initialized.as_slice() else {
+        panic!(
+            "expected two initialize answers, got {:?}",
+            pair.initialized
+        )
+    };
+    assert_eq!(spare.extra.get("claimed_cwd"), None);
+    assert_eq!(
+        session.extra.get("claimed_cwd"),
+        Some(&json!("/srv/project"))
+    );
+    assert_eq!(
+        session.mcp_servers_applied,
+        Some(true),
+        "the spare's confirmation was kept"
+    );
+    let request = &control_requests(&pair)[0].1;
+    assert_eq!(request["include_initialize"], true);
+}

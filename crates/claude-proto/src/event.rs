@@ -269,6 +269,15 @@ pub struct ControlSuccess {
 }
 
 impl ControlSuccess {
+    /// A success answer carrying `payload`: for an answer that arrives
+    /// inside another (the `initialize` answer a claimed spare sends inside
+    /// its `claim_session` answer).
+    pub fn with_payload(payload: Box<RawValue>) -> Self {
+        Self {
+            payload: Some(payload),
+        }
+    }
+
     /// The payload as raw JSON text, if there was one.
     pub fn payload(&self) -> Option<&str> {
         self.payload.as_deref().map(RawValue::get)

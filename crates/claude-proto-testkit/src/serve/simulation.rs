@@ -641,14 +641,19 @@ impl Simulation {
             },
             "set_max_thinking_tokens" => wire::success(id, None),
             // As the pinned CLI answers a spare's claim (`--await-claim`).
-            "claim_session" => wire::success(
-                id,
-                Some(
-                    json!({"status": "ok", "cwd": field("cwd").unwrap_or(wire::CWD),
-                            "session_id": self.ids.session_id, "parked_ms": 0,
-                            "sdk_mcp_settled": true}),
-                ),
-            ),
+            "claim_session" => {
+                let cwd = field("cwd").unwrap_or(wire::CWD);
+                let mut answer = json!({"status": "ok", "cwd": cwd,
+                                        "session_id": self.ids.session_id, "parked_ms": 0,
+                                        "sdk_mcp_settled": true});
+                if request.get("include_initialize") == Some(&Value::Bool(true)) {
+                    // The claimed session's own answer, which names its folder.
+                    let mut init = wire::initialize(self.script.pid, &self.model, &self.mode);
+                    init["claimed_cwd"] = json!(cwd);
+                    answer["initialize"] = init;
+                }
+                wire::success(id, Some(answer))
+            }
             "mcp_status" => {
                 let servers: Vec<Value> = self.servers.iter().map(|name| json!({
                     "name": name, "status": "connected", "serverInfo": {"name": name, "version": "1.0.0"},
