@@ -43,6 +43,40 @@ fn not_for_a_spare(options: &Options, has_store: bool) -> Result<(), SpawnError>
     Err(SpawnError::NotForASpare { what })
 }
 
+/// What a claim's outcome makes of the session that was the spare: every
+/// adapter's `Spare::claim` decides through this, and only closes a
+/// [`Failed`](Judged::Failed) spare its own way.
+pub fn judge<S>(session: S, outcome: Result<Claimed, Error>) -> Judged<S> {
+    match outcome {
+        Ok(claimed) if claimed.not_applied.is_empty() => Judged::Running(session),
+        Ok(claimed) => Judged::Settled(ClaimError::NotApplied {
+            session: Box::new(session),
+            claimed: Box::new(claimed),
+        }),
+        Err(error) => Judged::Failed {
+            spare: session,
+            error,
+        },
+    }
+}
+
+/// The verdict of [`judge`].
+#[derive(Debug)]
+pub enum Judged<S> {
+    /// The session runs as asked.
+    Running(S),
+    /// The session runs, but not wholly as asked: hand the error out.
+    Settled(ClaimError<S>),
+    /// The claim failed: close the spare (wait until it is gone), then
+    /// hand out [`ClaimError::StartCold`] with `error`.
+    Failed {
+        /// The spare, being let go.
+        spare: S,
+        /// Why.
+        error: Error,
+    },
+}
+
 /// Why a claim did not give a session that runs as asked.
 ///
 /// Either way, no prompt has been written. [`StartCold`](Self::StartCold):

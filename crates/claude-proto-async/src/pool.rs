@@ -294,7 +294,7 @@ fn fill<R: Runtime>(inner: &Arc<Inner<R>>) {
         inner.runtime.spawn(Box::pin(async move {
             let started = builder.prewarm().await;
             if let Some(inner) = weak.upgrade() {
-                parked(&inner, started);
+                start_ended(&inner, started);
             }
             // Else the pool is gone: a started spare is dropped, closed.
         }));
@@ -316,7 +316,7 @@ fn fill<R: Runtime>(inner: &Arc<Inner<R>>) {
 }
 
 /// A start ended.
-fn parked<R: Runtime>(inner: &Arc<Inner<R>>, started: Result<Spare<R>, Error>) {
+fn start_ended<R: Runtime>(inner: &Arc<Inner<R>>, started: Result<Spare<R>, Error>) {
     let now = inner.runtime.now();
     {
         let mut state = inner.lock();

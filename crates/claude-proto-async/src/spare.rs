@@ -6,6 +6,7 @@ use std::fmt;
 use std::future::Future;
 
 use claude_proto_adapter::ClaimError;
+use claude_proto_adapter::spare::{Judged, judge};
 use std::sync::Arc;
 
 use claude_proto::model::initialize::InitializeResponse;
@@ -94,17 +95,15 @@ impl<R: Runtime> Spare<R> {
     /// Cancel-safe in effect: a future dropped before the answer drops the
     /// session, which closes the spare.
     pub async fn claim(self, claim: Claim) -> Result<Claude<R>, ClaimError<Claude<R>>> {
-        match self.claude.claim(claim).await {
-            Ok(claimed) if claimed.not_applied.is_empty() => Ok(self.claude),
-            Ok(claimed) => Err(ClaimError::NotApplied {
-                session: Box::new(self.claude),
-                claimed: Box::new(claimed),
-            }),
-            Err(error) => {
+        let outcome = self.claude.claim(claim).await;
+        match judge(self.claude, outcome) {
+            Judged::Running(claude) => Ok(claude),
+            Judged::Settled(error) => Err(error),
+            Judged::Failed { spare, error } => {
                 // The spare is let go: wait until it is gone, so the caller
                 // starting cold never has two CLIs for one session. Its exit
                 // is already under way (stdin closed), so this is short.
-                let _ = self.claude.close().await;
+                let _ = spare.close().await;
                 Err(ClaimError::StartCold(error))
             }
         }

@@ -3,6 +3,7 @@
 //! session by [`Spare::claim`].
 
 use claude_proto_adapter::ClaimError;
+use claude_proto_adapter::spare::{Judged, judge};
 use std::sync::Arc;
 
 use claude_proto::model::initialize::InitializeResponse;
@@ -69,16 +70,14 @@ impl Spare {
     /// answer predates the model and the overlay keys applied after the
     /// claim.
     pub fn claim(self, claim: Claim) -> Result<Claude, ClaimError<Claude>> {
-        match self.claude.claim(claim) {
-            Ok(claimed) if claimed.not_applied.is_empty() => Ok(self.claude),
-            Ok(claimed) => Err(ClaimError::NotApplied {
-                session: Box::new(self.claude),
-                claimed: Box::new(claimed),
-            }),
-            Err(error) => {
+        let outcome = self.claude.claim(claim);
+        match judge(self.claude, outcome) {
+            Judged::Running(claude) => Ok(claude),
+            Judged::Settled(error) => Err(error),
+            Judged::Failed { spare, error } => {
                 // The spare is let go: wait until it is gone, so the caller
                 // starting cold never has two CLIs for one session.
-                let _ = self.claude.close();
+                let _ = spare.close();
                 Err(ClaimError::StartCold(error))
             }
         }

@@ -34,7 +34,7 @@ use claude_proto::model::{Extra, Json};
 use claude_proto::options::{Options, Settings};
 use claude_proto::{ControlError, ControlOutcome, RequestId};
 
-use crate::error::Error;
+use crate::error::{Error, UnmergeableSettings};
 
 /// What a claim binds a parked spare to: the session's folder and the
 /// per-session options a running CLI can still take. Everything else (the
@@ -257,17 +257,6 @@ impl Claim {
         }
         requests
     }
-}
-
-/// A claim's settings overlay cannot be merged into a settings file for a
-/// cold start ([`Claim::cold_options`]).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "the claim's settings overlay cannot be merged into {what} for a cold start; give the spare's options inline settings (Settings::Inline)"
-)]
-pub struct UnmergeableSettings {
-    /// The spare's settings, as they could not be merged.
-    pub what: String,
 }
 
 /// A claim's settings overlay carried keys that govern hooks; nothing was

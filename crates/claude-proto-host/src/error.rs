@@ -499,7 +499,7 @@ pub enum SpawnError {
     /// settings overlay (see
     /// [`Claim::cold_options`](crate::Claim::cold_options)).
     #[error(transparent)]
-    ClaimSettings(crate::claim::UnmergeableSettings),
+    ClaimSettings(UnmergeableSettings),
     /// Setting up the child's pipes failed.
     #[error("could not set up the CLI's pipes: {0}")]
     Io(#[from] std::io::Error),
@@ -514,4 +514,15 @@ pub enum SpawnError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+}
+
+/// A claim's settings overlay cannot be merged into a settings file for a
+/// cold start ([`Claim::cold_options`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the claim's settings overlay cannot be merged into {what} for a cold start; give the spare's options inline settings (Settings::Inline)"
+)]
+pub struct UnmergeableSettings {
+    /// The spare's settings, as they could not be merged.
+    pub what: String,
 }

@@ -1271,7 +1271,11 @@ impl<W> Host<W> {
                 if let Some(answer) = self.claimed_initialize(&claimed) {
                     self.outputs.push_back(Output::Initialized(Ok(answer)));
                 }
-                self.release();
+                // Prompts may still wait for the `initialize` answer to
+                // confirm what it must (it comes first, in practice).
+                if !self.holding {
+                    self.release();
+                }
                 Ok(CallReply::Claimed(Box::new(claimed)))
             }
             Err(error) => {

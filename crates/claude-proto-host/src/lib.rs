@@ -49,8 +49,10 @@ mod turn_item;
 mod turn_reader;
 
 pub use buffer::{ReadBuffer, deque_spare, trim_deque};
-pub use claim::{Claim, Claimed, NotApplied, UnclaimableSettings, UnmergeableSettings};
-pub use error::{EndReason, Error, ExitReport, SessionEnded, SpawnError, Stall};
+pub use claim::{Claim, Claimed, NotApplied, UnclaimableSettings};
+pub use error::{
+    EndReason, Error, ExitReport, SessionEnded, SpawnError, Stall, UnmergeableSettings,
+};
 pub use event::{Delivery, Event, TurnId};
 pub use host::{
     CallReply, CloseStage, Command, Host, InitAnswer, Output, ProcessExit, Signal, State,
