@@ -3,7 +3,8 @@
 //! every adapter, with the pinned CLI offline and one in-process MCP
 //! server; then a pool serving a burst of sessions against cold starts.
 //!
-//! Usage: `CLAUDE_BIN=… bench-warm [ROUNDS] [BURST]` (defaults 15 and 8).
+//! Usage: `CLAUDE_BIN=… bench-warm [ROUNDS] [BURST]` (defaults 15 and 8);
+//! `BENCH_WARM_MCP=0` leaves the MCP server out, a BURST of 0 the burst.
 //!
 //! - **cold**: from the builder's `spawn` to the turn's `system/init`, the
 //!   first event the CLI writes for the prompt (the prompt is sent right
@@ -71,10 +72,19 @@ enum Mode {
 
 const MODES: [Mode; 3] = [Mode::Cold, Mode::Startup, Mode::Claimed];
 
+/// `BENCH_WARM_MCP=0` leaves the in-process MCP server out (to hold the
+/// figures against the TypeScript SDK's without one).
+fn with_mcp() -> bool {
+    std::env::var("BENCH_WARM_MCP").map_or(true, |v| v != "0")
+}
+
 fn builder<R: Runtime>(options: &Options, runtime: &R) -> ClaudeBuilder<R> {
-    ClaudeBuilder::new(options.clone())
-        .runtime(runtime.clone())
-        .mcp_server(calc())
+    let builder = ClaudeBuilder::new(options.clone()).runtime(runtime.clone());
+    if with_mcp() {
+        builder.mcp_server(calc())
+    } else {
+        builder
+    }
 }
 
 /// Reads the turn to its end; the time from `t0` to its `system/init`.
@@ -131,7 +141,14 @@ async fn once<R: Runtime>(mode: Mode, options: &Options, runtime: &R, n: usize) 
 fn once_blocking(mode: Mode, options: &Options, n: usize) -> Duration {
     use claude_proto_blocking::Claude;
     let cwd = folder(n);
-    let builder = |options: Options| Claude::builder(options).mcp_server(blocking_calc());
+    let builder = |options: Options| {
+        let builder = Claude::builder(options);
+        if with_mcp() {
+            builder.mcp_server(blocking_calc())
+        } else {
+            builder
+        }
+    };
     let first = |claude: &mut Claude, t0: Instant| {
         let turn = claude.query("hi").expect("query");
         let mut first = None;
@@ -256,8 +273,11 @@ fn main() {
         );
     }
 
+    if burst == 0 {
+        return;
+    }
     // The burst.
-    let size = burst.max(1);
+    let size = burst;
     let (pool_times, pool_wall, stats, rss) = tokio_rt.block_on(async {
         let make_options = options.clone();
         let runtime = tokio_handle.clone();
