@@ -38,6 +38,6 @@ pub use resume::{Prepared, SessionDir, load_timed_out, prepare, with_deadline};
 /// The crate that derives a tool's schema ([`ToolArgs`]).
 pub use schemars;
 pub use settings::{Settings, ShutdownPolicy};
-pub use spare::ClaimError;
+pub use spare::{ClaimError, PoolStats};
 pub use store::{StoreSettings, run_append};
 pub use tool_args::ToolArgs;

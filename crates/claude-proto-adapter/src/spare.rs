@@ -77,6 +77,24 @@ pub enum Judged<S> {
     },
 }
 
+/// What a pool has done so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PoolStats {
+    /// Sessions handed out from a claimed spare.
+    pub claimed: u64,
+    /// Sessions started cold: no spare was parked, or its claim failed.
+    pub started_cold: u64,
+    /// Claims that failed (the session was then started cold).
+    pub claims_failed: u64,
+    /// Spares that started and parked.
+    pub spares_started: u64,
+    /// Spares that failed to start.
+    pub starts_failed: u64,
+    /// Spares that died while parked.
+    pub spares_lost: u64,
+}
+
 /// Why a claim did not give a session that runs as asked.
 ///
 /// Either way, no prompt has been written. [`StartCold`](Self::StartCold):

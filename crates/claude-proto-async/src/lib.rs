@@ -62,12 +62,13 @@ mod spare;
 mod turn;
 
 pub use builder::ClaudeBuilder;
+pub use claude_proto_adapter::PoolStats;
 pub use claude_proto_adapter::handlers::{HandlerError, with_state};
 pub use client::Claude;
 pub use controller::Controller;
 pub use events::Events;
 pub use handlers::{McpServer, Tool};
-pub use pool::{Pool, PoolStats};
+pub use pool::Pool;
 pub use query::query;
 pub use runtime::{BoxFuture, BoxReader, BoxWriter, Connect, ReadBytes, Runtime, WriteBytes};
 pub use spare::Spare;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Poll, Waker};
 use std::time::Instant;
 
-use claude_proto_adapter::{ClaimError, Configure};
+use claude_proto_adapter::{ClaimError, Configure, PoolStats};
 use claude_proto_host::{Claim, Error, Refill, SpawnError};
 use claude_proto_process::log;
 
@@ -67,24 +67,6 @@ struct State<R: Runtime> {
     last_failure: Option<Error>,
     /// [`Pool::ready`] callers, woken when a spare parks or a start fails.
     ready_waiters: Vec<Waker>,
-}
-
-/// What a pool has done so far.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct PoolStats {
-    /// Sessions handed out from a claimed spare.
-    pub claimed: u64,
-    /// Sessions started cold: no spare was parked, or its claim failed.
-    pub started_cold: u64,
-    /// Claims that failed (the session was then started cold).
-    pub claims_failed: u64,
-    /// Spares that started and parked.
-    pub spares_started: u64,
-    /// Spares that failed to start.
-    pub starts_failed: u64,
-    /// Spares that died while parked.
-    pub spares_lost: u64,
 }
 
 impl<R: Runtime> fmt::Debug for Pool<R> {

@@ -111,6 +111,7 @@ mod events;
 mod handlers;
 mod parts;
 mod pipes;
+mod pool;
 mod query;
 mod shared;
 mod spare;
@@ -123,6 +124,7 @@ pub use client::Claude;
 pub use controller::Controller;
 pub use events::{Elapsed, Events};
 pub use handlers::{CancelToken, McpServer, Tool};
+pub use pool::Pool;
 pub use query::query;
 pub use spare::Spare;
 pub use turn::TurnStream;
@@ -131,7 +133,9 @@ pub use claude_proto;
 pub use claude_proto::dispatch::{ToolAnnotations, ToolOutput};
 pub use claude_proto::options::Options;
 pub use claude_proto::{Config, Message};
-pub use claude_proto_adapter::{ClaimError, Configure, HookOptions, ShutdownPolicy, StoreSettings};
+pub use claude_proto_adapter::{
+    ClaimError, Configure, HookOptions, PoolStats, ShutdownPolicy, StoreSettings,
+};
 pub use claude_proto_host::{
     Claim, Claimed, EndReason, Error, Event, ExitReport, INTERRUPT_GRACE, Limits, SessionEnded,
     SpawnError, Stall, Turn, TurnId, TurnItem,

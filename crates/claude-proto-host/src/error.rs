@@ -517,7 +517,7 @@ pub enum SpawnError {
 }
 
 /// A claim's settings overlay cannot be merged into a settings file for a
-/// cold start ([`Claim::cold_options`]).
+/// cold start ([`Claim::cold_options`](crate::Claim::cold_options)).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "the claim's settings overlay cannot be merged into {what} for a cold start; give the spare's options inline settings (Settings::Inline)"

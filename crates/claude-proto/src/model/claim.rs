@@ -1,5 +1,5 @@
 //! Claiming a parked spare: a CLI started with `--await-claim` (see
-//! [`Options::await_claim`](crate::Options::await_claim)) starts up,
+//! [`Options::await_claim`](crate::options::Options::await_claim)) starts up,
 //! answers `initialize`, and waits for `claim_session`, which binds it to
 //! a folder and a session before it reads a prompt.
 //!

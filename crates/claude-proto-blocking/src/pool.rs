@@ -1,0 +1,304 @@
+//! A pool of spares for a threaded service: the async adapters' `Pool` on
+//! threads. The refill rules are the host crate's [`Refill`].
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::time::Instant;
+
+use claude_proto_adapter::{ClaimError, Configure, PoolStats};
+use claude_proto_host::{Claim, Error, Refill, SpawnError};
+use claude_proto_process::log;
+
+use crate::builder::ClaudeBuilder;
+use crate::client::Claude;
+use crate::spare::Spare;
+
+type Make = dyn Fn() -> ClaudeBuilder + Send + Sync;
+
+/// Keeps `size` spares of one set of host-level options parked, and turns
+/// each request for a session into a claimed one, or a cold start when no
+/// spare is parked or a claim fails. The rules are the async adapters'
+/// (`claude_proto_async::Pool`): one pool per set of host-level options
+/// (`make` builds the builder of every spare and cold start); at most
+/// `size` spares parked or starting at once, failed starts backing off
+/// (see [`Refill`]); a spare handed out is replaced once its session is
+/// on its way.
+///
+/// Each spare starts on a thread of its own, which ends once the spare is
+/// parked. A parked spare that dies is found when it would be handed out,
+/// and replaced then (the async pool watches its spares instead).
+///
+/// **Memory:** each parked spare is a started CLI, about 150 to 260 MB.
+///
+/// Closing ([`close`](Self::close)) or dropping the pool stops the refills
+/// and closes every parked spare; a spare still starting is closed when it
+/// is ready. Sessions already handed out are the caller's.
+pub struct Pool {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    make: Box<Make>,
+    state: Mutex<State>,
+    /// Signalled when a spare parks, a start fails or the pool closes.
+    changed: Condvar,
+}
+
+struct State {
+    refill: Refill,
+    parked: VecDeque<Spare>,
+    size: usize,
+    closed: bool,
+    timer: Option<Instant>,
+    last_failure: Option<Error>,
+    stats: PoolStats,
+}
+
+impl fmt::Debug for Pool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.inner.lock();
+        f.debug_struct("Pool")
+            .field("refill", &state.refill)
+            .field("stats", &state.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pool {
+    /// A pool that keeps `size` spares started from `make()`'s builder.
+    /// Starts filling at once.
+    pub fn new(size: usize, make: impl Fn() -> ClaudeBuilder + Send + Sync + 'static) -> Self {
+        let inner = Arc::new(Inner {
+            make: Box::new(make),
+            state: Mutex::new(State {
+                refill: Refill::new(size),
+                parked: VecDeque::new(),
+                size,
+                closed: false,
+                timer: None,
+                last_failure: None,
+                stats: PoolStats::default(),
+            }),
+            changed: Condvar::new(),
+        });
+        fill(&inner);
+        Self { inner }
+    }
+
+    /// A running session for `claim`: a parked spare claimed for it, or,
+    /// when none is parked or the claim fails, one started cold with the
+    /// options the claim describes. What the async `Pool::session` does,
+    /// blocking.
+    pub fn session(&self, claim: Claim) -> Result<Claude, Error> {
+        let cold = self.cold_builder(&claim)?;
+        let _refill = RefillOnDrop(&self.inner);
+        if let Some(spare) = self.take() {
+            match spare.claim(claim) {
+                Ok(claude) => {
+                    self.inner.lock().stats.claimed += 1;
+                    return Ok(claude);
+                }
+                Err(ClaimError::NotApplied { session, claimed }) => {
+                    log::warn(format_args!(
+                        "a claimed spare did not take {:?}: started cold instead",
+                        claimed.not_applied
+                    ));
+                    let _ = session.close();
+                    self.inner.lock().stats.claims_failed += 1;
+                }
+                Err(error) => {
+                    log::debug(format_args!("a claim failed, starting cold: {error}"));
+                    self.inner.lock().stats.claims_failed += 1;
+                }
+            }
+        }
+        self.inner.lock().stats.started_cold += 1;
+        Ok(cold.spawn()?)
+    }
+
+    /// Blocks until the pool is full (`size` spares parked), to warm it up
+    /// before serving; fails with the error of a start that fails while it
+    /// waits (the pool goes on trying, backing off).
+    pub fn ready(&self) -> Result<(), Error> {
+        let mut state = self.inner.lock();
+        let failed_before = state.stats.starts_failed;
+        loop {
+            if state.parked.len() >= state.size || state.closed {
+                return Ok(());
+            }
+            if state.stats.starts_failed > failed_before {
+                if let Some(error) = &state.last_failure {
+                    return Err(error.clone());
+                }
+            }
+            state = self
+                .inner
+                .changed
+                .wait(state)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Spares parked now.
+    pub fn parked(&self) -> usize {
+        self.inner.lock().parked.len()
+    }
+
+    /// The process ids of the spares parked now.
+    pub fn parked_pids(&self) -> Vec<u32> {
+        let state = self.inner.lock();
+        state.parked.iter().filter_map(Spare::pid).collect()
+    }
+
+    /// What the pool has done so far.
+    pub fn stats(&self) -> PoolStats {
+        self.inner.lock().stats
+    }
+
+    /// Stops the refills and closes every parked spare, waiting for each
+    /// to exit. A spare still starting is closed when it is ready.
+    pub fn close(self) {
+        for spare in self.inner.shut() {
+            let _ = spare.close();
+        }
+    }
+
+    fn cold_builder(&self, claim: &Claim) -> Result<ClaudeBuilder, Error> {
+        let mut builder = (self.inner.make)();
+        let settings = builder.settings_mut();
+        settings.options = claim
+            .cold_options(settings.options.clone())
+            .map_err(|e| Error::from(SpawnError::ClaimSettings(e)))?;
+        if let Some(title) = &claim.request().title {
+            settings.initialize.title = Some(title.clone());
+        }
+        Ok(builder)
+    }
+
+    /// The first parked spare that is alive, if any; dead ones on the way
+    /// are counted lost.
+    fn take(&self) -> Option<Spare> {
+        let now = Instant::now();
+        let mut state = self.inner.lock();
+        while let Some(spare) = state.parked.pop_front() {
+            if spare.is_alive() {
+                state.refill.handle_taken();
+                return Some(spare);
+            }
+            state.refill.handle_lost(now);
+            state.stats.spares_lost += 1;
+        }
+        None
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        // Dropped spares close in the background.
+        drop(self.inner.shut());
+    }
+}
+
+impl Inner {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Counts and a queue, consistent between statements: a panic
+        // elsewhere leaves nothing half-done in them.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn shut(&self) -> Vec<Spare> {
+        let mut state = self.lock();
+        state.refill.close();
+        state.closed = true;
+        self.changed.notify_all();
+        state.parked.drain(..).collect()
+    }
+}
+
+/// Fills the pool when dropped.
+struct RefillOnDrop<'a>(&'a Arc<Inner>);
+
+impl Drop for RefillOnDrop<'_> {
+    fn drop(&mut self) {
+        fill(self.0);
+    }
+}
+
+/// Starts what the refill rules allow now, each on a thread, and arms the
+/// back-off timer.
+fn fill(inner: &Arc<Inner>) {
+    let now = Instant::now();
+    let mut state = inner.lock();
+    while state.refill.poll_start(now) {
+        let weak = Arc::downgrade(inner);
+        let builder = (inner.make)();
+        let started = std::thread::Builder::new()
+            .name("claude-spare-start".into())
+            .spawn(move || {
+                let spare = builder.prewarm();
+                if let Some(inner) = weak.upgrade() {
+                    start_ended(&inner, spare);
+                }
+            });
+        if let Err(error) = started {
+            // No thread: counted as a failed start, backing off.
+            state.refill.handle_started(false, now);
+            state.stats.starts_failed += 1;
+            log::warn(format_args!("could not start a spare's thread: {error}"));
+        }
+    }
+    if let Some(at) = state.refill.poll_timeout() {
+        if state.timer.is_none_or(|armed| at < armed) {
+            state.timer = Some(at);
+            arm_timer(Arc::downgrade(inner), at);
+        }
+    }
+}
+
+/// Fills the pool at `at` (the back-off's end), on a thread of its own.
+fn arm_timer(weak: Weak<Inner>, at: Instant) {
+    let timer = std::thread::Builder::new()
+        .name("claude-pool-timer".into())
+        .spawn(move || {
+            std::thread::sleep(at.saturating_duration_since(Instant::now()));
+            if let Some(inner) = weak.upgrade() {
+                inner.lock().timer = None;
+                fill(&inner);
+            }
+        });
+    if let Err(error) = timer {
+        log::warn(format_args!(
+            "could not start the pool's timer thread ({error}); it refills on the next session"
+        ));
+    }
+}
+
+/// A start ended.
+fn start_ended(inner: &Arc<Inner>, started: Result<Spare, Error>) {
+    let now = Instant::now();
+    let mut closed_meanwhile = None;
+    {
+        let mut state = inner.lock();
+        state.refill.handle_started(started.is_ok(), now);
+        match started {
+            Ok(spare) => {
+                state.stats.spares_started += 1;
+                if state.refill.parked() > state.parked.len() {
+                    state.parked.push_back(spare);
+                } else {
+                    // The pool was closed: dropped below, which closes it.
+                    closed_meanwhile = Some(spare);
+                }
+            }
+            Err(error) => {
+                state.stats.starts_failed += 1;
+                log::warn(format_args!("a spare did not start: {error}"));
+                state.last_failure = Some(error);
+            }
+        }
+        inner.changed.notify_all();
+    }
+    drop(closed_meanwhile);
+    fill(inner);
+}
