@@ -82,8 +82,9 @@ impl<R: Runtime> Spare<R> {
     /// thinking budget the CLI refused; it comes with the error.
     ///
     /// After a claim, the session's hooks and callbacks are a cold
-    /// session's in that folder, and so is its transcript but for the
-    /// `relocated` entries the CLI adds (where the session moved to); and
+    /// session's in that folder, and its transcript holds the same
+    /// conversation, with `relocated` entries the CLI adds (where the
+    /// session moved to); and
     /// [`initialization`](crate::Controller::initialization) gives the
     /// claimed session's own `initialize` answer (the folder's agents,
     /// commands, permission mode), with the limits the TypeScript SDK
