@@ -1,16 +1,18 @@
 //! Spares: a CLI started before the session it will serve is known
 //! (`prewarm`), parked in a private directory with `--await-claim`, and
-//! bound to a folder later by a [`Claim`](claude_proto_host::Claim). What
+//! bound to a folder later by a [`Claim`]. What
 //! every adapter shares: the options a spare starts with, and how a claim
 //! that was not wholly applied is told apart from one to start cold.
 
 use std::fmt;
 
 use claude_proto::options::Options;
-use claude_proto_host::{Claimed, Error, SpawnError};
+use claude_proto_host::{Claim, Claimed, Error, SpawnError};
+use claude_proto_process::log;
 use claude_proto_process::private::PrivateDir;
 
 use crate::resume::{Prepared, SessionDir};
+use crate::settings::Settings;
 
 /// Makes `prepared` start a spare: `--await-claim`, and unless the options
 /// name a working directory, a private parking directory (0700, removed
@@ -93,6 +95,62 @@ pub struct PoolStats {
     pub starts_failed: u64,
     /// Spares that died while parked.
     pub spares_lost: u64,
+}
+
+/// What a pool does with a claim's outcome: every adapter's pool decides
+/// through this and counts it in `stats`. A session that runs as asked is
+/// handed out; any other outcome means a cold start, after closing the
+/// session the claim gave without its model or thinking budget, if any.
+pub fn hand_out<S>(stats: &mut PoolStats, outcome: Result<S, ClaimError<S>>) -> HandOut<S> {
+    match outcome {
+        Ok(session) => {
+            stats.claimed += 1;
+            HandOut::Claimed(session)
+        }
+        Err(error) => {
+            stats.claims_failed += 1;
+            match error {
+                ClaimError::NotApplied { session, claimed } => {
+                    log::warn(format_args!(
+                        "a claimed spare did not take {:?}: started cold instead",
+                        claimed.not_applied
+                    ));
+                    HandOut::Cold {
+                        close: Some(*session),
+                    }
+                }
+                ClaimError::StartCold(error) => {
+                    log::debug(format_args!("a claim failed, starting cold: {error}"));
+                    HandOut::Cold { close: None }
+                }
+            }
+        }
+    }
+}
+
+/// The verdict of [`hand_out`].
+#[derive(Debug)]
+pub enum HandOut<S> {
+    /// Hand this session out.
+    Claimed(S),
+    /// Start cold, after closing `close`.
+    Cold {
+        /// A session to close first (one running without what was asked).
+        close: Option<S>,
+    },
+}
+
+/// Sets `settings` up for the cold start `claim` describes (see
+/// `Claim::cold_options`), the
+/// title in the `initialize` request: a pool's fallback when a claim fails.
+pub fn cold_settings<H>(settings: &mut Settings<H>, claim: &Claim) -> Result<(), SpawnError> {
+    settings.options = claim
+        .cold_options(settings.options.clone())
+        .map_err(SpawnError::ClaimSettings)?;
+    if let Some(title) = &claim.request().title {
+        settings.initialize.title = Some(title.clone());
+    }
+    Ok(())
 }
 
 /// Why a claim did not give a session that runs as asked.

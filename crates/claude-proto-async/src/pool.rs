@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Poll, Waker};
 use std::time::Instant;
 
-use claude_proto_adapter::{ClaimError, Configure, PoolStats};
+use claude_proto_adapter::spare::{HandOut, cold_settings, hand_out};
+use claude_proto_adapter::{Configure, PoolStats};
 use claude_proto_host::{Claim, Error, Refill, SpawnError};
 use claude_proto_process::log;
 
@@ -121,7 +122,7 @@ impl<R: Runtime> Pool<R> {
     /// (the spare has exited before the cold start begins).
     ///
     /// A claim the CLI took without its `model` or thinking budget
-    /// ([`ClaimError::NotApplied`]) is closed and started cold too, so the
+    /// ([`ClaimError::NotApplied`](claude_proto_adapter::ClaimError::NotApplied)) is closed and started cold too, so the
     /// session runs with what was asked for as a cold start would.
     ///
     /// Fails as a cold start fails ([`ClaudeBuilder::spawn`]), or at once,
@@ -134,22 +135,15 @@ impl<R: Runtime> Pool<R> {
         // the CPU the claim needs.
         let _refill = RefillOnDrop(&self.inner);
         if let Some(spare) = self.take() {
-            match spare.claim(claim).await {
-                Ok(claude) => {
-                    self.inner.lock().stats.claimed += 1;
-                    return Ok(claude);
-                }
-                Err(ClaimError::NotApplied { session, claimed }) => {
-                    log::warn(format_args!(
-                        "a claimed spare did not take {:?}: started cold instead",
-                        claimed.not_applied
-                    ));
-                    let _ = session.close().await;
-                    self.inner.lock().stats.claims_failed += 1;
-                }
-                Err(error) => {
-                    log::debug(format_args!("a claim failed, starting cold: {error}"));
-                    self.inner.lock().stats.claims_failed += 1;
+            let outcome = spare.claim(claim).await;
+            // The lock goes before the match: closing takes time.
+            let verdict = hand_out(&mut self.inner.lock().stats, outcome);
+            match verdict {
+                HandOut::Claimed(claude) => return Ok(claude),
+                HandOut::Cold { close } => {
+                    if let Some(session) = close {
+                        let _ = session.close().await;
+                    }
                 }
             }
         }
@@ -206,13 +200,7 @@ impl<R: Runtime> Pool<R> {
     /// The builder of a cold start for `claim`.
     fn cold_builder(&self, claim: &Claim) -> Result<ClaudeBuilder<R>, Error> {
         let mut builder = (self.inner.make)().runtime(self.inner.runtime.clone());
-        let settings = builder.settings_mut();
-        settings.options = claim
-            .cold_options(settings.options.clone())
-            .map_err(|e| Error::from(SpawnError::ClaimSettings(e)))?;
-        if let Some(title) = &claim.request().title {
-            settings.initialize.title = Some(title.clone());
-        }
+        cold_settings(builder.settings_mut(), claim).map_err(Error::from)?;
         Ok(builder)
     }
 

@@ -6,8 +6,9 @@ use std::fmt;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::time::Instant;
 
-use claude_proto_adapter::{ClaimError, Configure, PoolStats};
-use claude_proto_host::{Claim, Error, Refill, SpawnError};
+use claude_proto_adapter::spare::{HandOut, cold_settings, hand_out};
+use claude_proto_adapter::{Configure, PoolStats};
+use claude_proto_host::{Claim, Error, Refill};
 use claude_proto_process::log;
 
 use crate::builder::ClaudeBuilder;
@@ -94,22 +95,15 @@ impl Pool {
         let cold = self.cold_builder(&claim)?;
         let _refill = RefillOnDrop(&self.inner);
         if let Some(spare) = self.take() {
-            match spare.claim(claim) {
-                Ok(claude) => {
-                    self.inner.lock().stats.claimed += 1;
-                    return Ok(claude);
-                }
-                Err(ClaimError::NotApplied { session, claimed }) => {
-                    log::warn(format_args!(
-                        "a claimed spare did not take {:?}: started cold instead",
-                        claimed.not_applied
-                    ));
-                    let _ = session.close();
-                    self.inner.lock().stats.claims_failed += 1;
-                }
-                Err(error) => {
-                    log::debug(format_args!("a claim failed, starting cold: {error}"));
-                    self.inner.lock().stats.claims_failed += 1;
+            let outcome = spare.claim(claim);
+            // The lock goes before the match: closing takes time.
+            let verdict = hand_out(&mut self.inner.lock().stats, outcome);
+            match verdict {
+                HandOut::Claimed(claude) => return Ok(claude),
+                HandOut::Cold { close } => {
+                    if let Some(session) = close {
+                        let _ = session.close();
+                    }
                 }
             }
         }
@@ -166,13 +160,7 @@ impl Pool {
 
     fn cold_builder(&self, claim: &Claim) -> Result<ClaudeBuilder, Error> {
         let mut builder = (self.inner.make)();
-        let settings = builder.settings_mut();
-        settings.options = claim
-            .cold_options(settings.options.clone())
-            .map_err(|e| Error::from(SpawnError::ClaimSettings(e)))?;
-        if let Some(title) = &claim.request().title {
-            settings.initialize.title = Some(title.clone());
-        }
+        cold_settings(builder.settings_mut(), claim).map_err(Error::from)?;
         Ok(builder)
     }
 
