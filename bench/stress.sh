@@ -8,18 +8,20 @@
 # Environment:
 #   CARGO_TARGET_DIR  where cargo builds (default: target/ at the repo root)
 #   STRESS_ADAPTERS   default "tokio blocking async-std smol"
-#   STRESS_SCENARIOS  default "flood refusals"
+#   STRESS_SCENARIOS  default "flood refusals deadline"
 #   FLOOD_FLAGS       default "--lines 40 --line-bytes 8388608 --pause-secs 5"
 #   REFUSALS_FLAGS    default "--requests 500000 --id-bytes 150" (~160 MB of answers)
+#   DEADLINE_FLAGS    default "--deadline-secs 1" (a CLI writing 8 KiB lines through the grace)
 #   STRESS_TIMEOUT    seconds before a run counts as hung (default 120)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release
 ADAPTERS=${STRESS_ADAPTERS:-tokio blocking async-std smol}
-SCENARIOS=${STRESS_SCENARIOS:-flood refusals}
+SCENARIOS=${STRESS_SCENARIOS:-flood refusals deadline}
 FLOOD_FLAGS=${FLOOD_FLAGS:---lines 40 --line-bytes 8388608 --pause-secs 5}
 REFUSALS_FLAGS=${REFUSALS_FLAGS:---requests 500000 --id-bytes 150}
+DEADLINE_FLAGS=${DEADLINE_FLAGS:---deadline-secs 1}
 LIMIT=${STRESS_TIMEOUT:-120}
 RESULTS=$(mktemp)
 trap 'rm -f "$RESULTS"' EXIT
@@ -29,6 +31,7 @@ cargo build --release -p claude-proto-bench --bin bench-stress --bin bench-cli -
 for scenario in $SCENARIOS; do
   flags=$FLOOD_FLAGS
   [[ $scenario == refusals ]] && flags=$REFUSALS_FLAGS
+  [[ $scenario == deadline ]] && flags=$DEADLINE_FLAGS
   for adapter in $ADAPTERS; do
     printf '==> stress: %s %s\n' "$adapter" "$scenario" >&2
     rc=0
@@ -66,6 +69,9 @@ for r in rows:
                     if r["cli_done_in_pause"] == "true"
                     else "CLI still blocked after the %.1f s pause" % float(r["paused_secs"]))
             outcome = "%s; %s; %s; %s s" % (held, got, close, r["secs"])
+        elif r["scenario"] == "deadline":
+            outcome = "%s; %s; given up and closed in %s s" % (
+                r["outcome"].replace("_", " "), close, r["secs"])
         else:
             outcome = "%s/%s refused (~%.0f MB of answers); %s; %s s" % (
                 r["refused"], r["requests"], int(r["answer_bytes"]) / 1e6, close, r["secs"])

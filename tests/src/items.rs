@@ -8,7 +8,7 @@ use claude_proto::model::tools::ToolInput;
 use claude_proto::options::Options;
 use claude_proto_host::{Error, Turn, TurnItem};
 use claude_proto_testkit::child::serve_options;
-use claude_proto_testkit::{Behaviour, Extra};
+use claude_proto_testkit::{Behaviour, Extra, Policy};
 use serde_json::json;
 
 /// Options for a CLI whose turns stream three deltas, run `Bash` (`ls`)
@@ -35,6 +35,67 @@ pub fn flood_options(cli: &Path) -> Options {
         cli,
         &Behaviour::default().with_flood(5_000, 0),
     )
+}
+
+/// How many deltas a turn of [`unstoppable_options`]' CLI streams.
+pub const UNSTOPPABLE_DELTAS: usize = 20_000;
+
+/// Options for a CLI that ignores `interrupt` (no answer, no effect) and
+/// whose turns stream [`UNSTOPPABLE_DELTAS`] deltas as fast as the pipe
+/// takes them before they end: a turn that goes on long after its
+/// deadline's interrupt.
+pub fn unstoppable_options(cli: &Path) -> Options {
+    let behaviour = Behaviour::default()
+        .with_stream(UNSTOPPABLE_DELTAS, 8, std::time::Duration::ZERO)
+        .with_policy("interrupt", Policy::Never);
+    serve_options(
+        Options::default().include_partial_messages(true),
+        cli,
+        &behaviour,
+    )
+}
+
+/// Checks what `finish_within(ZERO)` gives for a turn of
+/// [`unstoppable_options`]' CLI: the turn, ended after its deadline,
+/// without the lines read after the deadline (only counted), so a CLI
+/// that goes on writing after the interrupt grows no memory.
+pub fn check_nothing_kept_after_deadline(outcome: Result<Turn, Error>) {
+    let Err(Error::DeadlinePassed { turn: Some(turn) }) = outcome else {
+        panic!("the deadline passed and the CLI ended the turn later: {outcome:?}");
+    };
+    assert_eq!(
+        turn.messages.len(),
+        1,
+        "the result alone is kept: {} messages",
+        turn.messages.len()
+    );
+    assert!(
+        turn.skipped_after_deadline >= UNSTOPPABLE_DELTAS,
+        "every delta was read and counted: {}",
+        turn.skipped_after_deadline
+    );
+    assert!(!turn.is_error(), "the CLI ignored the interrupt");
+}
+
+/// Checks a held turn read item by item under a deadline: the items the
+/// CLI wrote before and after the interrupt, the interrupted turn's result
+/// last; then `finish` says the deadline passed, with that turn.
+pub fn check_streamed_past_deadline(
+    items: &[TurnItem],
+    deadline_passed: bool,
+    outcome: Result<Turn, Error>,
+) {
+    let names: Vec<&str> = items.iter().map(name).collect();
+    assert!(deadline_passed, "the stream says so: {names:?}");
+    assert!(
+        matches!(items.first(), Some(TurnItem::Init(_))),
+        "{names:?}"
+    );
+    assert!(
+        matches!(items.last(), Some(TurnItem::Result(r)) if !r.is_success()),
+        "the interrupted turn's result is the last item: {names:?}"
+    );
+    check_deadline_passed(outcome);
 }
 
 /// Checks what `finish_by` gives for a turn whose deadline passed while

@@ -667,6 +667,45 @@ fn a_turn_past_its_deadline_is_interrupted_and_the_session_goes_on() {
 }
 
 #[test]
+fn lines_written_after_a_deadlines_interrupt_are_not_kept() {
+    use claude_proto_tests::items::{check_nothing_kept_after_deadline, unstoppable_options};
+    runtime().block_on(async {
+        let options = unstoppable_options(std::path::Path::new(CLI));
+        let mut claude = Claude::builder(options).spawn().await.unwrap();
+        let turn = claude.query("go on").await.unwrap();
+        check_nothing_kept_after_deadline(turn.finish_within(Duration::ZERO).await);
+        claude.close().await.unwrap();
+    });
+}
+
+#[test]
+fn a_turn_streamed_item_by_item_is_interrupted_at_its_deadline() {
+    use claude_proto_tests::items::{HELD_PROMPT, check_streamed_past_deadline};
+    runtime().block_on(async {
+        let options = claude_proto_testkit::child::serve_options(
+            claude_proto::options::Options::default(),
+            std::path::Path::new(CLI),
+            &Behaviour::default(),
+        );
+        let mut claude = Claude::builder(options).spawn().await.unwrap();
+        let mut turn = claude
+            .query(HELD_PROMPT)
+            .await
+            .unwrap()
+            .with_timeout(Duration::from_millis(100));
+        let mut items = Vec::new();
+        while let Some(item) = turn.next_item().await {
+            items.push(item);
+        }
+        let passed = turn.deadline_passed();
+        check_streamed_past_deadline(&items, passed, turn.finish().await);
+        let next = claude.ask("after").await.unwrap();
+        assert_eq!(next.text(), Some("echo: after"), "the session is ready");
+        claude.close().await.unwrap();
+    });
+}
+
+#[test]
 fn a_turn_that_never_pauses_is_still_given_up_at_its_deadline() {
     use claude_proto_tests::items::{check_deadline_kept, flood_options};
     runtime().block_on(async {

@@ -15,6 +15,13 @@
 //!   (500,000) control requests of an unknown subtype with ids of
 //!   `--id-bytes` (150) bytes; each gets an error answer that nobody reads
 //!   (about 160 MB in all with the defaults). The consumer drains, closes.
+//! - `deadline`: the CLI writes `--lines` (4,000,000) messages of
+//!   `--line-bytes` (8 KiB) as fast as the pipe takes them and ignores the
+//!   interrupt; the consumer sends a prompt and reads its turn with
+//!   `finish_within(--deadline-secs)` (1 s), which interrupts at the
+//!   deadline, reads on for `INTERRUPT_GRACE` (10 s) and gives up; then it
+//!   closes. Bounded memory means a flat peak however long the grace; the
+//!   report's `secs` is the time to give up and close.
 //!
 //! `--cli` defaults to `bench-cli` next to this binary. Prints one line of
 //! `key=value` pairs: peak RSS minus the RSS at start, the events seen,
@@ -41,12 +48,14 @@ struct Args {
     /// `Limits::stdin_stall_timeout`: how long a CLI may leave its stdin
     /// unread with the unwritten budget spent before the session closes.
     stall: Duration,
+    /// `deadline`: the turn's timeout.
+    deadline: Duration,
 }
 
 fn parse_args() -> Args {
-    let usage = "usage: bench-stress tokio|blocking|async-std|smol flood|refusals [--cli PATH] \
-                 [--lines N] [--line-bytes N] [--pause-secs S] [--requests N] [--id-bytes N] \
-                 [--stall-secs S]";
+    let usage = "usage: bench-stress tokio|blocking|async-std|smol flood|refusals|deadline \
+                 [--cli PATH] [--lines N] [--line-bytes N] [--pause-secs S] [--requests N] \
+                 [--id-bytes N] [--stall-secs S] [--deadline-secs S]";
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.len() < 2 || argv.len() % 2 != 0 {
         eprintln!("{usage}");
@@ -63,7 +72,12 @@ fn parse_args() -> Args {
         requests: 500_000,
         id_bytes: 150,
         stall: Duration::from_secs(2),
+        deadline: Duration::from_secs(1),
     };
+    if args.scenario == "deadline" {
+        args.lines = 4_000_000;
+        args.line_bytes = 8 << 10;
+    }
     for pair in argv[2..].chunks(2) {
         let (flag, value) = (pair[0].as_str(), &pair[1]);
         let number = || -> u64 { value.parse().unwrap_or_else(|_| panic!("{flag}: a number")) };
@@ -75,6 +89,9 @@ fn parse_args() -> Args {
             "--requests" => args.requests = number(),
             "--id-bytes" => args.id_bytes = number(),
             "--stall-secs" => args.stall = Duration::from_secs_f64(value.parse().expect("seconds")),
+            "--deadline-secs" => {
+                args.deadline = Duration::from_secs_f64(value.parse().expect("seconds"));
+            }
             _ => {
                 eprintln!("{usage}");
                 std::process::exit(2);
@@ -109,6 +126,8 @@ struct Tally {
     paused_secs: f64,
     cli_done_in_pause: bool,
     close: String,
+    /// `deadline`: how the turn ended.
+    outcome: String,
 }
 
 impl Tally {
@@ -129,6 +148,29 @@ impl Tally {
             Err(e) => format!("error:{}", e.to_string().replace(char::is_whitespace, "_")),
         };
     }
+}
+
+impl Tally {
+    fn turn_ended<E: std::fmt::Display>(&mut self, outcome: Result<claude_proto_host::Turn, E>) {
+        self.outcome = match outcome {
+            Ok(turn) => format!("turn_of_{}_messages", turn.messages.len()),
+            Err(e) => e.to_string().replace(char::is_whitespace, "_"),
+        };
+    }
+}
+
+/// The `deadline` consumer, the same on every async adapter: one turn
+/// given up at its deadline, then close.
+macro_rules! give_up {
+    ($claude:ident, $deadline:expr) => {{
+        let mut tally = Tally::default();
+        match $claude.query("flood").await {
+            Ok(turn) => tally.turn_ended(turn.finish_within($deadline).await),
+            Err(e) => tally.turn_ended(Err(e)),
+        }
+        tally.closed($claude.close().await);
+        tally
+    }};
 }
 
 /// The consumer, the same on every async adapter: pause, drain, close.
@@ -173,6 +215,14 @@ fn main() {
                 .env("BENCH_CLI_ID_BYTES", args.id_bytes.to_string());
             Duration::ZERO
         }
+        "deadline" => {
+            options = Options::new()
+                .cli_path(&args.cli)
+                .env("BENCH_CLI_MODE", "flood")
+                .env("BENCH_CLI_LINES", args.lines.to_string())
+                .env("BENCH_CLI_LINE_BYTES", args.line_bytes.to_string());
+            Duration::ZERO
+        }
         other => panic!("unknown scenario {other}"),
     };
 
@@ -186,11 +236,12 @@ fn main() {
     };
     let mut limits = Limits::default();
     limits.stdin_stall_timeout = args.stall;
+    let deadline = (args.scenario == "deadline").then_some(args.deadline);
     let tally = match args.adapter.as_str() {
-        "tokio" => tokio_adapter(options, limits, pause),
-        "blocking" => blocking_adapter(options, limits, pause),
-        "async-std" => async_std_adapter(options, limits, pause),
-        "smol" => smol_adapter(options, limits, pause),
+        "tokio" => tokio_adapter(options, limits, pause, deadline),
+        "blocking" => blocking_adapter(options, limits, pause, deadline),
+        "async-std" => async_std_adapter(options, limits, pause, deadline),
+        "smol" => smol_adapter(options, limits, pause, deadline),
         other => panic!("unknown adapter {other}"),
     };
     let secs = start.elapsed().as_secs_f64();
@@ -205,6 +256,13 @@ fn main() {
             args.pause.as_secs_f64(),
             tally.paused_secs,
             tally.cli_done_in_pause
+        ),
+        "deadline" => format!(
+            "lines={} line_bytes={} deadline_secs={} outcome={}",
+            args.lines,
+            args.line_bytes,
+            args.deadline.as_secs_f64(),
+            tally.outcome
         ),
         _ => format!(
             "requests={} id_bytes={} answer_bytes={}",
@@ -234,7 +292,12 @@ fn answer_len(id_bytes: u64) -> u64 {
     line.len() as u64 + 1 + id_bytes
 }
 
-fn tokio_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) -> Pause) -> Tally {
+fn tokio_adapter(
+    options: Options,
+    limits: Limits,
+    pause: impl Fn(Instant) -> Pause,
+    deadline: Option<Duration>,
+) -> Tally {
     use claude_proto_tokio::{Claude, Configure};
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -246,6 +309,9 @@ fn tokio_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) -> Pa
             .spawn()
             .await
             .expect("bench-cli starts");
+        if let Some(deadline) = deadline {
+            return give_up!(claude, deadline);
+        }
         consume!(
             claude,
             claude_proto_tokio::Event,
@@ -255,12 +321,26 @@ fn tokio_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) -> Pa
     })
 }
 
-fn blocking_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) -> Pause) -> Tally {
+fn blocking_adapter(
+    options: Options,
+    limits: Limits,
+    pause: impl Fn(Instant) -> Pause,
+    deadline: Option<Duration>,
+) -> Tally {
     use claude_proto_blocking::{Claude, Configure, Event};
     let mut claude = Claude::builder(options)
         .limits(limits)
         .spawn()
         .expect("bench-cli starts");
+    if let Some(deadline) = deadline {
+        let mut tally = Tally::default();
+        match claude.query("flood") {
+            Ok(turn) => tally.turn_ended(turn.finish_within(deadline)),
+            Err(e) => tally.turn_ended(Err(e)),
+        }
+        tally.closed(claude.close());
+        return tally;
+    }
     let pause = pause(Instant::now());
     let mut tally = Tally::default();
     while pause.waiting() {
@@ -277,7 +357,12 @@ fn blocking_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) ->
     tally
 }
 
-fn async_std_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) -> Pause) -> Tally {
+fn async_std_adapter(
+    options: Options,
+    limits: Limits,
+    pause: impl Fn(Instant) -> Pause,
+    deadline: Option<Duration>,
+) -> Tally {
     use claude_proto_async_std::{Claude, Configure, Runtime};
     async_std::task::block_on(async {
         let mut claude = Claude::builder(options)
@@ -286,6 +371,9 @@ fn async_std_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) -
             .spawn()
             .await
             .expect("bench-cli starts");
+        if let Some(deadline) = deadline {
+            return give_up!(claude, deadline);
+        }
         consume!(
             claude,
             claude_proto_async_std::Event,
@@ -296,7 +384,12 @@ fn async_std_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) -
 }
 
 /// smol on an executor the main thread runs (driver and consumer share it).
-fn smol_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) -> Pause) -> Tally {
+fn smol_adapter(
+    options: Options,
+    limits: Limits,
+    pause: impl Fn(Instant) -> Pause,
+    deadline: Option<Duration>,
+) -> Tally {
     use claude_proto_async_std::{Claude, Configure, Runtime};
     let executor = std::sync::Arc::new(smol::Executor::new());
     let spawner = executor.clone();
@@ -308,6 +401,9 @@ fn smol_adapter(options: Options, limits: Limits, pause: impl Fn(Instant) -> Pau
             .spawn()
             .await
             .expect("bench-cli starts");
+        if let Some(deadline) = deadline {
+            return give_up!(claude, deadline);
+        }
         consume!(
             claude,
             claude_proto_async_std::Event,

@@ -446,9 +446,17 @@ impl<R: Runtime> Controller<R> {
 }
 
 impl<R: Runtime> crate::turn::TurnControl for Controller<R> {
-    fn interrupt(&self) -> crate::BoxFuture<Result<(), Error>> {
-        let controller = self.clone();
-        Box::pin(async move { controller.interrupt().await.map(drop) })
+    fn interrupt_now(&self) {
+        // The answer goes to a receiver dropped at once: the driver's send
+        // to it fails and the outcome is dropped. A session already over
+        // has no turn to interrupt.
+        let (waiter, _answer) = oneshot::channel();
+        let _ = self.shared.push_command(Command::Call {
+            request: Box::new(ControlRequest::interrupt()),
+            timeout: None,
+            issued_at: self.runtime.now(),
+            waiter,
+        });
     }
 
     fn sleep_until(&self, deadline: Instant) -> crate::BoxFuture<()> {

@@ -7,15 +7,18 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use claude_proto::Message;
-use claude_proto_host::{Error, Event, INTERRUPT_GRACE, Turn, TurnId, TurnItem, TurnReader};
+use claude_proto_host::{Error, Event, Turn, TurnId, TurnItem, TurnReader};
 
 use crate::events::Events;
 use crate::runtime::BoxFuture;
 
 /// What a turn stream needs of its session besides the events: an
-/// interrupt and a timer, for [`TurnStream::finish_by`].
+/// interrupt and a timer, for a turn read with a deadline
+/// ([`TurnStream::with_deadline`]).
 pub(crate) trait TurnControl: Send + Sync {
-    fn interrupt(&self) -> BoxFuture<Result<(), Error>>;
+    /// Sends `interrupt` without waiting for its answer: its outcome shows
+    /// in the turn's end (or the session's), read meanwhile.
+    fn interrupt_now(&self);
     fn sleep_until(&self, deadline: Instant) -> BoxFuture<()>;
     fn now(&self) -> Instant;
 }
@@ -52,6 +55,11 @@ pub(crate) trait TurnControl: Send + Sync {
 /// while it lives nothing else reads them; control calls go through a
 /// [`Controller`](crate::Controller) meanwhile.
 ///
+/// A deadline ([`with_deadline`](Self::with_deadline),
+/// [`with_timeout`](Self::with_timeout)) applies to reading it item by
+/// item as to [`finish`](Self::finish): printing deltas and giving up at a
+/// deadline takes no task of one's own.
+///
 /// Cancel safety: dropping it mid-turn is safe; the rest of its turn is
 /// skipped by the next [`query`](crate::Claude::query) (or read by the
 /// next [`receive_turn`](crate::Claude::receive_turn) or events).
@@ -60,6 +68,8 @@ pub struct TurnStream<'a> {
     events: &'a mut Events,
     control: &'a dyn TurnControl,
     reader: TurnReader,
+    /// The timer for the reader's next timeout, and the instant it is for.
+    timer: Option<(Instant, BoxFuture<()>)>,
 }
 
 impl fmt::Debug for TurnStream<'_> {
@@ -78,7 +88,43 @@ impl<'a> TurnStream<'a> {
             events,
             control,
             reader,
+            timer: None,
         }
+    }
+
+    /// Gives the turn a deadline: if it has not ended by then, it is
+    /// interrupted (the CLI answers an interrupt by ending the turn) and
+    /// read on to its end, and [`finish`](Self::finish) fails with
+    /// [`Error::DeadlinePassed`] holding that turn: the session is ready
+    /// for the next prompt. If the CLI does not end the turn within
+    /// [`INTERRUPT_GRACE`](crate::INTERRUPT_GRACE) of the interrupt, the stream ends there (its
+    /// last item is then not a result) and the error holds no turn; the
+    /// next `query` still skips the rest of the turn once the CLI ends it.
+    ///
+    /// Applies to every way of reading the turn: [`next_item`](Self::next_item)
+    /// and [`next`](Self::next) go on yielding what the CLI writes after
+    /// the interrupt, as it comes. From the deadline on, nothing more of
+    /// the turn is kept for `finish` (only its `result`; see
+    /// [`Turn::skipped_after_deadline`]), so a CLI that goes on writing
+    /// grows no memory. The deadline holds however fast the CLI writes:
+    /// the clock is read before each event. A later call moves a deadline
+    /// that has not passed yet.
+    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.reader.set_deadline(deadline);
+        self
+    }
+
+    /// [`with_deadline`](Self::with_deadline) `timeout` from now.
+    pub fn with_timeout(self, timeout: Duration) -> Self {
+        let deadline = claude_proto_host::deadline(self.control.now(), timeout);
+        self.with_deadline(deadline)
+    }
+
+    /// `true` once the turn's deadline passed before its end: it was
+    /// interrupted, and [`finish`](Self::finish) will say
+    /// [`Error::DeadlinePassed`].
+    pub fn deadline_passed(&self) -> bool {
+        self.reader.deadline_passed()
     }
 
     /// Which turn of the session this is.
@@ -119,7 +165,9 @@ impl<'a> TurnStream<'a> {
 
     /// Reads the rest of the turn and returns all of it, also the events
     /// already yielded. Fails if the session ends before the turn's
-    /// `result` (the error carries the exit status and stderr).
+    /// `result` (the error carries the exit status and stderr), and with
+    /// [`Error::DeadlinePassed`] if the turn had a deadline that passed
+    /// (see [`with_deadline`](Self::with_deadline)).
     ///
     /// Cancel safety: dropping the future drops the turn stream, with
     /// the effect described on [`TurnStream`].
@@ -128,82 +176,65 @@ impl<'a> TurnStream<'a> {
         self.reader.finish(|| self.events.ended_error())
     }
 
-    /// [`finish`](Self::finish), giving up at `deadline`: if the turn has
-    /// not ended by then, it is interrupted and read to its end (the CLI
-    /// answers an interrupt by ending the turn), and the call fails with
-    /// [`Error::DeadlinePassed`] holding that turn: the session is ready
-    /// for the next prompt. If the CLI does not end the turn within
-    /// [`INTERRUPT_GRACE`] of the interrupt, the error holds no turn and
-    /// the call returns then; the next `query` still skips the rest of
-    /// the turn once the CLI ends it.
-    ///
-    /// The deadline holds however fast the CLI writes: it is checked after
-    /// every event, and the turn's events are read while the interrupt
-    /// waits for its answer.
+    /// [`finish`](Self::finish), giving up at `deadline`
+    /// ([`with_deadline`](Self::with_deadline)`(deadline).finish()`): the
+    /// call returns by `deadline` plus [`INTERRUPT_GRACE`](crate::INTERRUPT_GRACE), with the turn,
+    /// or [`Error::DeadlinePassed`] (holding the interrupted turn if the
+    /// CLI ended it in the grace), or the session's end.
     ///
     /// Cancel safety as [`finish`](Self::finish).
-    pub async fn finish_by(mut self, deadline: Instant) -> Result<Turn, Error> {
-        if self.read_until(deadline, None).await {
-            return self.reader.finish(|| self.events.ended_error());
-        }
-        // The interrupt's answer is not waited for: its outcome shows in
-        // the turn's end (or the session's), read meanwhile.
-        let interrupt = self.control.interrupt();
-        let grace = claude_proto_host::deadline(self.control.now(), INTERRUPT_GRACE);
-        self.read_until(grace, Some(interrupt)).await;
-        Err(self.reader.give_up())
+    pub async fn finish_by(self, deadline: Instant) -> Result<Turn, Error> {
+        self.with_deadline(deadline).finish().await
     }
 
     /// [`finish_by`](Self::finish_by) `timeout` from now.
     pub async fn finish_within(self, timeout: Duration) -> Result<Turn, Error> {
-        let now = self.control.now();
-        let deadline = claude_proto_host::deadline(now, timeout);
-        self.finish_by(deadline).await
+        self.with_timeout(timeout).finish().await
     }
 
-    /// Reads events until the turn ends (`true`) or `deadline` passes
-    /// (`false`), driving `interrupt` meanwhile.
-    async fn read_until(
-        &mut self,
-        deadline: Instant,
-        mut interrupt: Option<BoxFuture<Result<(), Error>>>,
-    ) -> bool {
-        let mut timer = self.control.sleep_until(deadline);
-        poll_fn(|cx| {
-            if let Some(pending) = interrupt.as_mut() {
-                if pending.as_mut().poll(cx).is_ready() {
-                    interrupt = None;
-                }
-            }
-            loop {
-                match self.poll_event(cx) {
-                    Poll::Ready(None) => return Poll::Ready(true),
-                    // A CLI that writes without pause never leaves this
-                    // loop by `Pending`: the clock is read after each event.
-                    Poll::Ready(Some(_)) if self.control.now() < deadline => continue,
-                    Poll::Ready(Some(_)) => return Poll::Ready(self.reader.has_ended()),
-                    Poll::Pending => {}
-                }
-                return match timer.as_mut().poll(cx) {
-                    Poll::Ready(()) => Poll::Ready(false),
-                    Poll::Pending => Poll::Pending,
-                };
-            }
-        })
-        .await
+    /// Notes the time if the turn has a deadline: interrupts the turn when
+    /// the deadline has just passed.
+    fn check_deadline(&mut self) {
+        if self.reader.poll_timeout().is_some() && self.reader.handle_timeout(self.control.now()) {
+            self.control.interrupt_now();
+        }
     }
 
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Event>> {
-        while !self.reader.has_ended() {
-            let Some(delivery) = std::task::ready!(self.events.poll_delivery(cx)) else {
-                self.reader.end_with(self.events.ended_error());
-                break;
+        loop {
+            // Before each delivery: a CLI that writes without pause never
+            // makes this wait, so the timer alone would never fire.
+            self.check_deadline();
+            if self.reader.has_ended() {
+                return Poll::Ready(None);
+            }
+            match self.events.poll_delivery(cx) {
+                Poll::Ready(Some(delivery)) => {
+                    if let Some(event) = self.reader.accept(delivery) {
+                        return Poll::Ready(Some(event));
+                    }
+                    continue;
+                }
+                Poll::Ready(None) => {
+                    self.reader.end_with(self.events.ended_error());
+                    return Poll::Ready(None);
+                }
+                Poll::Pending => {}
+            }
+            let Some(at) = self.reader.poll_timeout() else {
+                return Poll::Pending;
             };
-            if let Some(event) = self.reader.accept(delivery) {
-                return Poll::Ready(Some(event));
+            if self.timer.as_ref().is_none_or(|(due, _)| *due != at) {
+                self.timer = Some((at, self.control.sleep_until(at)));
+            }
+            let Some((_, timer)) = self.timer.as_mut() else {
+                return Poll::Pending;
+            };
+            match timer.as_mut().poll(cx) {
+                Poll::Ready(()) => self.timer = None,
+                Poll::Pending => return Poll::Pending,
             }
         }
-        Poll::Ready(None)
     }
 }
 

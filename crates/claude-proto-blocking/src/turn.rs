@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use claude_proto::Message;
-use claude_proto_host::{Error, Event, INTERRUPT_GRACE, Turn, TurnId, TurnItem, TurnReader};
+use claude_proto_host::{Error, Event, Turn, TurnId, TurnItem, TurnReader};
 
 use crate::controller::Controller;
 use crate::events::{Elapsed, Events};
@@ -41,6 +41,11 @@ use crate::shared::Shared;
 /// while it lives nothing else reads them; control calls go through a
 /// [`Controller`](crate::Controller) meanwhile (from another thread, to
 /// interrupt while this one waits).
+///
+/// A deadline ([`with_deadline`](Self::with_deadline),
+/// [`with_timeout`](Self::with_timeout)) applies to reading it item by
+/// item as to [`finish`](Self::finish): printing deltas and giving up at a
+/// deadline takes no thread of one's own.
 ///
 /// Dropping it mid-turn is safe: the rest of its turn is skipped by the
 /// next [`query`](crate::Claude::query) (or read by the next
@@ -90,59 +95,82 @@ impl<'a> TurnStream<'a> {
         self.reader.message()
     }
 
-    /// [`finish`](Self::finish), giving up at `deadline`: if the turn has
-    /// not ended by then, it is interrupted and read to its end (the CLI
-    /// answers an interrupt by ending the turn), and the call fails with
+    /// Gives the turn a deadline: if it has not ended by then, it is
+    /// interrupted (the CLI answers an interrupt by ending the turn) and
+    /// read on to its end, and [`finish`](Self::finish) fails with
     /// [`Error::DeadlinePassed`] holding that turn: the session is ready
     /// for the next prompt. If the CLI does not end the turn within
-    /// [`INTERRUPT_GRACE`] of the interrupt, the error holds no turn and
-    /// the call returns then; the next `query` still skips the rest of
-    /// the turn once the CLI ends it.
+    /// [`INTERRUPT_GRACE`](crate::INTERRUPT_GRACE) of the interrupt, the stream ends there (its
+    /// last item is then not a result) and the error holds no turn; the
+    /// next `query` still skips the rest of the turn once the CLI ends it.
     ///
-    /// The deadline holds however fast the CLI writes: it is checked after
-    /// every event, and the turn's events are read while the interrupt
-    /// waits for its answer.
-    pub fn finish_by(mut self, deadline: Instant) -> Result<Turn, Error> {
-        if self.read_until(deadline) {
-            return self.reader.finish(|| self.shared.ended_error());
-        }
-        // Not waiting for the interrupt's answer: its outcome shows in the
-        // turn's end (or the session's), read meanwhile.
-        let _ = self.controller.interrupt_without_waiting();
-        self.read_until(claude_proto_host::deadline(Instant::now(), INTERRUPT_GRACE));
-        Err(self.reader.give_up())
+    /// Applies to every way of reading the turn: [`next_item`](Self::next_item)
+    /// and the iterator go on yielding what the CLI writes after the
+    /// interrupt, as it comes. From the deadline on, nothing more of the
+    /// turn is kept for `finish` (only its `result`; see
+    /// [`Turn::skipped_after_deadline`]), so a CLI that goes on writing
+    /// grows no memory. The deadline holds however fast the CLI writes:
+    /// the clock is read before each event. A later call moves a deadline
+    /// that has not passed yet.
+    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.reader.set_deadline(deadline);
+        self
+    }
+
+    /// [`with_deadline`](Self::with_deadline) `timeout` from now.
+    pub fn with_timeout(self, timeout: Duration) -> Self {
+        self.with_deadline(claude_proto_host::deadline(Instant::now(), timeout))
+    }
+
+    /// `true` once the turn's deadline passed before its end: it was
+    /// interrupted, and [`finish`](Self::finish) will say
+    /// [`Error::DeadlinePassed`].
+    pub fn deadline_passed(&self) -> bool {
+        self.reader.deadline_passed()
+    }
+
+    /// [`finish`](Self::finish), giving up at `deadline`
+    /// ([`with_deadline`](Self::with_deadline)`(deadline).finish()`): the
+    /// call returns by `deadline` plus [`INTERRUPT_GRACE`](crate::INTERRUPT_GRACE), with the turn,
+    /// or [`Error::DeadlinePassed`] (holding the interrupted turn if the
+    /// CLI ended it in the grace), or the session's end.
+    pub fn finish_by(self, deadline: Instant) -> Result<Turn, Error> {
+        self.with_deadline(deadline).finish()
     }
 
     /// [`finish_by`](Self::finish_by) `timeout` from now.
     pub fn finish_within(self, timeout: Duration) -> Result<Turn, Error> {
-        self.finish_by(claude_proto_host::deadline(Instant::now(), timeout))
+        self.with_timeout(timeout).finish()
     }
 
-    /// Reads events until the turn ends (`true`) or `deadline` passes
-    /// (`false`). A CLI that writes without pause never makes a read wait,
-    /// so the clock is read after each event.
-    fn read_until(&mut self, deadline: Instant) -> bool {
-        while !self.reader.has_ended() {
-            if self.read_one(Some(deadline)).is_err() || Instant::now() >= deadline {
-                return self.reader.has_ended();
+    /// Reads the turn's next event, waiting at most until the reader's
+    /// next timeout (the deadline, then the interrupt's grace) when it has
+    /// one; `None` once the turn has ended.
+    fn read_one(&mut self) -> Option<Event> {
+        loop {
+            // Before each delivery: a CLI that writes without pause never
+            // makes a read wait, so the wait's own timeout would never
+            // pass.
+            if self.reader.poll_timeout().is_some() && self.reader.handle_timeout(Instant::now()) {
+                // A session already over has no turn to interrupt.
+                let _ = self.controller.interrupt_without_waiting();
+            }
+            if self.reader.has_ended() {
+                return None;
+            }
+            match self.events.next_delivery(self.reader.poll_timeout()) {
+                Ok(Some(delivery)) => {
+                    if let Some(event) = self.reader.accept(delivery) {
+                        return Some(event);
+                    }
+                }
+                Ok(None) => {
+                    self.reader.end_with(self.shared.ended_error());
+                    return None;
+                }
+                Err(Elapsed) => {}
             }
         }
-        true
-    }
-
-    /// Reads the turn's next event, waiting until `deadline` at most
-    /// (`Err` if it passed first); `Ok(None)` once the turn has ended.
-    fn read_one(&mut self, deadline: Option<Instant>) -> Result<Option<Event>, Elapsed> {
-        while !self.reader.has_ended() {
-            let Some(delivery) = self.events.next_delivery(deadline)? else {
-                self.reader.end_with(self.shared.ended_error());
-                break;
-            };
-            if let Some(event) = self.reader.accept(delivery) {
-                return Ok(Some(event));
-            }
-        }
-        Ok(None)
     }
 
     /// Which turn of the session this is.
@@ -152,7 +180,9 @@ impl<'a> TurnStream<'a> {
 
     /// Reads the rest of the turn and returns all of it, also the events
     /// already yielded. Waits for the turn's `result`; fails if the
-    /// session ends first (the error carries the exit status and stderr).
+    /// session ends first (the error carries the exit status and stderr),
+    /// and with [`Error::DeadlinePassed`] if the turn had a deadline that
+    /// passed (see [`with_deadline`](Self::with_deadline)).
     pub fn finish(mut self) -> Result<Turn, Error> {
         for _ in &mut self {}
         self.reader.finish(|| self.shared.ended_error())
@@ -165,7 +195,6 @@ impl Iterator for TurnStream<'_> {
     /// The turn's next event, waiting for the CLI; `None` after its
     /// `result` (the last event yielded), or if the session ended first.
     fn next(&mut self) -> Option<Event> {
-        // Without a deadline, reading only ends with an event or the end.
-        self.read_one(None).ok().flatten()
+        self.read_one()
     }
 }

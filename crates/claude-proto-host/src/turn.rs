@@ -42,6 +42,13 @@ pub struct Turn {
     pub unreadable: Vec<Message>,
     /// Lines of the turn that were not messages at all.
     pub protocol_errors: Vec<ProtocolError>,
+    /// Lines of the turn read after its deadline passed (the adapters'
+    /// `TurnStream::finish_by`, or a stream given a deadline) and not kept
+    /// here: a streaming reader was handed them as they came, `finish_by`
+    /// dropped them, so a CLI that goes on writing after the interrupt
+    /// grows no memory. `0` for a turn that ended in time. The `result` is
+    /// always kept.
+    pub skipped_after_deadline: usize,
     /// The session's running cost when this turn started: the total of the
     /// last `result` read before it.
     total_cost_before: f64,
@@ -110,6 +117,10 @@ pub enum Step {
 }
 
 /// Collects the events of one turn. Feed it every delivery in order.
+///
+/// It keeps every line of the turn, decoded, until
+/// [`stop_keeping`](Self::stop_keeping); from then on it keeps only the
+/// `result` and counts the rest.
 #[derive(Debug)]
 pub struct TurnCollector {
     turn: TurnId,
@@ -120,6 +131,10 @@ pub struct TurnCollector {
     /// Whether the last delivery pushed added a typed message (the last of
     /// `messages`).
     last_was_typed: bool,
+    /// `false` once the turn's deadline passed: lines are counted in
+    /// `skipped`, not kept (nor decoded).
+    keeping: bool,
+    skipped: usize,
 }
 
 impl TurnCollector {
@@ -135,7 +150,22 @@ impl TurnCollector {
             protocol_errors: Vec::new(),
             total_cost_before: total_cost_usd,
             last_was_typed: false,
+            keeping: true,
+            skipped: 0,
         }
+    }
+
+    /// From now on, keeps only the turn's `result`: every other line is
+    /// counted ([`Turn::skipped_after_deadline`]) and neither decoded nor
+    /// kept, so the collector's memory stops growing. Called when the
+    /// turn's deadline passes ([`TurnReader`](crate::TurnReader)).
+    pub fn stop_keeping(&mut self) {
+        self.keeping = false;
+    }
+
+    /// `false` once [`stop_keeping`](Self::stop_keeping) was called.
+    pub fn is_keeping(&self) -> bool {
+        self.keeping
     }
 
     /// The turn being collected.
@@ -189,12 +219,18 @@ impl TurnCollector {
                         unread_result_fields: read.unread_fields,
                         unreadable: std::mem::take(&mut self.unreadable),
                         protocol_errors: std::mem::take(&mut self.protocol_errors),
+                        skipped_after_deadline: self.skipped,
                         total_cost_before: self.total_cost_before,
                     }));
                 }
-                self.last_was_typed = self.keep(&message);
+                if self.keeping {
+                    self.last_was_typed = self.keep(&message);
+                } else {
+                    self.skipped += 1;
+                }
             }
-            Event::ProtocolError(error) => self.protocol_errors.push(error),
+            Event::ProtocolError(error) if self.keeping => self.protocol_errors.push(error),
+            Event::ProtocolError(_) => self.skipped += 1,
             _ => {}
         }
         Step::Added

@@ -8,7 +8,7 @@ use claude_proto::model::stdout::StdoutMessage;
 use claude_proto::model::system::{ApiRetryMessage, InitMessage, SystemMessage};
 
 use crate::event::Event;
-use crate::turn::{Turn, TurnCollector};
+use crate::turn::Turn;
 
 /// One thing a turn yields, typed, to `match` on: what the adapters'
 /// `TurnStream::next_item` returns.
@@ -63,14 +63,15 @@ pub enum TurnItem {
 impl TurnItem {
     /// For adapter authors (the adapters' turn streams call it through
     /// [`TurnReader::queue_items`](crate::TurnReader::queue_items)): the
-    /// items of `event`, the delivery `collector` was just pushed
-    /// ([`TurnCollector::push`]), appended to `items`; `ended` is the turn
-    /// if that push ended it. The decoding the collector did is reused:
-    /// nothing is parsed again.
+    /// items of `event`, appended to `items`. `message` is the event's
+    /// message decoded (for a turn being collected, the collector's
+    /// [`TurnCollector::last_message`](crate::TurnCollector::last_message),
+    /// so nothing is parsed twice); `ended` is the turn if `event` ended
+    /// it.
     pub fn extend(
         items: &mut VecDeque<TurnItem>,
         event: Event,
-        collector: &TurnCollector,
+        message: Option<&StdoutMessage>,
         ended: Option<&Turn>,
     ) {
         if let Some(turn) = ended {
@@ -80,7 +81,7 @@ impl TurnItem {
             }
         }
         let before = items.len();
-        match collector.last_message() {
+        match message {
             Some(StdoutMessage::StreamEvent(stream)) => {
                 if let Some(text) = stream.event.text_delta() {
                     items.push_back(TurnItem::TextDelta(text.to_owned()));
