@@ -34,7 +34,8 @@ type Make<R> = dyn Fn() -> ClaudeBuilder<R> + Send + Sync;
 /// Refills run in the background on the runtime: at most `size` spares
 /// are parked or starting at once, whatever happens to claims; starts that
 /// fail and spares that die parked back off the next start (100 ms,
-/// doubling to 30 s; see [`Refill`]). A spare handed out is replaced once
+/// doubling to 30 s, reset only once a spare is handed out alive or has
+/// lived parked a minute; see [`Refill`]). A spare handed out is replaced once
 /// its session is on its way (claimed, or started cold), so the new
 /// spare's start does not compete with the claim for the CPU.
 ///
@@ -57,7 +58,9 @@ struct Inner<R: Runtime> {
 
 struct State<R: Runtime> {
     refill: Refill,
-    parked: VecDeque<(u64, Spare<R>)>,
+    /// Each parked spare with its id (for its watcher) and when it was
+    /// parked (how long it lived, if it dies).
+    parked: VecDeque<(u64, Instant, Spare<R>)>,
     next_id: u64,
     /// When the back-off timer fires, if one is armed.
     timer: Option<Instant>,
@@ -180,7 +183,11 @@ impl<R: Runtime> Pool<R> {
     /// The process ids of the spares parked now.
     pub fn parked_pids(&self) -> Vec<u32> {
         let state = self.inner.lock();
-        state.parked.iter().filter_map(|(_, s)| s.pid()).collect()
+        state
+            .parked
+            .iter()
+            .filter_map(|(_, _, s)| s.pid())
+            .collect()
     }
 
     /// What the pool has done so far.
@@ -192,7 +199,7 @@ impl<R: Runtime> Pool<R> {
     /// to exit. A spare still starting is closed when it is ready.
     pub async fn close(self) {
         let parked = self.inner.shut();
-        for (_, spare) in parked {
+        for (_, _, spare) in parked {
             let _ = spare.close().await;
         }
     }
@@ -209,12 +216,12 @@ impl<R: Runtime> Pool<R> {
     fn take(&self) -> Option<Spare<R>> {
         let now = self.inner.runtime.now();
         let mut state = self.inner.lock();
-        while let Some((_, spare)) = state.parked.pop_front() {
+        while let Some((_, parked_at, spare)) = state.parked.pop_front() {
             if spare.is_alive() {
                 state.refill.handle_taken();
                 return Some(spare);
             }
-            state.refill.handle_lost(now);
+            state.refill.handle_lost(parked_at, now);
             state.stats.spares_lost += 1;
         }
         None
@@ -236,7 +243,7 @@ impl<R: Runtime> Inner<R> {
     }
 
     /// Stops the refills; the parked spares, to close.
-    fn shut(&self) -> Vec<(u64, Spare<R>)> {
+    fn shut(&self) -> Vec<(u64, Instant, Spare<R>)> {
         let mut state = self.lock();
         state.refill.close();
         state.closed = true;
@@ -298,7 +305,7 @@ fn start_ended<R: Runtime>(inner: &Arc<Inner<R>>, started: Result<Spare<R>, Erro
                     let id = state.next_id;
                     state.next_id += 1;
                     watch(inner, id, &spare);
-                    state.parked.push_back((id, spare));
+                    state.parked.push_back((id, now, spare));
                 }
                 // Else the pool was closed: the spare is dropped, closed.
             }
@@ -325,10 +332,10 @@ fn watch<R: Runtime>(inner: &Arc<Inner<R>>, id: u64, spare: &Spare<R>) {
         let now = inner.runtime.now();
         let lost = {
             let mut state = inner.lock();
-            let at = state.parked.iter().position(|(parked, _)| *parked == id);
+            let at = state.parked.iter().position(|(parked, _, _)| *parked == id);
             let lost = at.and_then(|at| state.parked.remove(at));
-            if lost.is_some() {
-                state.refill.handle_lost(now);
+            if let Some((_, parked_at, _)) = &lost {
+                state.refill.handle_lost(*parked_at, now);
                 state.stats.spares_lost += 1;
             }
             lost

@@ -48,7 +48,9 @@ struct Inner {
 
 struct State {
     refill: Refill,
-    parked: VecDeque<Spare>,
+    /// Each parked spare with when it was parked (how long it lived, if
+    /// it dies).
+    parked: VecDeque<(Instant, Spare)>,
     size: usize,
     closed: bool,
     timer: Option<Instant>,
@@ -142,7 +144,7 @@ impl Pool {
     /// The process ids of the spares parked now.
     pub fn parked_pids(&self) -> Vec<u32> {
         let state = self.inner.lock();
-        state.parked.iter().filter_map(Spare::pid).collect()
+        state.parked.iter().filter_map(|(_, s)| s.pid()).collect()
     }
 
     /// What the pool has done so far.
@@ -169,12 +171,12 @@ impl Pool {
     fn take(&self) -> Option<Spare> {
         let now = Instant::now();
         let mut state = self.inner.lock();
-        while let Some(spare) = state.parked.pop_front() {
+        while let Some((parked_at, spare)) = state.parked.pop_front() {
             if spare.is_alive() {
                 state.refill.handle_taken();
                 return Some(spare);
             }
-            state.refill.handle_lost(now);
+            state.refill.handle_lost(parked_at, now);
             state.stats.spares_lost += 1;
         }
         None
@@ -200,7 +202,7 @@ impl Inner {
         state.refill.close();
         state.closed = true;
         self.changed.notify_all();
-        state.parked.drain(..).collect()
+        state.parked.drain(..).map(|(_, spare)| spare).collect()
     }
 }
 
@@ -273,7 +275,7 @@ fn start_ended(inner: &Arc<Inner>, started: Result<Spare, Error>) {
             Ok(spare) => {
                 state.stats.spares_started += 1;
                 if state.refill.parked() > state.parked.len() {
-                    state.parked.push_back(spare);
+                    state.parked.push_back((now, spare));
                 } else {
                     // The pool was closed: dropped below, which closes it.
                     closed_meanwhile = Some(spare);

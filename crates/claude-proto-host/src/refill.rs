@@ -9,8 +9,12 @@
 //! - A start that fails, or a spare that dies while parked, backs the next
 //!   start off: 100 ms after the first failure in a row, doubling up to
 //!   30 s. A CLI that cannot start (not installed, bad options, no
-//!   credentials) is then tried a few times a minute, not in a loop.
-//! - A spare that starts resets the back-off.
+//!   credentials) is then tried a few times a minute, not in a loop; so
+//!   is one that starts and then dies parked (a start alone proves
+//!   nothing: its death counts as the next failure in the row).
+//! - The back-off resets only when a spare proves healthy: it is handed
+//!   out alive, or it dies after living parked [`HEALTHY_AFTER`] or more
+//!   (that death then counts as a first failure).
 //! - Once closed, nothing starts.
 
 use std::time::{Duration, Instant};
@@ -21,6 +25,11 @@ use crate::limits::deadline;
 pub const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 /// The longest back-off.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// How long a spare lives parked before its death no longer counts
+/// against the CLI: one that dies after that had been healthy (an idle
+/// timeout, a deploy), and its replacement starts after the first
+/// back-off.
+pub const HEALTHY_AFTER: Duration = Duration::from_secs(60);
 
 /// How many spares a pool has and is starting, and when it may start the
 /// next. Call [`poll_start`](Self::poll_start) after every input until it
@@ -80,27 +89,34 @@ impl Refill {
             return;
         }
         if parked {
+            // Not a reset: a spare that dies parked is the next failure.
             self.parked += 1;
-            self.failures_in_a_row = 0;
-            self.not_before = None;
         } else {
             self.back_off(now);
         }
     }
 
-    /// A parked spare was handed out (claimed, or found dead when handed
-    /// out: then [`handle_lost`](Self::handle_lost) instead).
+    /// A parked spare was handed out alive (found dead when handed out:
+    /// [`handle_lost`](Self::handle_lost) instead): the CLI works, so the
+    /// back-off resets.
     pub fn handle_taken(&mut self) {
         self.parked = self.parked.saturating_sub(1);
+        self.failures_in_a_row = 0;
+        self.not_before = None;
     }
 
-    /// A parked spare died: it is replaced, after a back-off as for a
-    /// failed start.
-    pub fn handle_lost(&mut self, now: Instant) {
+    /// A spare parked at `parked_at` died: it is replaced after a back-off
+    /// as for a failed start, counted from the first if it had lived
+    /// [`HEALTHY_AFTER`] or more.
+    pub fn handle_lost(&mut self, parked_at: Instant, now: Instant) {
         self.parked = self.parked.saturating_sub(1);
-        if !self.closed {
-            self.back_off(now);
+        if self.closed {
+            return;
         }
+        if now.saturating_duration_since(parked_at) >= HEALTHY_AFTER {
+            self.failures_in_a_row = 0;
+        }
+        self.back_off(now);
     }
 
     /// Nothing starts any more.
@@ -152,7 +168,7 @@ mod tests {
     }
 
     #[test]
-    fn failures_back_off_doubling_to_a_ceiling_and_a_start_resets_it() {
+    fn failures_back_off_doubling_to_a_ceiling_and_a_hand_out_resets_it() {
         let mut now = Instant::now();
         let mut refill = Refill::new(1);
         let mut waits = Vec::new();
@@ -171,7 +187,57 @@ mod tests {
         assert!(refill.poll_start(now));
         refill.handle_started(true, now);
         refill.handle_taken();
-        assert!(refill.poll_start(now), "a start resets the back-off");
+        assert!(refill.poll_start(now), "a hand-out resets the back-off");
+        refill.handle_started(false, now);
+        assert_eq!(refill.poll_timeout(), Some(now + FIRST_BACKOFF));
+    }
+
+    /// Finding: spares that started, then died parked, were restarted
+    /// every 100 ms without end, each start resetting the back-off.
+    #[test]
+    fn spares_that_start_then_die_parked_back_off_doubling_to_the_ceiling() {
+        let mut now = Instant::now();
+        let mut refill = Refill::new(1);
+        let mut waits = Vec::new();
+        for _ in 0..12 {
+            assert!(refill.poll_start(now));
+            refill.handle_started(true, now);
+            refill.handle_lost(now, now);
+            assert!(!refill.poll_start(now), "no start while backing off");
+            let at = refill.poll_timeout().unwrap();
+            waits.push(at - now);
+            now = at;
+        }
+        assert_eq!(waits[0], FIRST_BACKOFF);
+        assert_eq!(waits[1], FIRST_BACKOFF * 2);
+        assert_eq!(waits[2], FIRST_BACKOFF * 4);
+        assert_eq!(*waits.last().unwrap(), MAX_BACKOFF);
+    }
+
+    #[test]
+    fn a_spare_that_lived_long_before_dying_starts_the_back_off_over() {
+        let mut now = Instant::now();
+        let mut refill = Refill::new(1);
+        for _ in 0..6 {
+            assert!(refill.poll_start(now));
+            refill.handle_started(false, now);
+            now = refill.poll_timeout().unwrap();
+        }
+        assert!(refill.poll_start(now));
+        refill.handle_started(true, now);
+        let parked_at = now;
+        now += HEALTHY_AFTER;
+        refill.handle_lost(parked_at, now);
+        assert_eq!(refill.poll_timeout(), Some(now + FIRST_BACKOFF));
+        // One that dies sooner goes on counting.
+        now += FIRST_BACKOFF;
+        assert!(refill.poll_start(now));
+        refill.handle_started(true, now);
+        refill.handle_lost(now, now + HEALTHY_AFTER / 2);
+        assert_eq!(
+            refill.poll_timeout(),
+            Some(now + HEALTHY_AFTER / 2 + FIRST_BACKOFF * 2)
+        );
     }
 
     #[test]
@@ -198,7 +264,7 @@ mod tests {
         let mut refill = Refill::new(1);
         assert!(refill.poll_start(now));
         refill.handle_started(true, now);
-        refill.handle_lost(now);
+        refill.handle_lost(now, now);
         assert!(!refill.poll_start(now));
         assert!(refill.poll_start(refill.poll_timeout().unwrap()));
     }
