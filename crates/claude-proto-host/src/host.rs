@@ -1174,6 +1174,7 @@ impl<W> Host<W> {
             .map_err(|e| self.send_error(e))?;
         let turn = self.prompts_sent;
         self.prompts_sent += 1;
+        self.run_end.handle_prompt_sent();
         Ok(CallReply::Sent { turn })
     }
 
@@ -1193,6 +1194,7 @@ impl<W> Host<W> {
         self.held_prompt_bytes += bytes;
         let turn = self.prompts_sent;
         self.prompts_sent += 1;
+        self.run_end.handle_prompt_sent();
         Ok(CallReply::Sent { turn })
     }
 
@@ -1438,6 +1440,11 @@ impl<W> Host<W> {
                         .ok()
                         .and_then(|line| failure_text(&line))
                         .map(Arc::from);
+                } else if !is_state_change(&message) {
+                    // The conversation moved on: an exit now is a fresh
+                    // crash, not the one the error result announced (both
+                    // official SDKs reset it the same way).
+                    self.last_result_failure = None;
                 }
                 self.events.push(Delivery {
                     turn,
@@ -1758,14 +1765,19 @@ impl<W> Host<W> {
 
 /// A `session_state_changed` frame marked `sdk_host_only`: the CLI sent it
 /// because the adapters asked for session state, not the user.
+/// `true` for `system`/`session_state_changed`.
+fn is_state_change(message: &claude_proto::Message) -> bool {
+    *message.message_type() == MessageType::System
+        && message.subtype() == Some("session_state_changed")
+}
+
 fn is_host_only(message: &claude_proto::Message) -> bool {
     #[derive(serde::Deserialize)]
     struct HostOnly {
         #[serde(default)]
         sdk_host_only: Option<serde_json::Value>,
     }
-    *message.message_type() == MessageType::System
-        && message.subtype() == Some("session_state_changed")
+    is_state_change(message)
         && message
             .deserialize::<HostOnly>()
             .is_ok_and(|m| m.sdk_host_only == Some(serde_json::Value::Bool(true)))

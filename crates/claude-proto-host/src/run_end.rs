@@ -11,7 +11,10 @@
 //! - the CLI reports the session `idle` (`session_state_changed`, which
 //!   the adapters ask for with `CLAUDE_CODE_SDK_READS_SESSION_STATE`)
 //!   after a result, with no tracked background agent in flight; or, from
-//!   a CLI that reports no state, the first result with none in flight;
+//!   a CLI that reports no state, the first result with none in flight.
+//!   Each prompt sent owes a result of its own: an earlier prompt's
+//!   result, or the `idle` after it read once the next prompt is sent,
+//!   does not end the run;
 //! - or the ceiling passes between turns (`CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS`
 //!   as the CLI reads it; 10 minutes by default, none when 0): counted from
 //!   a result while the CLI still reports work, stopped by a main-thread
@@ -60,15 +63,56 @@ pub const DEFAULT_CEILING: Duration = Duration::from_secs(600);
 pub const CEILING_VARIABLE: &str = "CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS";
 
 /// The ceiling a value of [`CEILING_VARIABLE`] gives, as the Python SDK
-/// reads it: a non-negative whole number of milliseconds (`0`: no
-/// ceiling, `None`), capped at [`MAX_CEILING`]; anything else, or no
-/// value, the default.
+/// reads it (`int(value)`): a whole number of milliseconds, spaces around
+/// it, a sign and `_` between digits allowed (`0`: no ceiling, `None`),
+/// capped at [`MAX_CEILING`] however many digits it has; a negative
+/// number, anything else, or no value, the default.
 pub fn ceiling_from(value: Option<&str>) -> Option<Duration> {
-    let millis = match value.map(|v| v.trim().parse::<u64>()) {
-        Some(Ok(millis)) => millis,
-        _ => return Some(DEFAULT_CEILING),
+    match value.and_then(python_int) {
+        Some(PythonInt::Negative) | None => Some(DEFAULT_CEILING),
+        Some(PythonInt::NonNegative(0)) => None,
+        Some(PythonInt::NonNegative(millis)) => {
+            Some(Duration::from_millis(millis).min(MAX_CEILING))
+        }
+    }
+}
+
+/// A whole number as Python's `int(text)` reads it (ASCII digits only).
+enum PythonInt {
+    Negative,
+    /// Saturated at `u64::MAX`: the ceiling caps it anyway.
+    NonNegative(u64),
+}
+
+fn python_int(text: &str) -> Option<PythonInt> {
+    let text = text.trim();
+    let (negative, digits) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
     };
-    (millis > 0).then(|| Duration::from_millis(millis).min(MAX_CEILING))
+    // Digits, with single underscores between them.
+    let well_formed = !digits.is_empty()
+        && !digits.starts_with('_')
+        && !digits.ends_with('_')
+        && !digits.contains("__")
+        && digits.bytes().all(|b| b.is_ascii_digit() || b == b'_');
+    if !well_formed {
+        return None;
+    }
+    let value = digits
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .fold(0u64, |value, digit| {
+            value
+                .saturating_mul(10)
+                .saturating_add(u64::from(digit - b'0'))
+        });
+    Some(if negative && value > 0 {
+        PythonInt::Negative
+    } else {
+        PythonInt::NonNegative(value)
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,6 +197,18 @@ impl RunEnd {
         });
         if answered {
             self.on_result(now);
+        }
+    }
+
+    /// A prompt was sent: it owes a run of its own, result included, so
+    /// an earlier turn's result (and the `idle` that may follow it, read
+    /// after this prompt) does not end the run. As the Python SDK does for
+    /// every prompt it writes.
+    pub(crate) fn handle_prompt_sent(&mut self) {
+        self.result_received = false;
+        if let Some(watch) = &mut self.watch {
+            watch.reopen();
+            watch.ceiling_at = None;
         }
     }
 

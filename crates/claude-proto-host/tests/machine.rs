@@ -184,6 +184,44 @@ fn only_the_clis_own_end_after_a_failed_result_carries_it() {
     assert_eq!(pair.ended[0].failure(), Some("max turns"));
 }
 
+/// Finding: after an error result and then a new turn, a crash was
+/// reported in the old result's words. Any frame but a result or a state
+/// change means the conversation moved on (both official SDKs).
+#[test]
+fn a_crash_after_the_conversation_moved_on_is_not_blamed_on_an_old_result() {
+    let mut pair = Pair::new(Behaviour::default().with_turn_delay(Duration::from_secs(5)));
+    started(&mut pair);
+    pair.cli.sim_mut().emit(error_result("max turns"));
+    pair.run();
+    pair.cli
+        .sim_mut()
+        .emit(json!({"type":"system","subtype":"session_state_changed",
+        "state":"idle","uuid":"u","session_id":"s"}));
+    pair.run();
+    // The next turn starts (its `system/init`, before the answer's delay)
+    // and the CLI crashes before its result.
+    pair.send("hello");
+    pair.run();
+    pair.cli.sim_mut().exit(1, pair.now);
+    pair.run_until(Pair::is_ended);
+    assert_eq!(pair.ended[0].reason(), EndReason::Exited);
+    assert_eq!(pair.ended[0].failure(), None, "a fresh crash");
+    let text = pair.ended[0].to_string();
+    assert!(!text.contains("max turns"), "{text}");
+
+    // A state change alone does not move it on.
+    let mut pair = Pair::new(Behaviour::default());
+    started(&mut pair);
+    pair.cli.sim_mut().emit(error_result("max turns"));
+    pair.cli
+        .sim_mut()
+        .emit(json!({"type":"system","subtype":"session_state_changed",
+        "state":"idle","uuid":"u","session_id":"s"}));
+    pair.cli.sim_mut().exit(1, pair.now);
+    pair.run_until(Pair::is_ended);
+    assert_eq!(pair.ended[0].failure(), Some("max turns"));
+}
+
 // ----- control traffic never waits on the user reading ------------------------
 
 #[test]

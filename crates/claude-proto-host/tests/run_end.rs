@@ -179,6 +179,44 @@ fn asked_for_after_the_result_the_result_still_counts() {
     assert!(!stdin_open(&pair));
 }
 
+/// Finding: a prompt sent on the previous turn's result, before that
+/// turn's `idle` was read, had its run ended by that stale `idle`: the
+/// next turn's hooks and permission prompts went unanswered. Each prompt
+/// owes a result of its own (the Python SDK resets for every prompt).
+#[test]
+fn a_prompt_sent_on_a_result_is_not_ended_by_the_idle_before_it() {
+    let mut pair = Pair::with(
+        Behaviour::default()
+            .with_linger()
+            .with_turn_delay(Duration::from_secs(5)),
+        Limits::default(),
+        calls_back(),
+        Transport::Process,
+    );
+    pair.run();
+    emit(&mut pair, &[state("running")]);
+    pair.send("first");
+    pair.command(|_| Command::EndInputAtRunEnd {
+        ceiling: Some(CEILING),
+    });
+    let results = |pair: &Pair| {
+        pair.events
+            .iter()
+            .filter(|d| matches!(&d.event, Event::Message(m) if m.is_result()))
+            .count()
+    };
+    pair.run_until(|pair| results(pair) == 1);
+    assert!(stdin_open(&pair), "still running");
+    // The next prompt goes out on that result; the first turn's idle
+    // arrives after it.
+    pair.send("second");
+    emit(&mut pair, &[state("idle")]);
+    assert!(stdin_open(&pair), "the second prompt has had no result yet");
+    pair.run_until(|pair| results(pair) == 2);
+    emit(&mut pair, &[state("idle")]);
+    assert!(!stdin_open(&pair), "its result and idle end the run");
+}
+
 /// A background agent in flight holds the run past `idle`; its terminal
 /// `task_updated` (or `task_notification`) and the next idle end it.
 /// Shells never hold it.
@@ -424,4 +462,22 @@ fn the_ceiling_is_read_as_the_python_sdk_reads_it() {
     assert_eq!(ceiling_from(Some("1e6")), Some(DEFAULT_CEILING));
     assert_eq!(ceiling_from(Some("soon")), Some(DEFAULT_CEILING));
     assert_eq!(ceiling_from(Some("99999999999999")), Some(MAX_CEILING));
+    // Finding: a value past u64 fell back to the default instead.
+    assert_eq!(
+        ceiling_from(Some("99999999999999999999999999")),
+        Some(MAX_CEILING)
+    );
+    // Python's `int` also takes these.
+    assert_eq!(
+        ceiling_from(Some(" +1_500\n")),
+        Some(Duration::from_millis(1500))
+    );
+    assert_eq!(ceiling_from(Some("-0")), None);
+    for refused in ["1__0", "_1", "1_", "", "+", "- 1", "0x10"] {
+        assert_eq!(
+            ceiling_from(Some(refused)),
+            Some(DEFAULT_CEILING),
+            "{refused:?}"
+        );
+    }
 }
