@@ -213,6 +213,16 @@ pub enum Stall {
         /// The budget (`Limits::read_ahead_bytes`).
         budget: usize,
     },
+    /// Reading a spare's output was paused before its claim was answered:
+    /// `queued` bytes of events the CLI wrote while the spare waited, at
+    /// or above the read-ahead budget. A spare's events are handed out
+    /// only once it is claimed, so no one could have read them.
+    SpareReadAheadFull {
+        /// Bytes of events held when reading paused.
+        queued: usize,
+        /// The budget (`Limits::read_ahead_bytes`).
+        budget: usize,
+    },
     /// `unwritten` bytes were waiting to be written to the CLI's stdin, at
     /// or above the budget: either the CLI was not reading its stdin, or
     /// messages were sent faster than the pipe drains. Which of the two
@@ -233,6 +243,13 @@ impl fmt::Display for Stall {
                 "reading the CLI's output was paused because {queued} bytes of events were \
                  waiting to be read (read-ahead budget {budget} bytes): read events while \
                  calls are pending, or raise `read_ahead_bytes`"
+            ),
+            Stall::SpareReadAheadFull { queued, budget } => write!(
+                f,
+                "reading the spare's output was paused because {queued} bytes of events it \
+                 wrote before its claim were held (read-ahead budget {budget} bytes); a \
+                 spare's events are handed out only once it is claimed, so raise \
+                 `read_ahead_bytes` in the limits its sessions are built with"
             ),
             Stall::StdinBacklog { unwritten, budget } => write!(
                 f,

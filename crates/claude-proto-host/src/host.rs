@@ -1113,11 +1113,22 @@ impl<W> Host<W> {
     /// call timing out now would name (adapters whose callers time out on
     /// their own clock put it in their error).
     pub fn stall(&self) -> Option<Stall> {
+        self.stall_of(self.spare.holds())
+    }
+
+    /// [`stall`](Self::stall), `spare` telling whether the session is a
+    /// spare not yet claimed (while a claim's answer is handled, the spare
+    /// state is out of `self`).
+    fn stall_of(&self, spare: bool) -> Option<Stall> {
         let queued = self.queued_bytes();
-        if queued >= self.limits.read_ahead_bytes {
-            return Some(Stall::ReadAheadFull {
-                queued,
-                budget: self.limits.read_ahead_bytes,
+        let budget = self.limits.read_ahead_bytes;
+        if queued >= budget {
+            // A spare's events cannot be read before its claim: telling
+            // its caller to read them would mislead.
+            return Some(if spare {
+                Stall::SpareReadAheadFull { queued, budget }
+            } else {
+                Stall::ReadAheadFull { queued, budget }
             });
         }
         let unwritten = self.unwritten_bytes();
@@ -1547,7 +1558,10 @@ impl<W> Host<W> {
             return;
         }
         let mut spare = std::mem::take(&mut self.spare);
-        let step = spare.answer(outcome, |error| self.control_error(error, None));
+        let spare_waits = spare.holds();
+        let step = spare.answer(outcome, |error| {
+            self.control_error_of(error, None, spare_waits)
+        });
         self.spare = spare;
         let outcome = match step {
             Step::NotMine(outcome) => outcome,
@@ -1571,12 +1585,23 @@ impl<W> Host<W> {
     }
 
     fn control_error(&self, error: ControlError, timeout: Option<Duration>) -> Error {
+        self.control_error_of(error, timeout, self.spare.holds())
+    }
+
+    /// [`control_error`](Self::control_error), `spare` as in
+    /// [`stall_of`](Self::stall_of).
+    fn control_error_of(
+        &self,
+        error: ControlError,
+        timeout: Option<Duration>,
+        spare: bool,
+    ) -> Error {
         match error {
             ControlError::OutputEnded { .. } => self.ended_error(),
             ControlError::TimedOut { subtype, after } => Error::TimedOut {
                 subtype,
                 after: timeout.unwrap_or(after),
-                stall: self.stall(),
+                stall: self.stall_of(spare),
             },
             other => Error::from_control(other),
         }

@@ -12,7 +12,7 @@ use claude_proto::model::Extra;
 use claude_proto::model::claim::ClaimRefusal;
 use claude_proto::model::permission::PermissionMode;
 use claude_proto_host::{
-    CallReply, Capabilities, Claim, Claimed, Command, Error, Limits, State, Transport,
+    CallReply, Capabilities, Claim, Claimed, Command, Error, Limits, Stall, State, Transport,
 };
 use claude_proto_testkit::{Behaviour, Policy};
 use serde_json::{Value, json};
@@ -237,6 +237,33 @@ fn a_claim_never_answered_times_out_and_lets_the_spare_go() {
         pair.cli.sim().user_messages().is_empty(),
         "a prompt went out"
     );
+}
+
+/// Finding: a claim that timed out behind the spare's unread events told
+/// its caller to read events, which a spare cannot do.
+#[test]
+fn a_claim_stuck_behind_a_spares_events_names_what_to_do() {
+    let script = Behaviour::default()
+        .with_stream(0, 0, Duration::ZERO)
+        .with_events_before_answers(200);
+    let mut limits = Limits::default();
+    limits.read_ahead_bytes = 4096;
+    let mut pair = Pair::with(script, limits, Capabilities::default(), Transport::Process);
+    pair.host.park();
+    pair.run();
+    pair.reading = false;
+    let waiter = claim(&mut pair, Claim::new("/srv/project"));
+    pair.run_until(|pair| pair.outcome(waiter).is_some());
+    let Some(Err(error @ Error::TimedOut { stall, .. })) = pair.outcome(waiter) else {
+        panic!("the claim times out: {:?}", pair.outcome(waiter));
+    };
+    assert!(
+        matches!(stall, Some(Stall::SpareReadAheadFull { budget: 4096, .. })),
+        "{stall:?}"
+    );
+    let text = error.to_string();
+    assert!(!text.contains("read events"), "{text}");
+    assert!(text.contains("raise `read_ahead_bytes`"), "{text}");
 }
 
 #[test]

@@ -134,6 +134,68 @@ impl SessionStore for NoSummaries {
     }
 }
 
+/// A store that lists every session at the same time, in id order or its
+/// reverse, and keeps no summaries: ties for the listing to break.
+struct SameTime {
+    inner: Arc<MemoryStore>,
+    reversed: bool,
+}
+
+impl SessionStore for SameTime {
+    fn append<'a>(&'a self, key: &'a SessionKey, entries: &'a [Entry]) -> StoreFuture<'a, ()> {
+        self.inner.append(key, entries)
+    }
+
+    fn load<'a>(&'a self, key: &'a SessionKey) -> StoreFuture<'a, Option<Vec<Entry>>> {
+        self.inner.load(key)
+    }
+
+    fn list_sessions<'a>(&'a self, project_key: &'a str) -> StoreFuture<'a, Vec<StoredSession>> {
+        Box::pin(async move {
+            let mut listed = self.inner.list_sessions(project_key).await?;
+            listed.sort_by(|a, b| a.session_id.cmp(&b.session_id));
+            if self.reversed {
+                listed.reverse();
+            }
+            for session in &mut listed {
+                session.mtime = 1_700_000_000_000;
+            }
+            Ok(listed)
+        })
+    }
+}
+
+/// Finding: sessions written in the same millisecond were listed in
+/// whatever order the store gave them. Ties go by session id, so a listing
+/// is the same every time.
+#[test]
+fn sessions_modified_at_the_same_time_list_in_a_stable_order() {
+    let scratch = Scratch::new("ties");
+    let memory = Arc::new(MemoryStore::new());
+    let writer = StoreSessions::new(memory.clone(), scratch.work());
+    for session in [S2, S3, S] {
+        append(
+            &memory,
+            &writer,
+            session,
+            &conversation(session, "hello", 1),
+        );
+    }
+    let mut listings = Vec::new();
+    for reversed in [false, true] {
+        let store = SameTime {
+            inner: memory.clone(),
+            reversed,
+        };
+        let sessions = StoreSessions::new(Arc::new(store), scratch.work());
+        let listed = block_on(sessions.list(Page::all())).expect("lists");
+        let ids: Vec<String> = listed.into_iter().map(|info| info.session_id).collect();
+        listings.push(ids);
+    }
+    assert_eq!(listings[0], [S, S2, S3]);
+    assert_eq!(listings[1], listings[0]);
+}
+
 /// The fast path (summaries) and the slow path (loads) over one store.
 fn both(scratch: &Scratch) -> (Arc<MemoryStore>, StoreSessions, StoreSessions) {
     let memory = Arc::new(MemoryStore::new());
@@ -220,6 +282,29 @@ fn renames_and_tags_show_in_list_and_info() {
     }
     assert!(block_on(fast.rename(S, "  ")).is_err());
     assert!(block_on(fast.tag(S, Some("\u{200b}"))).is_err());
+}
+
+/// In a store, as in the Python SDK: renaming or tagging a session that
+/// is not there appends its entry (so the session exists, holding only
+/// that entry), deleting it does nothing, and forking it is `NotFound`.
+#[test]
+fn changing_a_session_a_store_does_not_hold() {
+    let scratch = Scratch::new("absent");
+    let (memory, fast, _) = both(&scratch);
+    block_on(fast.rename(S, "Named")).expect("a rename creates the session");
+    block_on(fast.tag(S2, Some("wip"))).expect("a tag creates the session");
+    for (session, kind) in [(S, "custom-title"), (S2, "tag")] {
+        let key = SessionKey::main(fast.project_key(), session);
+        let stored = block_on(memory.load(&key)).expect("loads").expect("there");
+        assert_eq!(stored.len(), 1, "{session}");
+        let entry: Value = serde_json::from_str(stored[0].get()).expect("JSON");
+        assert_eq!(entry["type"], kind);
+    }
+    block_on(fast.delete(S3)).expect("deleting nothing is no error");
+    assert!(matches!(
+        block_on(fast.fork(S3, &ForkOptions::default())),
+        Err(claude_proto_sessions::SessionsError::NotFound { .. })
+    ));
 }
 
 #[test]

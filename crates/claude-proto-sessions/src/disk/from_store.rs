@@ -99,8 +99,9 @@ impl StoreSessions {
         SessionKey::main(self.project_key.clone(), session_id)
     }
 
-    /// The sessions, newest first, then `page`: the SDKs'
-    /// `list_sessions_from_store`. A subagent's session, or one with
+    /// The sessions, newest first (sessions modified in the same
+    /// millisecond by session id, so a listing never changes order between
+    /// calls), then `page`: the SDKs' `list_sessions_from_store`. A subagent's session, or one with
     /// nothing to show, is not listed; a session whose load fails is
     /// listed with an empty summary.
     ///
@@ -116,7 +117,11 @@ impl StoreSessions {
             Err(e) if e.is_unsupported() => {
                 let listing = self.store.list_sessions(&self.project_key).await?;
                 let mut infos = self.derive_by_loading(&listing).await;
-                infos.sort_by_key(|info| std::cmp::Reverse(info.last_modified));
+                // Newest first; ties by id, whatever order the store
+                // listed them in.
+                infos.sort_by(|a, b| {
+                    (b.last_modified, &a.session_id).cmp(&(a.last_modified, &b.session_id))
+                });
                 return Ok(page.apply(infos));
             }
             Err(e) => return Err(e.into()),
@@ -162,7 +167,8 @@ impl StoreSessions {
                 });
             }
         }
-        slots.sort_by_key(|slot| std::cmp::Reverse(slot.mtime));
+        // Newest first; ties by id, whatever order the store listed them in.
+        slots.sort_by(|a, b| (b.mtime, &a.session_id).cmp(&(a.mtime, &b.session_id)));
         // Paged before loading, so the loads are bounded by the page.
         let mut slots = page.apply(slots);
         let to_fill: Vec<StoredSession> = slots
@@ -327,6 +333,8 @@ impl StoreSessions {
     /// Titles a session `title` (trimmed; must not be empty): the SDKs'
     /// `rename_session_via_store`. Appends a `custom-title` entry (with a
     /// uuid and timestamp, as the SDKs do for stores); the last one wins.
+    /// A session the store does not hold is not an error: the entry
+    /// creates it, as in the Python SDK.
     pub async fn rename(&self, session_id: &str, title: &str) -> Result<(), SessionsError> {
         check_session_id(session_id)?;
         let title = title.trim();
@@ -339,7 +347,8 @@ impl StoreSessions {
 
     /// Tags a session, or clears its tag with `None`: the SDKs'
     /// `tag_session_via_store`. The tag is cleaned as
-    /// [`Sessions::tag`](super::Sessions::tag) cleans it.
+    /// [`Sessions::tag`](super::Sessions::tag) cleans it. A session the
+    /// store does not hold is created, as by [`rename`](Self::rename).
     pub async fn tag(&self, session_id: &str, tag: Option<&str>) -> Result<(), SessionsError> {
         check_session_id(session_id)?;
         let tag = tag_text(tag)?;
