@@ -70,8 +70,8 @@ for r in rows:
                     else "CLI still blocked after the %.1f s pause" % float(r["paused_secs"]))
             outcome = "%s; %s; %s; %s s" % (held, got, close, r["secs"])
         elif r["scenario"] == "deadline":
-            outcome = "%s; %s; given up and closed in %s s" % (
-                r["outcome"].replace("_", " "), close, r["secs"])
+            outcome = "%s; the call returned in %s s; %s; %s s in all" % (
+                r["outcome"].replace("_", " "), r["turn_secs"], close, r["secs"])
         else:
             outcome = "%s/%s refused (~%.0f MB of answers); %s; %s s" % (
                 r["refused"], r["requests"], int(r["answer_bytes"]) / 1e6, close, r["secs"])

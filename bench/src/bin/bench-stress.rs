@@ -126,8 +126,9 @@ struct Tally {
     paused_secs: f64,
     cli_done_in_pause: bool,
     close: String,
-    /// `deadline`: how the turn ended.
+    /// `deadline`: how the turn ended, and how long the call took.
     outcome: String,
+    turn_secs: f64,
 }
 
 impl Tally {
@@ -164,10 +165,12 @@ impl Tally {
 macro_rules! give_up {
     ($claude:ident, $deadline:expr) => {{
         let mut tally = Tally::default();
+        let asked = Instant::now();
         match $claude.query("flood").await {
             Ok(turn) => tally.turn_ended(turn.finish_within($deadline).await),
             Err(e) => tally.turn_ended(Err(e)),
         }
+        tally.turn_secs = asked.elapsed().as_secs_f64();
         tally.closed($claude.close().await);
         tally
     }};
@@ -258,10 +261,11 @@ fn main() {
             tally.cli_done_in_pause
         ),
         "deadline" => format!(
-            "lines={} line_bytes={} deadline_secs={} outcome={}",
+            "lines={} line_bytes={} deadline_secs={} turn_secs={:.2} outcome={}",
             args.lines,
             args.line_bytes,
             args.deadline.as_secs_f64(),
+            tally.turn_secs,
             tally.outcome
         ),
         _ => format!(
@@ -334,10 +338,12 @@ fn blocking_adapter(
         .expect("bench-cli starts");
     if let Some(deadline) = deadline {
         let mut tally = Tally::default();
+        let asked = Instant::now();
         match claude.query("flood") {
             Ok(turn) => tally.turn_ended(turn.finish_within(deadline)),
             Err(e) => tally.turn_ended(Err(e)),
         }
+        tally.turn_secs = asked.elapsed().as_secs_f64();
         tally.closed(claude.close());
         return tally;
     }
