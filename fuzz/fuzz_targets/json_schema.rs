@@ -1,7 +1,8 @@
-//! The tool-argument schema checker (`claude_proto::json_schema::check`)
-//! with an arbitrary schema and an arbitrary value: it never panics, and
-//! it ends (its depth and step bounds hold whatever either holds; a hang
-//! is a libFuzzer timeout).
+//! The tool-argument schema checker
+//! (`claude_proto_adapter::json_schema::check`) with an arbitrary schema
+//! and an arbitrary value: it never panics, and it ends (its depth, step
+//! and pattern-size bounds hold whatever either holds; a hang is a
+//! libFuzzer timeout).
 //!
 //! Input layout: `[schema JSON] 0x00 [value JSON]`; an input that is not
 //! two JSON values is skipped.
@@ -21,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
     ) else {
         return;
     };
-    if let Err(mismatch) = claude_proto::json_schema::check(&schema, &value) {
+    if let Err(mismatch) = claude_proto_adapter::json_schema::check(&schema, &value) {
         // The message is always something to show.
         assert!(!mismatch.message.is_empty());
         let _ = mismatch.to_string();

@@ -10,6 +10,9 @@
 //!   stderr callback, a session store, ...), collected in [`Settings`].
 //! - [`StoreSettings`] and resume: a session mirrored to a store, and a
 //!   resumed one loaded from it first ([`prepare`]).
+//! - [`json_schema`]: a tool's arguments checked against its schema
+//!   before it runs, as the Python SDK's in-process MCP server checks
+//!   them, with its messages.
 //! - [`McpEndpoint`]: the seam an in-process MCP server plugs into (the
 //!   rmcp bridge implements it).
 //! - [`prelude`]: the runtime-independent part of every adapter's prelude.
@@ -22,6 +25,7 @@
 mod configure;
 pub mod handlers;
 mod hook_options;
+pub mod json_schema;
 pub mod mcp_endpoint;
 mod resume;
 mod settings;

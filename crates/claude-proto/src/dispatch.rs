@@ -6,10 +6,11 @@
 //! lives here, once, for every adapter.
 
 use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
 
 use serde_json::json;
 
-use crate::json_schema;
 use crate::model::Json;
 pub use crate::model::hooks::HandlerError;
 use crate::model::hooks::{HookEvent, HookFailureMode, HookMatcher};
@@ -210,6 +211,60 @@ pub struct McpToolSpec {
     /// Claude Code reads `anthropic/maxResultSizeChars`, the size up to
     /// which it keeps the tool's result inline).
     pub meta: Option<serde_json::Map<String, Json>>,
+    /// What checks the arguments of a `tools/call` before the tool runs
+    /// (see [`route_mcp`]); `None`: not checked here. The adapters set it
+    /// from [`input_schema`](Self::input_schema)
+    /// (`claude_proto_adapter::json_schema`): a checker that reads regular
+    /// expressions is more than this crate's dependencies allow.
+    pub input_check: Option<InputCheck>,
+}
+
+/// Checks a tool's arguments before the tool runs: `Err` says why they do
+/// not fit, in the words that follow `Input validation error: ` in the
+/// tool error the model is sent.
+///
+/// Two checks are equal when they are the same check (clones of one).
+///
+/// ```
+/// use claude_proto::dispatch::{InputCheck, McpToolSpec};
+/// use serde_json::json;
+/// let positive = InputCheck::new(|args| match args["n"].as_i64() {
+///     Some(n) if n > 0 => Ok(()),
+///     _ => Err(format!("{} is not positive", args["n"])),
+/// });
+/// assert_eq!(positive.check(&json!({"n": 0})), Err("0 is not positive".into()));
+/// let tool = McpToolSpec::new("count", "Counts", json!({"type": "object"}))
+///     .with_input_check(positive);
+/// # assert!(tool.input_check.is_some());
+/// ```
+#[derive(Clone)]
+pub struct InputCheck(Arc<CheckFn>);
+
+/// What an [`InputCheck`] calls.
+type CheckFn = dyn Fn(&Json) -> Result<(), String> + Send + Sync;
+
+impl InputCheck {
+    /// A check that calls `check` with the arguments.
+    pub fn new(check: impl Fn(&Json) -> Result<(), String> + Send + Sync + 'static) -> Self {
+        Self(Arc::new(check))
+    }
+
+    /// Checks `arguments`: `Err` says what does not fit.
+    pub fn check(&self, arguments: &Json) -> Result<(), String> {
+        (self.0)(arguments)
+    }
+}
+
+impl fmt::Debug for InputCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("InputCheck(..)")
+    }
+}
+
+impl PartialEq for InputCheck {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl McpToolSpec {
@@ -225,6 +280,7 @@ impl McpToolSpec {
             input_schema,
             annotations: None,
             meta: None,
+            input_check: None,
         }
     }
 
@@ -237,6 +293,12 @@ impl McpToolSpec {
     /// Sets the `_meta` object listed with the tool.
     pub fn with_meta(mut self, meta: serde_json::Map<String, Json>) -> Self {
         self.meta = Some(meta);
+        self
+    }
+
+    /// Sets what checks the arguments before the tool runs.
+    pub fn with_input_check(mut self, check: InputCheck) -> Self {
+        self.input_check = Some(check);
         self
     }
 
@@ -331,10 +393,12 @@ pub enum McpRoute {
 /// integer beyond 64 bits is read as the nearest `f64`, as JavaScript
 /// reads it too).
 ///
-/// A `tools/call` whose arguments do not fit the tool's input schema is
+/// A `tools/call` whose arguments its tool's [`InputCheck`] refuses is
 /// answered at once with a tool error, `Input validation error: <what>`,
-/// as the Python SDK's server answers it; the handler never runs (see
-/// [`json_schema`] for the keywords checked).
+/// as the Python SDK's server answers arguments that do not fit the
+/// tool's schema; the handler never runs. A tool without a check is
+/// called with any object (the adapters give every tool one, from its
+/// schema: `claude_proto_adapter::json_schema`).
 ///
 /// This server is deliberately small: it has no resources, prompts,
 /// completions, logging or
@@ -455,11 +519,14 @@ fn route_request(
             // As the Python SDK's server: arguments that do not fit the
             // schema the model was shown never reach the handler; the
             // model gets a tool error saying why, and can retry.
-            if let Err(mismatch) = json_schema::check(&server.tools[tool].input_schema, &arguments)
+            if let Some(Err(why)) = server.tools[tool]
+                .input_check
+                .as_ref()
+                .map(|check| check.check(&arguments))
             {
                 return Ok(McpRoute::Respond(tool_call_response(
                     id.clone(),
-                    ToolOutput::error(format!("Input validation error: {mismatch}")),
+                    ToolOutput::error(format!("Input validation error: {why}")),
                 )));
             }
             return Ok(McpRoute::CallTool {
@@ -914,31 +981,41 @@ mod tests {
         );
     }
 
-    /// As the Python SDK's server: arguments that do not fit the schema
-    /// are answered with a tool error at once, never routed to the tool.
+    /// As the Python SDK's server: arguments the tool's check refuses are
+    /// answered with a tool error at once, never routed to the tool; a
+    /// tool without a check takes any object.
     #[test]
-    fn arguments_that_do_not_fit_the_schema_never_reach_the_tool() {
-        let servers = calc();
-        let refused = reply_json(route_mcp(
-            &servers,
-            &mcp(
-                "calc",
-                json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":"one","b":2}}}),
-            ),
-        ));
+    fn arguments_the_check_refuses_never_reach_the_tool() {
+        let numbers = InputCheck::new(|args| match args.get("a") {
+            Some(a) if !a.is_number() => Err(format!("{a} is not a number")),
+            _ => Ok(()),
+        });
+        let mut servers = calc();
+        servers[0].tools[0] = servers[0].tools[0].clone().with_input_check(numbers);
+        let call = |servers: &[McpServerSpec], id: u64, arguments: Json| {
+            route_mcp(
+                servers,
+                &mcp(
+                    "calc",
+                    json!({"jsonrpc":"2.0","id":id,"method":"tools/call",
+                        "params":{"name":"add","arguments":arguments}}),
+                ),
+            )
+        };
+        let refused = reply_json(call(&servers, 3, json!({"a":"one","b":2})));
         assert_eq!(
             refused,
             json!({"mcp_response":{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text",
-                "text":"Input validation error: \"one\" is not of type \"number\" (at /a)"}],"isError":true}}})
+                "text":"Input validation error: \"one\" is not a number"}],"isError":true}}})
         );
-        let fits = route_mcp(
-            &servers,
-            &mcp(
-                "calc",
-                json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2.5}}}),
-            ),
-        );
+        let fits = call(&servers, 4, json!({"a":1,"b":2.5}));
         assert!(matches!(fits, McpRoute::CallTool { .. }), "{fits:?}");
+        servers[0].tools[0].input_check = None;
+        let unchecked = call(&servers, 5, json!({"a":"one"}));
+        assert!(
+            matches!(unchecked, McpRoute::CallTool { .. }),
+            "{unchecked:?}"
+        );
     }
 
     #[test]

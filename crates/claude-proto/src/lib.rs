@@ -123,7 +123,6 @@ mod error;
 mod event;
 mod framing;
 mod id;
-pub mod json_schema;
 mod json_text;
 pub mod model;
 pub mod options;

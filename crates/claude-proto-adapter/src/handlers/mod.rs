@@ -18,6 +18,7 @@ use claude_proto::model::hooks::HookEvent;
 use claude_proto_host::Capabilities;
 
 use crate::hook_options::HookOptions;
+use crate::json_schema::InputSchema;
 use crate::mcp_endpoint::McpEndpoint;
 
 mod async_flavor;
@@ -124,8 +125,14 @@ impl<F: Flavor> std::fmt::Debug for Tool<F> {
 }
 
 impl<F: Flavor> Tool<F> {
+    /// The tool, its arguments checked against its schema before `run`
+    /// sees them (see [`crate::json_schema`]).
     fn from_parts(spec: McpToolSpec, run: Arc<F::Tool>) -> Self {
-        Self { spec, run }
+        let check = InputSchema::new(spec.input_schema.clone()).into_input_check();
+        Self {
+            spec: spec.with_input_check(check),
+            run,
+        }
     }
 
     /// The tool's name (the model sees it as `mcp__<server>__<name>`).
@@ -174,11 +181,13 @@ impl<F: Flavor> Tool<F> {
 /// [`claude_proto::dispatch::route_mcp`] (the handshake, `ping`,
 /// `tools/list`, `tools/call`, and the JSON-RPC errors for everything
 /// else). It offers tools only, with their annotations and `_meta`
-/// ([`Tool::with_annotations`], [`Tool::with_meta`]); it does not check
-/// arguments against the schema beyond a typed tool's deserialization,
-/// declare an `outputSchema`, serve resources or prompts, or cancel a
-/// running tool. For those, write an `rmcp` server and attach it with the
-/// builder's `mcp_endpoint` and `claude_proto_rmcp::RmcpEndpoint`.
+/// ([`Tool::with_annotations`], [`Tool::with_meta`]). A tool's arguments
+/// are checked against its schema before it runs, as the Python SDK's
+/// server checks them and in its words (see [`crate::json_schema`]), then
+/// deserialized for a typed tool. It does not declare an `outputSchema`,
+/// serve resources or prompts, or cancel a running tool. For those, write
+/// an `rmcp` server and attach it with the builder's `mcp_endpoint` and
+/// `claude_proto_rmcp::RmcpEndpoint`.
 pub struct McpServer<F: Flavor> {
     spec: McpServerSpec,
     runs: Vec<Arc<F::Tool>>,
