@@ -1156,7 +1156,7 @@ pub fn typed_tool_round_trip<H: Harness>(cli: PathBuf) {
     // Refused by the schema before the handler runs, as the Python SDK's
     // server refuses it (a type's own deserialization is the second guard).
     assert_eq!(
-        text, "Input validation error: \"two\" is not of type \"integer\" (at /a)",
+        text, "Input validation error: 'two' is not of type 'integer'",
         "{result}"
     );
 }
