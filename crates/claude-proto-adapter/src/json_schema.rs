@@ -32,9 +32,11 @@
 //! `\d`, `\w` and `\s` are Unicode classes there as in Python, but `$`
 //! matches only at the very end (Python's also before a final newline),
 //! and a pattern that crate cannot read (look-around, back-references,
-//! Python's `\Z`) or that compiles to more than [`MAX_PATTERN_SIZE`] is
-//! not checked. Python's `validate` refuses a schema it finds invalid
-//! (an unreadable pattern among others) on every call, with the whole
+//! Python's `\Z`), one naming a Unicode class (`\p{L}`, which Python's
+//! `re` cannot read), or one that compiles to more than
+//! [`MAX_PATTERN_SIZE`] is not checked. Python's `validate` refuses a
+//! schema it finds invalid (an unreadable pattern among others) on every
+//! call, with the whole
 //! `SchemaError` as the tool error; here, what cannot be judged is never
 //! a reason to refuse. Also not checked, so never a reason to refuse:
 //! `format` (`validate` does not check it either), `unevaluatedItems`,
@@ -168,6 +170,20 @@ pub fn check(schema: &Json, value: &Json) -> Result<(), SchemaMismatch> {
     check_with(schema, &compile_patterns(schema), value)
 }
 
+/// `true` if `pattern` names a Unicode class (`\p{..}`, `\P{..}`):
+/// Python's `re` cannot read one, and whether the `regex` crate can
+/// depends on features another crate of the build may turn on, so such a
+/// pattern is never checked, whatever the build.
+fn has_unicode_class(pattern: &str) -> bool {
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' && matches!(chars.next(), Some('p' | 'P')) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Each pattern of a schema, compiled (`None`: not checked).
 type Patterns = HashMap<String, Option<Regex>>;
 
@@ -177,11 +193,15 @@ fn compile_patterns(schema: &Json) -> Patterns {
     let mut patterns = Patterns::new();
     let mut add = |pattern: &str| {
         if !patterns.contains_key(pattern) {
-            let compiled = RegexBuilder::new(pattern)
-                .size_limit(MAX_PATTERN_SIZE)
-                .dfa_size_limit(MAX_PATTERN_SIZE)
-                .build()
-                .ok();
+            let compiled = (!has_unicode_class(pattern))
+                .then(|| {
+                    RegexBuilder::new(pattern)
+                        .size_limit(MAX_PATTERN_SIZE)
+                        .dfa_size_limit(MAX_PATTERN_SIZE)
+                        .build()
+                        .ok()
+                })
+                .flatten();
             patterns.insert(pattern.to_owned(), compiled);
         }
     };
