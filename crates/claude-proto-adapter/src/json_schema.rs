@@ -184,6 +184,38 @@ fn has_unicode_class(pattern: &str) -> bool {
     false
 }
 
+/// A `min*`/`max*` bound that `count` breaks, in Python's words: the
+/// keyword of `words` (`[(min, too few), (max, too many)]`) and what is
+/// said, which for a bound of 1 (at least one) or 0 (none) is Python's
+/// own special wording. `None` if `keyword`'s bound holds.
+fn out_of_bound(
+    keyword: &str,
+    count: f64,
+    bound: f64,
+    words: [(&'static str, &'static str); 2],
+) -> Option<(&'static str, &'static str)> {
+    let [(min, too_few), (max, too_many)] = words;
+    if keyword == min && count < bound {
+        Some((
+            min,
+            if bound == 1.0 {
+                "should be non-empty"
+            } else {
+                too_few
+            },
+        ))
+    } else if keyword == max && count > bound {
+        let said = if bound == 0.0 {
+            "is expected to be empty"
+        } else {
+            too_many
+        };
+        Some((max, said))
+    } else {
+        None
+    }
+}
+
 /// Each pattern of a schema, compiled (`None`: not checked).
 type Patterns = HashMap<String, Option<Regex>>;
 
@@ -781,20 +813,9 @@ impl<'a> Checker<'a> {
             "minLength" | "maxLength" => {
                 if let (Some(text), Some(bound)) = (inst.as_str(), number()) {
                     let length = text.chars().count() as f64;
-                    if keyword == "minLength" && length < bound {
-                        let said = if bound == 1.0 {
-                            "should be non-empty"
-                        } else {
-                            "is too short"
-                        };
-                        fault(sink, at, "minLength", What::Said(said));
-                    } else if keyword == "maxLength" && length > bound {
-                        let said = if bound == 0.0 {
-                            "is expected to be empty"
-                        } else {
-                            "is too long"
-                        };
-                        fault(sink, at, "maxLength", What::Said(said));
+                    let words = [("minLength", "is too short"), ("maxLength", "is too long")];
+                    if let Some((keyword, said)) = out_of_bound(keyword, length, bound, words) {
+                        fault(sink, at, keyword, What::Said(said));
                     }
                 }
             }
@@ -846,20 +867,12 @@ impl<'a> Checker<'a> {
             "minProperties" | "maxProperties" => {
                 if let (Some(present), Some(bound)) = (inst.as_object(), number()) {
                     let count = present.len() as f64;
-                    if keyword == "minProperties" && count < bound {
-                        let said = if bound == 1.0 {
-                            "should be non-empty"
-                        } else {
-                            "does not have enough properties"
-                        };
-                        fault(sink, at, "minProperties", What::Said(said));
-                    } else if keyword == "maxProperties" && count > bound {
-                        let said = if bound == 0.0 {
-                            "is expected to be empty"
-                        } else {
-                            "has too many properties"
-                        };
-                        fault(sink, at, "maxProperties", What::Said(said));
+                    let words = [
+                        ("minProperties", "does not have enough properties"),
+                        ("maxProperties", "has too many properties"),
+                    ];
+                    if let Some((keyword, said)) = out_of_bound(keyword, count, bound, words) {
+                        fault(sink, at, keyword, What::Said(said));
                     }
                 }
             }
@@ -970,20 +983,9 @@ impl<'a> Checker<'a> {
             "minItems" | "maxItems" => {
                 if let (Some(items), Some(bound)) = (inst.as_array(), number()) {
                     let count = items.len() as f64;
-                    if keyword == "minItems" && count < bound {
-                        let said = if bound == 1.0 {
-                            "should be non-empty"
-                        } else {
-                            "is too short"
-                        };
-                        fault(sink, at, "minItems", What::Said(said));
-                    } else if keyword == "maxItems" && count > bound {
-                        let said = if bound == 0.0 {
-                            "is expected to be empty"
-                        } else {
-                            "is too long"
-                        };
-                        fault(sink, at, "maxItems", What::Said(said));
+                    let words = [("minItems", "is too short"), ("maxItems", "is too long")];
+                    if let Some((keyword, said)) = out_of_bound(keyword, count, bound, words) {
+                        fault(sink, at, keyword, What::Said(said));
                     }
                 }
             }
