@@ -27,6 +27,12 @@ pub fn items_options(cli: &Path) -> Options {
     )
 }
 
+/// Options for the kit's CLI as it behaves by default: each prompt
+/// echoed in one turn; [`HELD_PROMPT`] holds a turn until interrupted.
+pub fn plain_options(cli: &Path) -> Options {
+    serve_options(Options::default(), cli, &Behaviour::default())
+}
+
 /// Options for a CLI whose every turn starts with 5,000 lines written
 /// as fast as the pipe takes them: a reader that never has to wait.
 pub fn flood_options(cli: &Path) -> Options {

@@ -892,12 +892,8 @@ fn a_turn_reads_as_typed_items_with_its_own_cost() {
 
 #[test]
 fn a_turn_past_its_deadline_is_interrupted_and_the_session_goes_on() {
-    use claude_proto_tests::items::{HELD_PROMPT, check_deadline_passed};
-    let options = claude_proto_testkit::child::serve_options(
-        claude_proto::options::Options::default(),
-        std::path::Path::new(CLI),
-        &Behaviour::default(),
-    );
+    use claude_proto_tests::items::{HELD_PROMPT, check_deadline_passed, plain_options};
+    let options = plain_options(std::path::Path::new(CLI));
     let mut claude = Claude::builder(options).spawn().unwrap();
     let turn = claude.query(HELD_PROMPT).unwrap();
     check_deadline_passed(turn.finish_within(Duration::from_millis(100)));
@@ -918,12 +914,8 @@ fn lines_written_after_a_deadlines_interrupt_are_not_kept() {
 
 #[test]
 fn a_turn_streamed_item_by_item_is_interrupted_at_its_deadline() {
-    use claude_proto_tests::items::{HELD_PROMPT, check_streamed_past_deadline};
-    let options = claude_proto_testkit::child::serve_options(
-        claude_proto::options::Options::default(),
-        std::path::Path::new(CLI),
-        &Behaviour::default(),
-    );
+    use claude_proto_tests::items::{HELD_PROMPT, check_streamed_past_deadline, plain_options};
+    let options = plain_options(std::path::Path::new(CLI));
     let mut claude = Claude::builder(options).spawn().unwrap();
     let mut turn = claude
         .query(HELD_PROMPT)

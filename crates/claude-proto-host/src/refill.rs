@@ -167,23 +167,41 @@ mod tests {
         assert_eq!(refill.parked() + refill.starting(), 3);
     }
 
-    #[test]
-    fn failures_back_off_doubling_to_a_ceiling_and_a_hand_out_resets_it() {
+    /// Twelve failures in a row, each `fail` (after a granted start) at
+    /// the end of the last back-off: the back-offs, and the time after
+    /// the last. Checks that nothing starts while backing off.
+    fn back_offs(
+        refill: &mut Refill,
+        fail: impl Fn(&mut Refill, Instant),
+    ) -> (Vec<Duration>, Instant) {
         let mut now = Instant::now();
-        let mut refill = Refill::new(1);
         let mut waits = Vec::new();
         for _ in 0..12 {
             assert!(refill.poll_start(now));
-            refill.handle_started(false, now);
+            fail(refill, now);
             assert!(!refill.poll_start(now), "no start while backing off");
             let at = refill.poll_timeout().unwrap();
             waits.push(at - now);
             now = at;
         }
+        (waits, now)
+    }
+
+    /// Doubling from the first back-off up to the ceiling.
+    fn assert_doubling(waits: &[Duration]) {
         assert_eq!(waits[0], FIRST_BACKOFF);
         assert_eq!(waits[1], FIRST_BACKOFF * 2);
         assert_eq!(waits[2], FIRST_BACKOFF * 4);
         assert_eq!(*waits.last().unwrap(), MAX_BACKOFF);
+    }
+
+    #[test]
+    fn failures_back_off_doubling_to_a_ceiling_and_a_hand_out_resets_it() {
+        let mut refill = Refill::new(1);
+        let (waits, now) = back_offs(&mut refill, |refill, now| {
+            refill.handle_started(false, now);
+        });
+        assert_doubling(&waits);
         assert!(refill.poll_start(now));
         refill.handle_started(true, now);
         refill.handle_taken();
@@ -196,22 +214,12 @@ mod tests {
     /// every 100 ms without end, each start resetting the back-off.
     #[test]
     fn spares_that_start_then_die_parked_back_off_doubling_to_the_ceiling() {
-        let mut now = Instant::now();
         let mut refill = Refill::new(1);
-        let mut waits = Vec::new();
-        for _ in 0..12 {
-            assert!(refill.poll_start(now));
+        let (waits, _) = back_offs(&mut refill, |refill, now| {
             refill.handle_started(true, now);
             refill.handle_lost(now, now);
-            assert!(!refill.poll_start(now), "no start while backing off");
-            let at = refill.poll_timeout().unwrap();
-            waits.push(at - now);
-            now = at;
-        }
-        assert_eq!(waits[0], FIRST_BACKOFF);
-        assert_eq!(waits[1], FIRST_BACKOFF * 2);
-        assert_eq!(waits[2], FIRST_BACKOFF * 4);
-        assert_eq!(*waits.last().unwrap(), MAX_BACKOFF);
+        });
+        assert_doubling(&waits);
     }
 
     #[test]
