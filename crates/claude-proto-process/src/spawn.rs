@@ -46,9 +46,11 @@ pub fn spawn(options: &Options) -> Result<Spawned, SpawnError> {
         own_process_group,
         ..
     } = build_command(options)?;
-    let mut child = command.spawn().map_err(|source| SpawnError::Spawn {
-        program: program.clone(),
-        source,
+    let mut child = retry_while_busy(|| command.spawn(), std::thread::sleep).map_err(|source| {
+        SpawnError::Spawn {
+            program: program.clone(),
+            source,
+        }
     })?;
     log::debug(format_args!(
         "spawned {} as pid {}",
@@ -74,6 +76,42 @@ pub fn spawn(options: &Options) -> Result<Spawned, SpawnError> {
             _private_files: private_files,
         },
     })
+}
+
+/// How often a start refused with "text file busy" is tried again, and the
+/// first pause between tries (doubling: about 0.5 s in all).
+const BUSY_TRIES: u32 = 9;
+const BUSY_FIRST_PAUSE: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// Runs `start` again while it fails with `ExecutableFileBusy` (ETXTBSY),
+/// at most [`BUSY_TRIES`] times, pausing with `pause` between tries.
+///
+/// Why: a launcher script written just before it is started (a wrapper
+/// around the CLI, a test's stand-in) is refused while any process holds
+/// it open for writing, and in a program with threads one that forks at
+/// the moment the script is written holds that write descriptor until it
+/// executes its own program. The refusal lasts that short window, so a
+/// few short pauses outlast it; a file that stays open for writing still
+/// fails, after about half a second.
+fn retry_while_busy<T>(
+    mut start: impl FnMut() -> io::Result<T>,
+    mut pause: impl FnMut(std::time::Duration),
+) -> io::Result<T> {
+    let mut wait = BUSY_FIRST_PAUSE;
+    let mut tries = 1;
+    loop {
+        match start() {
+            Err(error)
+                if error.kind() == io::ErrorKind::ExecutableFileBusy && tries < BUSY_TRIES =>
+            {
+                log::debug(format_args!("the CLI's executable is busy; trying again"));
+                pause(wait);
+                wait *= 2;
+                tries += 1;
+            }
+            outcome => return outcome,
+        }
+    }
 }
 
 /// The CLI process: signal it, and learn of its exit.
@@ -189,4 +227,65 @@ impl Drop for ProcessHandle {
 fn kill_and_reap(mut child: std::process::Child) {
     let _ = child.kill();
     let _ = child.wait();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn busy() -> io::Error {
+        io::Error::from(io::ErrorKind::ExecutableFileBusy)
+    }
+
+    #[test]
+    fn a_start_refused_as_busy_is_tried_again_until_it_succeeds() {
+        let mut refusals = 3;
+        let mut pauses = Vec::new();
+        let outcome = retry_while_busy(
+            || {
+                if refusals == 0 {
+                    return Ok("started");
+                }
+                refusals -= 1;
+                Err(busy())
+            },
+            |wait| pauses.push(wait),
+        );
+        assert_eq!(outcome.unwrap(), "started");
+        let millis: Vec<u128> = pauses.iter().map(|p| p.as_millis()).collect();
+        assert_eq!(millis, [1, 2, 4]);
+    }
+
+    #[test]
+    fn a_file_that_stays_busy_fails_after_a_bounded_number_of_tries() {
+        let mut tries = 0;
+        let mut paused = std::time::Duration::ZERO;
+        let outcome: io::Result<()> = retry_while_busy(
+            || {
+                tries += 1;
+                Err(busy())
+            },
+            |wait| paused += wait,
+        );
+        assert_eq!(
+            outcome.unwrap_err().kind(),
+            io::ErrorKind::ExecutableFileBusy
+        );
+        assert_eq!(tries, BUSY_TRIES);
+        assert!(paused < std::time::Duration::from_secs(1), "{paused:?}");
+    }
+
+    #[test]
+    fn other_failures_are_not_tried_again() {
+        let mut tries = 0;
+        let outcome: io::Result<()> = retry_while_busy(
+            || {
+                tries += 1;
+                Err(io::Error::from(io::ErrorKind::NotFound))
+            },
+            |_| panic!("no pause for a missing file"),
+        );
+        assert_eq!(outcome.unwrap_err().kind(), io::ErrorKind::NotFound);
+        assert_eq!(tries, 1);
+    }
 }
