@@ -20,6 +20,8 @@
 //! The adapters (`claude-proto-tokio`, `claude-proto-async-std`,
 //! `claude-proto-blocking`) re-export what their users need; depend on
 //! this crate only to write an adapter or an endpoint of your own.
+// docs.rs: each feature-gated item is labelled with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 mod configure;

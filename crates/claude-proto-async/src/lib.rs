@@ -44,6 +44,8 @@
 //!   then SIGKILL; dropping the handle does the same in the background,
 //!   and if the runtime drops the driver first the child is killed and
 //!   reaped.
+// docs.rs: each feature-gated item is labelled with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 mod builder;

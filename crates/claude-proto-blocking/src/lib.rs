@@ -100,6 +100,8 @@
 //!   returns keeps its thread (see there).
 //! - **Errors say what happened**: where the CLI was looked for, its exit
 //!   status and stderr, which control request timed out and why.
+// docs.rs: each feature-gated item is labelled with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 mod builder;

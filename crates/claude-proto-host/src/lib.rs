@@ -31,6 +31,8 @@
 //!
 //! The session is over at [`Output::Ended`]; deliver the events still
 //! queued, then drop everything.
+// docs.rs: each feature-gated item is labelled with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 mod buffer;

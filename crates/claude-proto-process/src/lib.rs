@@ -11,6 +11,8 @@
 //! contained ([`StderrLines`]). The decisions (when to read, write, signal,
 //! what to answer) are the sans-IO host's, in `claude_proto_host`; what
 //! every adapter shares above the OS is in `claude_proto_adapter`.
+// docs.rs: each feature-gated item is labelled with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 mod child;

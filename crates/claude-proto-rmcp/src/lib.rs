@@ -16,6 +16,9 @@
 //! Tools therefore run on that runtime: tokio timers work inside them,
 //! the caller's executor does not.
 
+// docs.rs: each feature-gated item is labelled with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod catch_panic;
 mod endpoint;
 mod inbound;

@@ -27,6 +27,8 @@
 //! A backend of your own implements [`SessionStore`] and checks itself
 //! with [`conformance::run`] or [`conformance::run_with`], the contracts of
 //! the Python SDK's conformance suite.
+// docs.rs: each feature-gated item is labelled with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 mod block_on;

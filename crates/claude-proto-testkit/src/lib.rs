@@ -102,6 +102,8 @@
 //!   [`child`]);
 //! - with no IO at all: [`ScriptedCli`] is a sans-IO state machine, fed
 //!   bytes and instants.
+// docs.rs: each feature-gated item is labelled with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 // A `Failure` ends a run and is made once per run; boxing it would only
 // make matching on it clumsier for tests.

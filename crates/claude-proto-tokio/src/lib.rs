@@ -66,6 +66,8 @@
 //! - **Errors say what happened**: where the CLI was looked for, its exit
 //!   status and stderr, which control request timed out and which budget
 //!   held it up.
+// docs.rs: each feature-gated item is labelled with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 mod runtime;

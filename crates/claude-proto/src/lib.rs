@@ -112,6 +112,8 @@
 //! [`options::Options`] turns settings into the CLI's arguments and
 //! environment as plain data (no shell; values can never be read as flags),
 //! and [`discovery::locate`] finds the executable through injected lookups.
+// docs.rs: each feature-gated item is labelled with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![recursion_limit = "256"] // wire_struct! recurses once per field attribute; ResultMessage has ~150
 
