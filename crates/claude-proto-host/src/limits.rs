@@ -84,8 +84,10 @@ impl Default for Limits {
 /// makes `Instant + Duration` overflow on any platform.
 pub const MAX_DURATION: Duration = Duration::from_secs(30 * 365 * 24 * 3600);
 
-/// The largest byte budget accepted: 1 TiB, so sums never overflow.
-pub const MAX_BYTES: usize = 1 << 40;
+/// The largest byte budget accepted: 1 TiB where `usize` has 64 bits,
+/// 1 GiB where it has 32 (wasm32), so sums of a few budgets never
+/// overflow.
+pub const MAX_BYTES: usize = if usize::BITS >= 64 { 1 << 40 } else { 1 << 30 };
 
 impl Limits {
     /// Refuses zero or huge capacities and durations too large to add to an
