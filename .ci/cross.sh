@@ -9,6 +9,11 @@
 # `cfg(target_os = "linux")`, an import or a `mut` only one platform uses,
 # a loop that loops only on Unix.
 #
+# Then the sans-IO crates, the core and the host machine, built for
+# wasm32-unknown-unknown: a target with no processes, threads, file system
+# or clock, and a 32-bit `usize`. They promise to run anywhere; this is
+# what checks it (it found a byte limit that overflowed a 32-bit usize).
+#
 # Clippy 1.85 knows lints today's clippy (in .ci/run) has moved or
 # dropped, and the other way round: the code satisfies both. Running is
 # .ci/wine.sh's.
@@ -30,3 +35,6 @@ for target in x86_64-pc-windows-msvc x86_64-apple-darwin aarch64-apple-darwin; d
   /usr/bin/cargo clippy --locked -Zbuild-std=std,panic_abort --target "$target" \
     "${packages[@]}" --all-features -- -D warnings
 done
+echo "== wasm32-unknown-unknown: claude-proto and claude-proto-host" >&2
+/usr/bin/cargo build --locked -Zbuild-std=std,panic_abort --target wasm32-unknown-unknown \
+  -p claude-proto -p claude-proto-host --lib
