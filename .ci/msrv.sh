@@ -4,6 +4,12 @@
 # tests with Debian bookworm's packaged Rust 1.85 (rustc-web, pinned), which
 # installs beside the rustup toolchain as /usr/bin/cargo and /usr/bin/rustc.
 #
+# By hand: CI builds the packaged crates with 1.85 instead, outside the
+# workspace (.ci/release-check.sh), and runs the core's, the host's, the
+# process crate's, the test kit's and the sessions crate's tests with 1.85
+# for Windows (.ci/wine.sh). This runs every library crate's tests with
+# 1.85 on Linux, after a change that might depend on a newer std.
+#
 # Left out: claude-proto-rmcp (rmcp needs Rust 1.88, its own declared
 # minimum, which no package of this distribution offers), and the tests,
 # examples and bench packages, which depend on it.

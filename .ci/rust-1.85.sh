@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sourced by .ci/msrv.sh, .ci/cross.sh and .ci/wine.sh: Debian bookworm's
+# Sourced by .ci/release-check.sh, .ci/msrv.sh, .ci/cross.sh and .ci/wine.sh: Debian bookworm's
 # packaged Rust 1.85 (rustc-web, pinned), which installs beside the rustup
 # toolchain as /usr/bin/cargo and /usr/bin/rustc, and the library crates
 # they check. `need_std_sources` adds the standard library's sources
