@@ -6,14 +6,19 @@
 //! ```
 //!
 //! Streams the answer as it is written, shows tool calls and their results,
-//! asks you y/n before any tool runs, and prints cost and usage per turn.
+//! asks you y/n when the CLI asks for permission, and prints cost and usage
+//! per turn. The CLI asks only for a tool its permission mode and rules do
+//! not already allow: a read-only command such as `ls` runs without a
+//! question. A lone `y` or `n` typed when no question is pending is not
+//! sent to the model (you are told so; type it again to send it).
 //! Commands: `/model NAME`, `/mode MODE` (default, acceptEdits, plan,
 //! bypassPermissions), `/quit`. Ctrl-C interrupts the running turn (and
 //! quits at the prompt).
 //!
 //! Offline, the CLI talks to a stand-in for the Messages API on 127.0.0.1
-//! (from this repository's test package) with an empty temporary HOME: ask
-//! it to "list the files" to see a tool call, to "write a note" to get a
+//! (from this repository's test package) with an empty temporary HOME and
+//! working directory, both removed at the end: ask it to "list the files"
+//! to see a tool call the CLI allows by itself, to "write a note" to get a
 //! permission prompt, or to "ask me" something to get a question (the
 //! model's `AskUserQuestion` tool, answered from the permission callback).
 
@@ -24,13 +29,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use claude_proto::model::tools::AskUserQuestionInput;
-use claude_proto_examples::{
-    Reply, base_options, last_prompt, last_tool_result, last_user_message, offline_options,
-    start_error, want_offline,
-};
-use claude_proto_testkit::model_api::ApiRequest;
+use claude_proto_examples::chat::{Input, is_yes, read_input};
+use claude_proto_examples::{base_options, offline_options, start_error, want_offline};
 use claude_proto_tokio::prelude::*;
-use serde_json::json;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::{Mutex, mpsc};
 
@@ -95,9 +96,10 @@ async fn run() -> Result<(), String> {
     // Kept alive for the whole session.
     let mut _offline = None;
     if offline {
-        let (offline_options, guard) = offline_options("chat", options, offline_model)?;
+        let (offline_options, guard) =
+            offline_options("chat", options, claude_proto_examples::chat::model)?;
         println!(
-            "   Answers are canned; tools and permissions are real. Try \"list the files\" or \"write a note\" (asks permission)."
+            "   Answers are canned; tools and permissions are real. Try \"list the files\" (runs without asking) or \"write a note\" (asks permission)."
         );
         options = offline_options;
         _offline = Some(guard);
@@ -133,6 +135,8 @@ async fn run() -> Result<(), String> {
         init.models.len()
     );
 
+    // A lone y/n typed with no question pending, held back once.
+    let mut held: Option<String> = None;
     loop {
         print!("> ");
         let _ = std::io::stdout().flush();
@@ -141,12 +145,21 @@ async fn run() -> Result<(), String> {
             _ = tokio::signal::ctrl_c() => None,
         };
         let Some(line) = line else { break };
-        let line = line.trim();
-        match line.split_once(' ').unwrap_or((line, "")) {
-            ("", _) => continue,
-            ("/quit" | "/exit", _) => break,
-            ("/model", name) => {
-                let name = name.trim();
+        let input = read_input(&line, held.as_deref());
+        held = None;
+        match input {
+            Input::Nothing => continue,
+            Input::Quit => break,
+            Input::StrayAnswer(answer) => {
+                println!(
+                    "No permission question is pending, so {answer:?} was not sent to the model: \
+                     the CLI asks only for tools its permission mode and rules do not already \
+                     allow (a read-only command such as `ls` runs without asking). Type it again \
+                     to send it anyway."
+                );
+                held = Some(answer.to_owned());
+            }
+            Input::Model(name) => {
                 let switched = if name.is_empty() {
                     claude.reset_model().await
                 } else {
@@ -158,17 +171,13 @@ async fn run() -> Result<(), String> {
                     Err(e) => println!("could not switch model: {e}"),
                 }
             }
-            ("/mode", mode) => match claude
-                .set_permission_mode(PermissionMode::from(mode.trim()))
-                .await
+            Input::Mode(mode) => match claude.set_permission_mode(PermissionMode::from(mode)).await
             {
-                Ok(()) => println!("permission mode: {}", mode.trim()),
+                Ok(()) => println!("permission mode: {mode}"),
                 Err(e) => println!("could not switch mode: {e}"),
             },
-            (command, _) if command.starts_with('/') => {
-                println!("commands: /model NAME, /mode MODE, /quit");
-            }
-            _ => run_turn(&mut claude, line).await?,
+            Input::UnknownCommand => println!("commands: /model NAME, /mode MODE, /quit"),
+            Input::Prompt(prompt) => run_turn(&mut claude, prompt).await?,
         }
     }
 
@@ -261,14 +270,13 @@ async fn ask_permission(ask: CanUseTool, lines: Lines) -> Result<PermissionResul
     print!("allow? [y/N] ");
     let _ = std::io::stdout().flush();
     let answer = lines.lock().await.recv().await.unwrap_or_default();
-    Ok(if matches!(answer.trim(), "y" | "Y" | "yes") {
+    Ok(if is_yes(&answer) {
         PermissionResult::allow()
     } else {
         PermissionResult::deny("The user declined this tool call.")
     })
 }
 
-/// The offline stand-in's script: lists files when asked, else chats.
 /// Shows each question with its options and reads a number or free text.
 async fn answer_questions(ask: AskUserQuestionInput, lines: &Lines) -> PermissionResult {
     let mut answers = Vec::new();
@@ -289,47 +297,4 @@ async fn answer_questions(ask: AskUserQuestionInput, lines: &Lines) -> Permissio
         answers.push((question.question.clone(), answer));
     }
     ask.answer(answers)
-}
-
-fn offline_model(request: &ApiRequest) -> Reply {
-    if last_user_message(request).is_none() {
-        return Reply::text("(offline stand-in) I received no user message.");
-    }
-    if last_tool_result(request).is_some() {
-        return Reply::text("Done: that is what the tool returned. (offline stand-in)")
-            .slowly(6, Duration::from_millis(40));
-    }
-    let prompt = last_prompt(request);
-    let lower = prompt.to_lowercase();
-    if lower.contains("ask me") {
-        Reply::tool_use(
-            "AskUserQuestion",
-            json!({"questions": [{"question": "Which color do you like best?", "header": "Color",
-                   "multiSelect": false, "options": [
-                       {"label": "Red", "description": "Warm"},
-                       {"label": "Blue", "description": "Cool"}]}]}),
-        )
-        .with_text("Let me ask you something.")
-    } else if lower.contains("note") {
-        Reply::tool_use(
-            "Bash",
-            json!({"command": "echo 'hello from the offline stand-in' > offline-note.txt",
-                   "description": "Write a note"}),
-        )
-        .with_text("I will write a note into offline-note.txt.")
-    } else if lower.contains("file") || lower.contains(" ls") || lower.starts_with("ls") {
-        Reply::tool_use(
-            "Bash",
-            json!({"command": "ls -la", "description": "List the files"}),
-        )
-        .with_text("Let me look at the files here.")
-    } else {
-        Reply::text(format!(
-            "This is the offline stand-in for the model, so I can only echo: \"{}\". \
-             Ask me to list the files (a tool call), to write a note (a permission prompt), \
-             or to ask me something (a question for you).",
-            prompt.trim()
-        ))
-        .slowly(12, Duration::from_millis(40))
-    }
 }

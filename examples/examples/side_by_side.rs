@@ -20,11 +20,13 @@
 //! the page quotes both exactly, with the right line counts. The CLI comes
 //! from `CLAUDE_BIN` (else the usual search) and talks to the model at
 //! `ANTHROPIC_BASE_URL` if set. Offline, the stand-in plays the same model
-//! as the test's, in the current directory: press Ctrl-C during the story.
+//! as the test's, in a temporary working directory removed at the end:
+//! press Ctrl-C during the story.
 
+use std::path::Path;
 use std::process::ExitCode;
 
-use claude_proto_examples::{Reply, base_options, offline_options, query_error, want_offline};
+use claude_proto_examples::{base_options, offline_options_with, query_error, want_offline};
 use claude_proto_testkit::model_api::ApiRequest;
 
 // side-by-side: begin
@@ -138,7 +140,13 @@ async fn main() -> ExitCode {
     let mut options = base_options(None);
     let mut _offline = None;
     if want_offline(forced) {
-        match offline_options("side-by-side", options, offline_model) {
+        // The notes go to the temporary working directory, by absolute
+        // path as `Write` wants them.
+        let model = |work: &Path| {
+            let work = work.to_owned();
+            move |request: &ApiRequest| claude_proto_examples::side_by_side_model(&work, request)
+        };
+        match offline_options_with("side-by-side", options, model) {
             Ok((offline, guard)) => {
                 options = offline;
                 _offline = Some(guard);
@@ -159,11 +167,4 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// The offline stand-in: the test's model (`tests/tests/side_by_side.rs`),
-/// writing its notes in the current directory.
-fn offline_model(request: &ApiRequest) -> Reply {
-    let here = std::env::current_dir().unwrap_or_default();
-    claude_proto_examples::side_by_side_model(&here, request)
 }

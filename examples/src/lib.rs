@@ -1,14 +1,16 @@
 //! Shared bits of the examples: finding a CLI, deciding between online and
 //! offline, and the offline setup (the real CLI against a loopback stand-in
-//! for the model, with an empty temporary HOME).
+//! for the model, with an empty temporary HOME and working directory).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use claude_proto_testkit::model_api::{ApiRequest, ModelApi};
 use claude_proto_tokio::Options;
 use serde_json::Value;
 
 pub use claude_proto_testkit::model_api::Reply;
+
+pub mod chat;
 
 /// The CLI installed in this repository by `npm ci --prefix tests/peer`, if
 /// it is there. The examples fall back to it so a fresh clone works
@@ -53,12 +55,48 @@ pub fn base_options(explicit: Option<PathBuf>) -> Options {
     }
 }
 
+/// A temporary directory, removed with everything in it when dropped.
+#[derive(Debug)]
+pub struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    /// Creates `claude-proto-NAME-PID` in the system's temporary directory.
+    pub fn new(name: &str) -> Result<Self, String> {
+        let dir = std::env::temp_dir().join(format!("claude-proto-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        Ok(Self(dir))
+    }
+
+    /// Where it is.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// A directory `name` in it, created.
+    pub fn subdir(&self, name: &str) -> Result<PathBuf, String> {
+        let dir = self.0.join(name);
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        Ok(dir)
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// Keeps the offline setup alive: the model stand-in and the temporary
-/// directory holding HOME. Dropping it stops the one and removes the other.
+/// directory holding HOME and the working directory. Dropping it stops the
+/// one and removes the other.
 #[derive(Debug)]
 pub struct OfflineGuard {
+    // Stopped before the directory goes.
     server: ModelApi,
-    root: PathBuf,
+    work: PathBuf,
+    root: ScratchDir,
 }
 
 impl OfflineGuard {
@@ -66,39 +104,68 @@ impl OfflineGuard {
     pub fn base_url(&self) -> String {
         self.server.url()
     }
-}
 
-impl Drop for OfflineGuard {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
+    /// The temporary working directory: the CLI's, unless the options
+    /// given to [`offline_options`] named one.
+    pub fn work_dir(&self) -> &Path {
+        &self.work
+    }
+
+    /// The temporary directory holding HOME and the working directory,
+    /// removed with the guard.
+    pub fn root(&self) -> &Path {
+        self.root.path()
     }
 }
 
 /// Sets `options` up to run the real CLI against a loopback stand-in for
 /// the Messages API that answers with `script`, with an empty temporary
-/// HOME, and prints a one-line banner saying so. `name` names the temporary
+/// HOME and, unless `options` names one, an empty temporary working
+/// directory (so that what the session writes stays out of your checkout),
+/// and prints a one-line banner saying so. `name` names the temporary
 /// directory. Keep the guard alive for the whole session.
 pub fn offline_options(
     name: &str,
     options: Options,
     script: impl Fn(&ApiRequest) -> Reply + Send + Sync + 'static,
 ) -> Result<(Options, OfflineGuard), String> {
-    let root = std::env::temp_dir().join(format!("claude-proto-{name}-{}", std::process::id()));
-    let home = root.join("home");
-    std::fs::create_dir_all(&home).map_err(|e| format!("cannot create {}: {e}", home.display()))?;
-    let server = ModelApi::start_with_limit(script, 100_000)
+    offline_options_with(name, options, |_| script)
+}
+
+/// [`offline_options`] with a script made for the temporary working
+/// directory (a stand-in that names files by their absolute path).
+pub fn offline_options_with<S>(
+    name: &str,
+    options: Options,
+    script: impl FnOnce(&Path) -> S,
+) -> Result<(Options, OfflineGuard), String>
+where
+    S: Fn(&ApiRequest) -> Reply + Send + Sync + 'static,
+{
+    let root = ScratchDir::new(name)?;
+    let home = root.subdir("home")?;
+    let work = root.subdir("work")?;
+    let server = ModelApi::start_with_limit(script(&work), 100_000)
         .map_err(|e| format!("cannot start the offline model: {e}"))?;
     println!(
-        "── offline (no credentials or --offline): the real CLI, a canned model on 127.0.0.1:{}, temporary HOME",
-        server.port()
+        "── offline (no credentials or --offline): the real CLI, a canned model on 127.0.0.1:{}, temporary HOME{}",
+        server.port(),
+        if options.cwd.is_none() {
+            " and working directory"
+        } else {
+            ""
+        }
     );
-    let options = options
+    let mut options = options
         .env("ANTHROPIC_BASE_URL", server.url())
         .env("ANTHROPIC_API_KEY", "offline-stand-in")
         .env("HOME", &home)
         .env("DISABLE_TELEMETRY", "1")
         .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
-    Ok((options, OfflineGuard { server, root }))
+    if options.cwd.is_none() {
+        options = options.cwd(&work);
+    }
+    Ok((options, OfflineGuard { server, work, root }))
 }
 
 /// For stand-in scripts: the last user message of the request (the CLI
