@@ -12,22 +12,20 @@
 //! other command gets `PreToolUseOutput::default()`, "no opinion", and the
 //! usual permission rules decide. Two prompts show both outcomes: one asks
 //! for `rm -rf build`, one for `ls`. For each turn it prints the tool call
-//! and the tool result the model saw (from the `user` tool_result message).
+//! and the tool result the model saw, as the turn streams them.
 //!
 //! The CLI runs in a throwaway directory holding a `build/` directory, so
 //! you can see it survive. Offline, the stand-in asks for exactly those two
 //! commands and the example checks the outcome.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use claude_proto::model::hooks::{PreToolUse, PreToolUseInput, PreToolUseOutput};
-use claude_proto::model::stdout::StdoutMessage;
 use claude_proto_examples::{
-    Reply, base_options, last_prompt, last_tool_result, offline_options, start_error, want_offline,
+    Reply, ScratchDir, base_options, last_prompt, last_tool_result, offline_options, start_error,
+    want_offline,
 };
 use claude_proto_testkit::model_api::ApiRequest;
-use claude_proto_tokio::{Claude, HookOptions, Turn};
+use claude_proto_tokio::prelude::*;
 use serde_json::json;
 
 /// Commands this demo refuses. A substring list is a demonstration, NOT a
@@ -97,12 +95,12 @@ async fn run() -> Result<(), String> {
     let offline = want_offline(forced);
 
     // A throwaway working directory with something to delete.
-    let work = WorkDir::new()?;
-    std::fs::create_dir_all(work.0.join("build"))
-        .and_then(|()| std::fs::write(work.0.join("build/output.bin"), b"precious"))
-        .map_err(|e| format!("cannot set up {}: {e}", work.0.display()))?;
+    let work = ScratchDir::new("hook-guard-work")?;
+    let precious = work.subdir("build")?.join("output.bin");
+    std::fs::write(&precious, b"precious")
+        .map_err(|e| format!("cannot write {}: {e}", precious.display()))?;
 
-    let mut options = base_options(None).cwd(&work.0);
+    let mut options = base_options(None).cwd(work.path());
     let mut _offline = None;
     if offline {
         let (offline, guard) = offline_options("hook-guard", options, offline_model)?;
@@ -122,7 +120,7 @@ async fn run() -> Result<(), String> {
         eprintln!("closing failed: {e}");
     }
 
-    let survived = work.0.join("build/output.bin").is_file();
+    let survived = precious.is_file();
     println!(
         "\nbuild/ {}",
         if survived {
@@ -133,48 +131,40 @@ async fn run() -> Result<(), String> {
     );
     if offline {
         // The stand-in's script is fixed, so the outcome is too.
-        let (error, text) = blocked.first().ok_or("no tool result in turn 1")?;
-        assert!(*error && text.contains("blocked by hook_guard"), "{text}");
-        let (error, text) = allowed.first().ok_or("no tool result in turn 2")?;
-        assert!(!*error && text.contains("build"), "{text}");
-        assert!(survived, "build/ was deleted");
+        let was_blocked = blocked
+            .first()
+            .is_some_and(|r| r.is_error() && r.text().contains("blocked by hook_guard"));
+        let ran = allowed
+            .first()
+            .is_some_and(|r| !r.is_error() && r.text().contains("build"));
+        if !(was_blocked && ran && survived) {
+            return Err(format!(
+                "offline checks failed: rm -rf blocked {was_blocked}, ls ran {ran}, build/ kept {survived}"
+            ));
+        }
         println!("offline checks passed: rm -rf was blocked, ls ran");
     }
     Ok(())
 }
 
-/// Runs one turn, printing tool calls and the results the model saw;
-/// returns those results as `(is_error, text)`.
-async fn turn(claude: &mut Claude, prompt: &str) -> Result<Vec<(bool, String)>, String> {
+/// Runs one turn, printing each tool call and the result the model saw as
+/// they stream; returns those results.
+async fn turn(claude: &mut Claude, prompt: &str) -> Result<Vec<ToolResultBlock>, String> {
     println!("\n> {prompt}");
-    let turn: Turn = claude.ask(prompt).await.map_err(|e| e.to_string())?;
+    let mut turn = claude.query(prompt).await.map_err(|e| e.to_string())?;
     let mut results = Vec::new();
-    for message in &turn.messages {
-        match message {
-            StdoutMessage::Assistant(assistant) => {
-                for tool in assistant.message.tool_uses() {
-                    println!("[tool call] {} {}", tool.name, tool.input);
-                }
-            }
-            StdoutMessage::User(user) => {
-                for result in user.tool_results() {
-                    let error = result.is_error == Some(true);
-                    let text = result
-                        .content
-                        .as_ref()
-                        .map(|c| c.text())
-                        .unwrap_or_default();
-                    println!(
-                        "[model saw{}] {}",
-                        if error { ", error" } else { "" },
-                        text.replace('\n', " ⏎ ")
-                    );
-                    results.push((error, text));
-                }
+    while let Some(item) = turn.next_item().await {
+        match item {
+            TurnItem::ToolUse(tool) => println!("[tool call] {} {}", tool.name, tool.input),
+            TurnItem::ToolResult(result) => {
+                let error = if result.is_error() { ", error" } else { "" };
+                println!("[model saw{error}] {}", result.text().replace('\n', " ⏎ "));
+                results.push(result);
             }
             _ => {}
         }
     }
+    let turn = turn.finish().await.map_err(|e| e.to_string())?;
     println!("{}", turn.text().unwrap_or_default());
     Ok(results)
 }
@@ -195,25 +185,4 @@ fn offline_model(request: &ApiRequest) -> Reply {
         "Bash",
         json!({"command": command, "description": description}),
     )
-}
-
-/// A temporary working directory, removed at the end.
-struct WorkDir(PathBuf);
-
-impl WorkDir {
-    fn new() -> Result<Self, String> {
-        let dir = std::env::temp_dir().join(format!(
-            "claude-proto-hook-guard-work-{}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        Ok(Self(dir))
-    }
-}
-
-impl Drop for WorkDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
