@@ -110,7 +110,7 @@ impl McpServer<Async> {
     ///
     /// Name the arguments' type in a closure (`async |args: Add|` or `async |args: Json|`): without it the
     /// compiler cannot tell which type to read them as, and says "type
-    /// annotations needed" (`tests/ui/tool_arguments_without_a_type.rs`).
+    /// annotations needed" (`tests/compile-errors/ui/tool_arguments_without_a_type.rs`).
     ///
     /// ```
     /// use claude_proto_adapter::handlers::{Async, HandlerError, McpServer};

@@ -83,7 +83,7 @@ impl McpServer<Blocking> {
     ///
     /// Name the arguments' type in a closure (`|args: Add|` or `|args: Json|`): without it the
     /// compiler cannot tell which type to read them as, and says "type
-    /// annotations needed" (`tests/ui/tool_arguments_without_a_type.rs`).
+    /// annotations needed" (`tests/compile-errors/ui/tool_arguments_without_a_type.rs`).
     ///
     /// ```
     /// use claude_proto_adapter::handlers::{Blocking, McpServer};

@@ -17,7 +17,7 @@ use std::future::Future;
 /// You never implement it: every closure and function of that shape
 /// does. Name it in a bound of your own to accept handlers the way the
 /// builders do. It exists so that a closure that does not fit gets an
-/// error naming the fix (`tests/ui` pins those errors).
+/// error naming the fix (`tests/compile-errors/ui` pins those errors).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an async handler taking `{In}`",
     label = "not `Fn({In}) -> impl Future + Send + 'static`",
@@ -47,7 +47,7 @@ where
 /// You never implement it: every closure and function of that shape
 /// does. Name it in a bound of your own to accept handlers the way the
 /// builders do. It exists so that a closure that does not fit gets an
-/// error naming the fix (`tests/ui` pins those errors).
+/// error naming the fix (`tests/compile-errors/ui` pins those errors).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a handler taking `{In}`",
     label = "not `Fn({In}) -> _ + Send + Sync + 'static`",

@@ -2,7 +2,7 @@
 //! (`with_state`, the derives, `Json`, the accepted answers). Tool
 //! arguments without a type get the compiler's own "type annotations
 //! needed", which no attribute can change; `McpServer::tool`'s docs say to
-//! name the type. Each case is a program under `tests/ui`; its `.stderr`
+//! name the type. Each case is a program under `ui`; its `.stderr`
 //! pins the message.
 //! Run with `TRYBUILD=overwrite` to accept a deliberate change.
 
