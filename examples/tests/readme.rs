@@ -5,6 +5,7 @@
 //! build with.
 #![allow(clippy::unwrap_used)] // a test: fail loudly
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -167,4 +168,36 @@ fn the_readme_dependency_block_is_what_the_examples_build_with() {
     let mcp_tool = read("examples/examples/mcp_tool.rs");
     assert!(mcp_tool.contains("use claude_proto_tokio::prelude::*;"));
     assert!(mcp_tool.contains("#[derive(Deserialize, JsonSchema)]"));
+}
+
+/// The Quickstart's Node version is the one the pinned CLI's package asks
+/// for (`engines`), and what it says of an older Node holds where it can
+/// be seen: the installed `claude` is a native binary, not a Node script.
+#[test]
+fn the_readme_names_the_node_version_the_pinned_cli_asks_for() {
+    let lock: Value = serde_json::from_str(&read("tests/peer/package-lock.json")).unwrap();
+    let engines = lock["packages"]["node_modules/@anthropic-ai/claude-code"]["engines"]["node"]
+        .as_str()
+        .unwrap();
+    let major = engines
+        .strip_prefix(">=")
+        .and_then(|version| version.split('.').next())
+        .unwrap_or_else(|| panic!("engines.node is {engines:?}, not >=N.x.y: reword the README"));
+    let readme = read("README.md")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let says = format!("the pinned CLI asks for Node {major} or newer");
+    assert!(readme.contains(&says), "the README does not say \"{says}\"");
+
+    let installed = root().join("tests/peer/node_modules/.bin/claude");
+    if let Ok(mut file) = std::fs::File::open(&installed) {
+        let mut start = [0u8; 2];
+        file.read_exact(&mut start).unwrap();
+        assert!(
+            &start != b"#!",
+            "{} is a script now, not a native binary: the README's words on an older Node may no longer hold",
+            installed.display()
+        );
+    }
 }
