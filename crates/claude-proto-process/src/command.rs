@@ -68,6 +68,11 @@ pub fn locate_cli(options: &Options) -> Result<PathBuf, SpawnError> {
 /// [`ProcessHandle`](crate::ProcessHandle) does). With a wrapper they stay
 /// inline: the CLI may run where these files are not (a container, another
 /// host).
+///
+/// On Windows the CLI is started with `CREATE_NO_WINDOW`: a console
+/// program started by a GUI program (a Tauri app, say) would otherwise get
+/// a console window of its own, one per session; with all three streams
+/// piped it needs none.
 pub fn build_command(options: &Options) -> Result<Launch, SpawnError> {
     let wrapped = options.wrapped_cli();
     let cli = match &wrapped {
@@ -131,6 +136,8 @@ pub fn build_command(options: &Options) -> Result<Launch, SpawnError> {
     if options.own_process_group {
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
     }
+    #[cfg(windows)]
+    std::os::windows::process::CommandExt::creation_flags(&mut command, windows::creation_flags());
     Ok(Launch {
         program,
         command,
@@ -254,12 +261,28 @@ pub fn run_end_ceiling(options: &Options) -> Option<std::time::Duration> {
 
 /// What Windows takes on a command line, counted as std builds it, so a
 /// line too long is refused before anything starts, with the arguments to
-/// shorten named. Pure, so it is tested everywhere.
+/// shorten named; and the flags the CLI is created with. Pure, so it is
+/// tested everywhere.
 mod windows {
     use std::ffi::{OsStr, OsString};
     use std::path::Path;
 
     use claude_proto_host::SpawnError;
+
+    /// `CreateProcessW`'s `CREATE_NO_WINDOW`: a console program started
+    /// without a console window (it gets a console of its own, with no
+    /// window), as Node's `windowsHide` starts a child whose three streams
+    /// are all piped.
+    pub(crate) const CREATE_NO_WINDOW: u32 = 0x0800_0000;
+
+    /// The process creation flags the CLI is started with on Windows. std
+    /// adds `CREATE_UNICODE_ENVIRONMENT` to whatever is set here; the Job
+    /// Object the CLI goes into is set up after it starts, with no flag
+    /// of its own.
+    #[cfg_attr(not(windows), allow(dead_code))]
+    pub(crate) fn creation_flags() -> u32 {
+        CREATE_NO_WINDOW
+    }
 
     /// `CreateProcessW`'s limit on `lpCommandLine`, in UTF-16 units, its
     /// terminating NUL included.
@@ -412,6 +435,14 @@ mod windows {
 
         fn args(list: &[&str]) -> Vec<OsString> {
             list.iter().map(OsString::from).collect()
+        }
+
+        /// A GUI program (Tauri, say) that starts sessions opens no
+        /// console window for each.
+        #[test]
+        fn the_cli_is_started_without_a_console_window() {
+            assert_eq!(CREATE_NO_WINDOW, 0x0800_0000);
+            assert_eq!(creation_flags() & CREATE_NO_WINDOW, CREATE_NO_WINDOW);
         }
 
         /// Lengths as std's `make_command_line` builds them.
