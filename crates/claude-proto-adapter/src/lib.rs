@@ -47,3 +47,8 @@ pub use settings::{Settings, ShutdownPolicy};
 pub use spare::{ClaimError, PoolStats};
 pub use store::{StoreSettings, run_append};
 pub use tool_args::ToolArgs;
+
+// The crate's README, whose examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -70,3 +70,8 @@ pub use stderr::{LineSplitter, StderrTail};
 pub use turn::{Step, Turn, TurnCollector, TurnCursor};
 pub use turn_item::TurnItem;
 pub use turn_reader::{INTERRUPT_GRACE, TurnReader};
+
+// The crate's README, whose examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -35,3 +35,8 @@ pub use stderr::{MAX_STDERR_LINE, StderrCallback, StderrLines};
 pub use unwind::{CatchUnwind, panic_message};
 
 pub use claude_proto::options::Options;
+
+// The crate's README, whose examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

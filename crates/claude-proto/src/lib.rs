@@ -148,3 +148,8 @@ pub use id::{IncomingId, RequestId};
 pub use model::control::ControlCall;
 pub use reply::Reply;
 pub use session::Session;
+
+// The crate's README, whose examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
