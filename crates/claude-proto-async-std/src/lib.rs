@@ -186,3 +186,8 @@ pub mod prelude {
 
     pub use crate::{Claude, ClaudeBuilder, Controller, McpServer, Spare, Tool, TurnStream};
 }
+
+// The crate's README, whose examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -169,3 +169,8 @@ pub mod prelude {
 pub use claude_proto::dispatch::{IntoHandlerResult, IntoToolResult};
 pub use claude_proto::model::hooks::{Hook, IntoHookOutput};
 pub use claude_proto_adapter::ToolArgs;
+
+// The crate's README, whose examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
