@@ -28,3 +28,8 @@ mod pending;
 mod transport;
 
 pub use endpoint::RmcpEndpoint;
+
+// The crate's README, whose examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

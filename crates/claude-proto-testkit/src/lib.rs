@@ -141,3 +141,8 @@ pub use run::{Finish, ProgramEnds, ScriptRun};
 pub use script::{SCRIPT_FORMAT, Script, ScriptError};
 pub use serve::{BadLine, Behaviour, Extra, Policy, Signal, Simulation};
 pub use step::{CheckFn, Difference, Failure, FailureKind, Matcher, Outgoing, Reply, Step, Steps};
+
+// The crate's README, whose examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
