@@ -9,7 +9,8 @@
 #    of Cargo.lock (`cargo vendor`) beside our packaged crates, each
 #    unpacked from its .crate file. Nothing in it is a path dependency.
 # 3. A project outside the workspace (a temporary directory) depends on
-#    every packaged crate by version, with every feature, through that
+#    the crates as the README's [dependencies] block says, and on every
+#    other packaged crate by version, with every feature, through that
 #    registry alone, and builds with today's stable Rust and with the
 #    declared minimum, Rust 1.85 (Debian's, see rust-1.85.sh;
 #    claude-proto-rmcp, whose minimum is rmcp's 1.88, with stable only).
@@ -77,20 +78,35 @@ publish = false
 # claude-proto-rmcp needs Rust 1.88 (rmcp's minimum): stable only.
 rmcp = ["dep:claude-proto-rmcp"]
 
-[dependencies]
-claude-proto = "=$version"
-claude-proto-host = "=$version"
-claude-proto-process = { version = "=$version", features = ["tracing", "opentelemetry"] }
-claude-proto-adapter = { version = "=$version", features = ["tracing"] }
-claude-proto-sessions = { version = "=$version", features = ["postgres"] }
-claude-proto-async = { version = "=$version", features = ["tracing", "opentelemetry"] }
-claude-proto-tokio = { version = "=$version", features = ["tracing", "opentelemetry"] }
-claude-proto-blocking = { version = "=$version", features = ["tracing", "opentelemetry"] }
-claude-proto-async-std = { version = "=$version", features = ["async-std", "smol", "tracing", "opentelemetry"] }
-claude-proto-testkit = { version = "=$version", features = ["tokio", "blocking", "async-std"] }
-claude-proto-rmcp = { version = "=$version", optional = true }
-tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
 EOF
+# The README's [dependencies] block, as a new user copies it, then every
+# other packaged crate with every feature.
+awk '/^```toml/ { inside = 1; next }
+     inside && /^```/ { if (found) exit; inside = 0; next }
+     inside && /^\[dependencies\]/ { found = 1 }
+     inside && found { print }' README.md >"$work/readme-dependencies.toml"
+if ! grep -q '^claude-proto-tokio = ' "$work/readme-dependencies.toml"; then
+  echo "the README's [dependencies] block (for a tokio project) was not found; update this script" >&2
+  exit 1
+fi
+cat "$work/readme-dependencies.toml" >>"$app/Cargo.toml"
+while read -r name features; do
+  if ! grep -q "^$name = " "$work/readme-dependencies.toml"; then
+    echo "$name = { version = \"=$version\", features = [$features] }" >>"$app/Cargo.toml"
+  fi
+done <<EOF
+claude-proto
+claude-proto-host
+claude-proto-process "tracing", "opentelemetry"
+claude-proto-adapter "tracing"
+claude-proto-sessions "postgres"
+claude-proto-async "tracing", "opentelemetry"
+claude-proto-tokio "tracing", "opentelemetry"
+claude-proto-blocking "tracing", "opentelemetry"
+claude-proto-async-std "async-std", "smol", "tracing", "opentelemetry"
+claude-proto-testkit "tokio", "blocking", "async-std"
+EOF
+echo "claude-proto-rmcp = { version = \"=$version\", optional = true }" >>"$app/Cargo.toml"
 # The README's first Rust example, as the README shows it: rustdoc's
 # hidden lines ("# ...") are part of the code.
 awk '/^```rust/ && !seen { inside = 1; seen = 1; next }
@@ -105,6 +121,29 @@ cat >>"$app/src/bin/readme_first_example.rs" <<'EOF'
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     run().await
+}
+EOF
+# A typed in-process tool, as the README's tour writes one: its derives
+# need nothing but the README's [dependencies] block.
+cat >"$app/src/bin/typed_tool.rs" <<'EOF'
+use claude_proto_tokio::prelude::*;
+
+/// The `add` tool's arguments.
+#[derive(Deserialize, JsonSchema)]
+struct Add {
+    /// The first addend
+    a: f64,
+    /// The second addend
+    b: f64,
+}
+
+fn main() {
+    let calc = McpServer::new("calc", "1.0.0").tool(
+        "add",
+        "Adds two numbers.",
+        async |Add { a, b }: Add| Ok(a + b),
+    );
+    let _builder = Claude::builder(Options::default()).mcp_server(calc);
 }
 EOF
 cat >"$app/src/bin/offline.rs" <<'EOF'
