@@ -1445,6 +1445,11 @@ pub fn no_secret_in_the_process_table<H: Harness>(cli: PathBuf) {
     spec.mcp_config = Some(config.clone());
     let mut s = must("start", H::start(spec));
     let pid = s.pid().expect("a child process");
+    // A turn first: spawning may return while the child is still in
+    // `execve`, when `/proc/<pid>/cmdline` is the parent's or empty (seen
+    // under load); once the CLI has answered, its own arguments are set.
+    must("send", s.send_text("hi"));
+    assert_eq!(must("turn", turn(&mut *s)).text, "echo: hi");
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
     let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
     assert!(
@@ -1461,8 +1466,6 @@ pub fn no_secret_in_the_process_table<H: Harness>(cli: PathBuf) {
         .map(PathBuf::from)
         .expect("the file's path");
     assert!(file.exists());
-    must("send", s.send_text("hi"));
-    assert_eq!(must("turn", turn(&mut *s)).text, "echo: hi");
     must("close", s.close());
     // Removed with the process handle, which the session gives up as it
     // finishes (on some adapters just after `close` returns).
