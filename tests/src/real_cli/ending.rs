@@ -350,11 +350,13 @@ fn open_fds() -> Vec<String> {
         .collect()
 }
 
-/// Runs this test binary's ending scenarios again, one at a time in a
-/// process of their own, where each also checks that this process has no
-/// more fds open and no more threads after the session than before it:
-/// counts, which the scenarios run beside others cannot trust. Call it
-/// from one `#[test]` of each real-CLI test binary.
+/// Runs this test binary's ending scenarios again, each in a process of
+/// its own, where it also checks that the process has no more fds open and
+/// no more threads after the session than before it: counts, which the
+/// scenarios run beside others cannot trust. The processes run at once
+/// (each holds one scenario, so its counts are its own): one after the
+/// other, their waits made this the longest test of each real-CLI binary.
+/// Call it from one `#[test]` of each real-CLI test binary.
 pub fn endings_leave_no_fd_or_thread_behind() {
     if std::env::var_os(COUNTING).is_some() || super::real_cli().is_none() {
         return;
@@ -363,21 +365,51 @@ pub fn endings_leave_no_fd_or_thread_behind() {
         eprintln!("no /proc to count fds in; skipped");
         return;
     }
-    let output = std::process::Command::new(std::env::current_exe().expect("this test binary"))
-        .args(["nothing_outlives_a", "--test-threads=1"])
-        .env(COUNTING, "1")
+    let exe = std::env::current_exe().expect("this test binary");
+    let listed = std::process::Command::new(&exe)
+        .args(["nothing_outlives_a", "--list"])
         .output()
-        .expect("the test binary runs again");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the counting run failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+        .expect("the test binary lists its tests");
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    let endings: Vec<&str> = listed
+        .lines()
+        .filter_map(|line| line.strip_suffix(": test"))
+        .collect();
+    assert_eq!(
+        endings.len(),
+        7,
+        "this binary should list the 7 endings:\n{listed}"
     );
-    assert!(
-        stdout.contains("test result: ok. 7 passed"),
-        "the counting run did not run the 7 endings:\n{stdout}"
-    );
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let runs: Vec<_> = endings
+            .iter()
+            .map(|ending| {
+                let exe = &exe;
+                scope.spawn(move || {
+                    let output = std::process::Command::new(exe)
+                        .args([ending, "--exact", "--test-threads=1"])
+                        .env(COUNTING, "1")
+                        .output()
+                        .expect("the test binary runs again");
+                    (ending, output)
+                })
+            })
+            .collect();
+        runs.into_iter()
+            .filter_map(|run| {
+                let (ending, output) = run.join().expect("the run's thread returns");
+                let stdout = String::from_utf8_lossy(&output.stdout);
+                if output.status.success() && stdout.contains("test result: ok. 1 passed") {
+                    return None;
+                }
+                Some(format!(
+                    "the counting run of {ending} failed:\n{stdout}\n{}",
+                    String::from_utf8_lossy(&output.stderr)
+                ))
+            })
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// A model that asks for [`BASH_CROWD`] and, once it has a tool result,
