@@ -33,11 +33,12 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/cross"
 # One macOS target: no code of ours depends on the architecture (no
 # `target_arch` anywhere), so x86_64-apple-darwin checked the same code a
 # second time (about 2 min).
-for target in x86_64-pc-windows-msvc aarch64-apple-darwin; do
-  echo "== $target" >&2
-  /usr/bin/cargo clippy --locked -Zbuild-std=std,panic_abort --target "$target" \
-    "${packages[@]}" --all-features -- -D warnings
-done
+# Both targets in one cargo run: what runs on the build machine (build
+# scripts, proc macros) is built once for both.
+echo "== x86_64-pc-windows-msvc and aarch64-apple-darwin" >&2
+/usr/bin/cargo clippy --locked -Zbuild-std=std,panic_abort \
+  --target x86_64-pc-windows-msvc --target aarch64-apple-darwin \
+  "${packages[@]}" --all-features -- -D warnings
 echo "== wasm32-unknown-unknown: claude-proto and claude-proto-host" >&2
 /usr/bin/cargo build --locked -Zbuild-std=std,panic_abort --target wasm32-unknown-unknown \
   -p claude-proto -p claude-proto-host --lib
