@@ -1,13 +1,17 @@
-//! A pool of spares with the real CLI, offline, through the blocking
-//! adapter: sessions served from a spare and from a cold start, and a pool
-//! dropped with spares parked leaving no process and no parking directory.
+//! Pools with the real CLI, offline, through the blocking adapter: a pool
+//! of spares serves sessions from a spare and from a cold start, a pool of
+//! started sessions hands them out as started then starts one cold, and
+//! either dropped with sessions parked leaves no process (and no parking
+//! directory).
 //!
 //! Needs the CLI (`npm ci --prefix tests/peer`); without it each test says
 //! it was skipped and passes, except under CI, where it fails.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail loudly by design
 
-use claude_proto_blocking::{Claim, Claude, Pool};
+use claude_proto_blocking::{Claim, Claude, Pool, StartedPool};
 use claude_proto_testkit::model_api::Reply;
+use claude_proto_tests::process::wait_until_gone;
+use claude_proto_tests::real_cli::WAIT;
 use claude_proto_tests::real_cli::spares::{folder, gone, offline, working_dir};
 
 #[test]
@@ -64,5 +68,60 @@ fn a_pool_dropped_with_spares_parked_leaves_nothing() {
     drop(pool);
     for (pid, parking) in &parked {
         gone(*pid, parking);
+    }
+}
+
+#[test]
+fn started_sessions_are_handed_out_as_started_then_started_cold() {
+    let Some((api, options)) = offline(vec![Reply::text("ok"); 2]) else {
+        return;
+    };
+    let folder = folder();
+    let options = options.cwd(folder.path());
+    let pool = StartedPool::new(1, move || Claude::builder(options.clone()));
+    pool.ready().expect("the pool fills");
+    let [parked]: [u32; 1] = pool.parked_pids().try_into().unwrap();
+    let mut first = pool.session().expect("a session");
+    assert_eq!(
+        first.pid(),
+        Some(parked),
+        "the parked session was handed out"
+    );
+    let mut second = pool.session().expect("a session");
+    for claude in [&mut first, &mut second] {
+        assert_eq!(working_dir(claude.pid().unwrap()), folder.path());
+        assert_eq!(claude.ask("hello").unwrap().text(), Some("ok"));
+    }
+    first.close().unwrap();
+    second.close().unwrap();
+    let stats = pool.stats();
+    assert_eq!(stats.handed_out + stats.started_cold, 2, "{stats:?}");
+    assert!(stats.handed_out >= 1, "{stats:?}");
+    assert_eq!(api.messages_requests().len(), 2);
+    let refilled = pool.parked_pids();
+    pool.close();
+    for pid in refilled {
+        assert!(
+            wait_until_gone(pid, WAIT),
+            "the parked session {pid} was left"
+        );
+    }
+}
+
+#[test]
+fn a_started_pool_dropped_with_sessions_parked_leaves_no_process() {
+    let Some((_api, options)) = offline(Vec::new()) else {
+        return;
+    };
+    let pool = StartedPool::new(2, move || Claude::builder(options.clone()));
+    pool.ready().expect("the pool fills");
+    let parked = pool.parked_pids();
+    assert_eq!(parked.len(), 2);
+    drop(pool);
+    for pid in parked {
+        assert!(
+            wait_until_gone(pid, WAIT),
+            "the parked session {pid} was left"
+        );
     }
 }

@@ -1,18 +1,22 @@
-//! A pool of spares with the real CLI, offline, through the tokio adapter:
-//! a burst of sessions is served from parked spares and cold starts, a
-//! refused claim falls back to a cold start in the claimed folder, and a
-//! pool closed or dropped with spares parked leaves no process and no
-//! parking directory.
+//! Pools with the real CLI, offline, through the tokio adapter. A pool of
+//! spares: a burst of sessions is served from parked spares and cold
+//! starts, a refused claim falls back to a cold start in the claimed
+//! folder, and a pool closed or dropped with spares parked leaves no
+//! process and no parking directory. A pool of started sessions: sessions
+//! handed out as started, in the builder's folder, then cold; one killed
+//! while parked is replaced; closed or dropped, no process is left.
 //!
 //! Needs the CLI (`npm ci --prefix tests/peer`); without it each test says
 //! it was skipped and passes, except under CI, where it fails.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail loudly by design
 
 use claude_proto_testkit::model_api::Reply;
+use claude_proto_tests::process::wait_until_gone;
+use claude_proto_tests::real_cli::WAIT;
 use claude_proto_tests::real_cli::spares::{
     folder, gone, offline, settings_a_claim_cannot_apply, working_dir,
 };
-use claude_proto_tokio::{Claim, Claude, Pool};
+use claude_proto_tokio::{Claim, Claude, Pool, StartedPool};
 
 /// Runs the futures concurrently on this task.
 async fn join_all<F: std::future::Future<Output = ()> + Unpin>(mut futures: Vec<F>) {
@@ -124,6 +128,108 @@ fn a_pool_dropped_with_spares_parked_leaves_nothing() {
     assert_eq!(parked.len(), 2);
     for (pid, parking) in &parked {
         gone(*pid, parking);
+    }
+    drop(rt);
+}
+
+#[test]
+fn started_sessions_are_handed_out_as_started_then_started_cold() {
+    let Some((api, options)) = offline(vec![Reply::text("ok"); 2]) else {
+        return;
+    };
+    let folder = folder();
+    let options = options.cwd(folder.path());
+    runtime().block_on(async {
+        let pool = StartedPool::new(1, move || Claude::builder(options.clone())).unwrap();
+        pool.ready().await.expect("the pool fills");
+        let [parked]: [u32; 1] = pool.parked_pids().try_into().unwrap();
+        // The first is the parked session; the second, asked for before
+        // any refill is parked, starts cold or meets the refill.
+        let mut first = pool.session().await.expect("a session");
+        assert_eq!(
+            first.pid(),
+            Some(parked),
+            "the parked session was handed out"
+        );
+        let mut second = pool.session().await.expect("a session");
+        for claude in [&mut first, &mut second] {
+            assert_eq!(working_dir(claude.pid().unwrap()), folder.path());
+            assert_eq!(claude.ask("hello").await.unwrap().text(), Some("ok"));
+        }
+        first.close().await.unwrap();
+        second.close().await.unwrap();
+        let stats = pool.stats();
+        assert_eq!(stats.handed_out + stats.started_cold, 2, "{stats:?}");
+        assert!(stats.handed_out >= 1, "{stats:?}");
+        assert_eq!(stats.claimed, 0, "{stats:?}");
+        assert_eq!(api.messages_requests().len(), 2);
+        let refilled = pool.parked_pids();
+        pool.close().await;
+        for pid in refilled {
+            assert!(
+                wait_until_gone(pid, WAIT),
+                "the parked session {pid} was left"
+            );
+        }
+    });
+}
+
+#[test]
+fn a_started_session_killed_while_parked_is_replaced() {
+    let Some((_api, options)) = offline(Vec::new()) else {
+        return;
+    };
+    runtime().block_on(async {
+        let pool = StartedPool::new(1, move || Claude::builder(options.clone())).unwrap();
+        pool.ready().await.expect("the pool fills");
+        let [parked]: [u32; 1] = pool.parked_pids().try_into().unwrap();
+        let killed = std::process::Command::new("kill")
+            .args(["-KILL", &parked.to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        // The watcher finds it gone and starts another (polled, bounded).
+        let deadline = std::time::Instant::now() + WAIT;
+        while pool.stats().spares_lost == 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the parked session's death was not seen"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        pool.ready().await.expect("the pool fills again");
+        let [replacement]: [u32; 1] = pool.parked_pids().try_into().unwrap();
+        assert_ne!(replacement, parked);
+        let stats = pool.stats();
+        assert_eq!(
+            (stats.spares_lost, stats.spares_started),
+            (1, 2),
+            "{stats:?}"
+        );
+        pool.close().await;
+        assert!(wait_until_gone(replacement, WAIT));
+    });
+}
+
+#[test]
+fn a_started_pool_dropped_with_sessions_parked_leaves_no_process() {
+    let Some((_api, options)) = offline(Vec::new()) else {
+        return;
+    };
+    let rt = runtime();
+    let parked = rt.block_on(async {
+        let pool = StartedPool::new(2, move || Claude::builder(options.clone())).unwrap();
+        pool.ready().await.expect("the pool fills");
+        let parked = pool.parked_pids();
+        drop(pool);
+        parked
+    });
+    assert_eq!(parked.len(), 2);
+    for pid in parked {
+        assert!(
+            wait_until_gone(pid, WAIT),
+            "the parked session {pid} was left"
+        );
     }
     drop(rt);
 }

@@ -85,15 +85,17 @@ pub enum Judged<S> {
 pub struct PoolStats {
     /// Sessions handed out from a claimed spare.
     pub claimed: u64,
-    /// Sessions started cold: no spare was parked, or its claim failed.
+    /// Sessions handed out already started (a pool of started sessions).
+    pub handed_out: u64,
+    /// Sessions started cold: none was parked, or its claim failed.
     pub started_cold: u64,
     /// Claims that failed (the session was then started cold).
     pub claims_failed: u64,
-    /// Spares that started and parked.
+    /// Spares (or started sessions) that started and parked.
     pub spares_started: u64,
-    /// Spares that failed to start.
+    /// Spares (or sessions) that failed to start for the pool.
     pub starts_failed: u64,
-    /// Spares that died while parked.
+    /// Spares (or sessions) that died while parked.
     pub spares_lost: u64,
 }
 

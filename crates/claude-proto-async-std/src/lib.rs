@@ -149,6 +149,8 @@ pub type Spare = claude_proto_async::Spare<Runtime>;
 
 /// A pool of spares (see [`claude_proto_async::Pool`]).
 pub type Pool = claude_proto_async::Pool<Runtime>;
+/// A pool of started sessions (see [`claude_proto_async::StartedPool`]).
+pub type StartedPool = claude_proto_async::StartedPool<Runtime>;
 
 /// Asks the CLI one question in one call: spawns it with `options`, sends
 /// `prompt`, collects the turn and closes the session (see

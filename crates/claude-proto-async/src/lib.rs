@@ -70,7 +70,7 @@ pub use client::Claude;
 pub use controller::Controller;
 pub use events::Events;
 pub use handlers::{McpServer, Tool};
-pub use pool::Pool;
+pub use pool::{Pool, StartedPool};
 pub use query::query;
 pub use runtime::{BoxFuture, BoxReader, BoxWriter, Connect, ReadBytes, Runtime, WriteBytes};
 pub use spare::Spare;

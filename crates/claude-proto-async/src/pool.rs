@@ -1,5 +1,6 @@
-//! A pool of spares for a service: keeps spares parked, hands out claimed
-//! sessions, and starts one cold when a claim fails. The refill rules are
+//! Pools for a service: [`Pool`] keeps spares parked, hands out claimed
+//! sessions, and starts one cold when a claim fails; [`StartedPool`] keeps
+//! sessions started and hands them out as they are. The refill rules are
 //! the host crate's [`Refill`].
 
 use std::collections::VecDeque;
@@ -53,14 +54,26 @@ pub struct Pool<R: Runtime> {
 struct Inner<R: Runtime> {
     make: Box<Make<R>>,
     runtime: R,
+    /// What is parked: spares waiting for a claim ([`Pool`]), or sessions
+    /// started for the pool's own folder and options ([`StartedPool`]).
+    parks: Parks,
     state: Mutex<State<R>>,
+}
+
+/// What a pool starts and parks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Parks {
+    /// [`ClaudeBuilder::prewarm`]: spares, parked for a claim.
+    Spares,
+    /// [`ClaudeBuilder::startup`]: sessions, started as they will run.
+    Started,
 }
 
 struct State<R: Runtime> {
     refill: Refill,
-    /// Each parked spare with its id (for its watcher) and when it was
-    /// parked (how long it lived, if it dies).
-    parked: VecDeque<(u64, Instant, Spare<R>)>,
+    /// Each parked spare (or started session) with its id (for its
+    /// watcher) and when it was parked (how long it lived, if it dies).
+    parked: VecDeque<(u64, Instant, Claude<R>)>,
     next_id: u64,
     /// When the back-off timer fires, if one is armed.
     timer: Option<Instant>,
@@ -99,9 +112,14 @@ impl<R: Runtime> Pool<R> {
         runtime: R,
         make: impl Fn() -> ClaudeBuilder<R> + Send + Sync + 'static,
     ) -> Result<Self, SpawnError> {
+        Ok(Self::parking(Parks::Spares, size, runtime, Box::new(make)))
+    }
+
+    fn parking(parks: Parks, size: usize, runtime: R, make: Box<Make<R>>) -> Self {
         let inner = Arc::new(Inner {
-            make: Box::new(make),
+            make,
             runtime,
+            parks,
             state: Mutex::new(State {
                 refill: Refill::new(size),
                 parked: VecDeque::new(),
@@ -115,7 +133,7 @@ impl<R: Runtime> Pool<R> {
             }),
         });
         fill(&inner);
-        Ok(Self { inner })
+        Self { inner }
     }
 
     /// A running session for `claim`: a parked spare claimed for it, or,
@@ -137,8 +155,8 @@ impl<R: Runtime> Pool<R> {
         // future is dropped): a spare starting beside the claim would take
         // the CPU the claim needs.
         let _refill = RefillOnDrop(&self.inner);
-        if let Some(spare) = self.take() {
-            let outcome = spare.claim(claim).await;
+        if let Some(parked) = self.take() {
+            let outcome = Spare::new(parked).claim(claim).await;
             // The lock goes before the match: closing takes time.
             let verdict = hand_out(&mut self.inner.lock().stats, outcome);
             match verdict {
@@ -186,7 +204,7 @@ impl<R: Runtime> Pool<R> {
         state
             .parked
             .iter()
-            .filter_map(|(_, _, s)| s.pid())
+            .filter_map(|(_, _, parked)| parked.pid())
             .collect()
     }
 
@@ -199,8 +217,8 @@ impl<R: Runtime> Pool<R> {
     /// to exit. A spare still starting is closed when it is ready.
     pub async fn close(self) {
         let parked = self.inner.shut();
-        for (_, _, spare) in parked {
-            let _ = spare.close().await;
+        for (_, _, parked) in parked {
+            let _ = parked.close().await;
         }
     }
 
@@ -211,15 +229,15 @@ impl<R: Runtime> Pool<R> {
         Ok(builder)
     }
 
-    /// The first parked spare that is alive, if any; dead ones on the way
-    /// are counted lost.
-    fn take(&self) -> Option<Spare<R>> {
+    /// The first parked spare (or started session) that is alive, if any;
+    /// dead ones on the way are counted lost.
+    fn take(&self) -> Option<Claude<R>> {
         let now = self.inner.runtime.now();
         let mut state = self.inner.lock();
-        while let Some((_, parked_at, spare)) = state.parked.pop_front() {
-            if spare.is_alive() {
+        while let Some((_, parked_at, parked)) = state.parked.pop_front() {
+            if !parked.has_ended() {
                 state.refill.handle_taken();
-                return Some(spare);
+                return Some(parked);
             }
             state.refill.handle_lost(parked_at, now);
             state.stats.spares_lost += 1;
@@ -242,8 +260,8 @@ impl<R: Runtime> Inner<R> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Stops the refills; the parked spares, to close.
-    fn shut(&self) -> Vec<(u64, Instant, Spare<R>)> {
+    /// Stops the refills; the parked spares (or sessions), to close.
+    fn shut(&self) -> Vec<(u64, Instant, Claude<R>)> {
         let mut state = self.lock();
         state.refill.close();
         state.closed = true;
@@ -268,8 +286,12 @@ fn fill<R: Runtime>(inner: &Arc<Inner<R>>) {
     while state.refill.poll_start(now) {
         let weak = Arc::downgrade(inner);
         let builder = (inner.make)().runtime(inner.runtime.clone());
+        let parks = inner.parks;
         inner.runtime.spawn(Box::pin(async move {
-            let started = builder.prewarm().await;
+            let started = match parks {
+                Parks::Spares => builder.prewarm().await.map(Spare::into_claude),
+                Parks::Started => builder.startup().await,
+            };
             if let Some(inner) = weak.upgrade() {
                 start_ended(&inner, started);
             }
@@ -293,19 +315,19 @@ fn fill<R: Runtime>(inner: &Arc<Inner<R>>) {
 }
 
 /// A start ended.
-fn start_ended<R: Runtime>(inner: &Arc<Inner<R>>, started: Result<Spare<R>, Error>) {
+fn start_ended<R: Runtime>(inner: &Arc<Inner<R>>, started: Result<Claude<R>, Error>) {
     let now = inner.runtime.now();
     {
         let mut state = inner.lock();
         state.refill.handle_started(started.is_ok(), now);
         match started {
-            Ok(spare) => {
+            Ok(parked) => {
                 state.stats.spares_started += 1;
                 if state.refill.parked() > state.parked.len() {
                     let id = state.next_id;
                     state.next_id += 1;
-                    watch(inner, id, &spare);
-                    state.parked.push_back((id, now, spare));
+                    watch(inner, id, &parked);
+                    state.parked.push_back((id, now, parked));
                 }
                 // Else the pool was closed: the spare is dropped, closed.
             }
@@ -320,10 +342,10 @@ fn start_ended<R: Runtime>(inner: &Arc<Inner<R>>, started: Result<Spare<R>, Erro
     fill(inner);
 }
 
-/// Replaces the spare `id` if it dies while parked.
-fn watch<R: Runtime>(inner: &Arc<Inner<R>>, id: u64, spare: &Spare<R>) {
+/// Replaces the spare (or session) `id` if it dies while parked.
+fn watch<R: Runtime>(inner: &Arc<Inner<R>>, id: u64, parked: &Claude<R>) {
     let weak = Arc::downgrade(inner);
-    let exited = spare.exited();
+    let exited = parked.finished();
     inner.runtime.spawn(Box::pin(async move {
         exited.await;
         let Some(inner) = weak.upgrade() else {
@@ -346,4 +368,122 @@ fn watch<R: Runtime>(inner: &Arc<Inner<R>>, id: u64, spare: &Spare<R>) {
             fill(&inner);
         }
     }));
+}
+
+/// Keeps `size` sessions started from one builder and hands each out as
+/// it is, for a service whose sessions share their options and folder:
+/// the first event of a session from the pool comes as fast as the CLI
+/// answers a prompt, its start-up (process, config, tools, MCP servers,
+/// `initialize`) done beforehand.
+///
+/// Where [`Pool`] parks spares that a claim binds to any folder, this
+/// pool parks sessions started by `make()`'s builder with
+/// [`ClaudeBuilder::startup`], each exactly as a cold start of that
+/// builder would run: same folder, options, handlers and MCP servers. Use
+/// it when every request gets a session like every other (a chat
+/// service's, a worker's); use [`Pool`] when each request names its own
+/// folder or model. The builder must describe a new session each time (no
+/// resume, continue or fork of one session: two handed-out sessions would
+/// write to one transcript).
+///
+/// The rules are [`Pool`]'s: refills run in the background on the
+/// runtime, at most `size` sessions parked or starting at once; failed
+/// starts and sessions that die parked back off the next start (100 ms,
+/// doubling to 30 s; see [`Refill`]); a session handed out is replaced
+/// once it is on its way. When none is parked, [`session`](Self::session)
+/// starts one cold from the same builder.
+///
+/// **Memory:** each parked session is a started CLI (about 230 to 260 MB
+/// for the pinned CLI), otherwise idle.
+///
+/// Closing ([`close`](Self::close)) or dropping the pool stops the refills
+/// and closes every parked session; one still starting is closed when it
+/// is ready. Sessions already handed out are the caller's.
+pub struct StartedPool<R: Runtime> {
+    pool: Pool<R>,
+}
+
+impl<R: Runtime> fmt::Debug for StartedPool<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.pool.inner.lock();
+        f.debug_struct("StartedPool")
+            .field("refill", &state.refill)
+            .field("stats", &state.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: Runtime> StartedPool<R> {
+    /// A pool that keeps `size` sessions started from `make()`'s builder,
+    /// on the runtime this is called in. Starts filling at once.
+    pub fn new(
+        size: usize,
+        make: impl Fn() -> ClaudeBuilder<R> + Send + Sync + 'static,
+    ) -> Result<Self, SpawnError> {
+        Self::with_runtime(size, R::current()?, make)
+    }
+
+    /// [`new`](Self::new) on `runtime`.
+    pub fn with_runtime(
+        size: usize,
+        runtime: R,
+        make: impl Fn() -> ClaudeBuilder<R> + Send + Sync + 'static,
+    ) -> Result<Self, SpawnError> {
+        Ok(Self {
+            pool: Pool::parking(Parks::Started, size, runtime, Box::new(make)),
+        })
+    }
+
+    /// A started session: a parked one that is alive, or, when none is,
+    /// one started now from the pool's builder (as
+    /// [`ClaudeBuilder::startup`] starts it). Either way it has answered
+    /// `initialize`; send its first prompt with [`Claude::query`].
+    ///
+    /// Fails as [`ClaudeBuilder::startup`] fails, only when it starts one
+    /// cold. Cancel-safe: a future dropped during a cold start drops that
+    /// session, which closes it.
+    pub async fn session(&self) -> Result<Claude<R>, Error> {
+        let inner = &self.pool.inner;
+        let _refill = RefillOnDrop(inner);
+        if let Some(parked) = self.pool.take() {
+            inner.lock().stats.handed_out += 1;
+            return Ok(parked);
+        }
+        inner.lock().stats.started_cold += 1;
+        (inner.make)()
+            .runtime(inner.runtime.clone())
+            .startup()
+            .await
+    }
+
+    /// Waits until the pool is full (`size` sessions parked), to warm it
+    /// up before serving. Fails with the error of a start that fails while
+    /// it waits (the pool goes on trying, backing off). Cancel-safe.
+    pub async fn ready(&self) -> Result<(), Error> {
+        self.pool.ready().await
+    }
+
+    /// Sessions parked now.
+    pub fn parked(&self) -> usize {
+        self.pool.parked()
+    }
+
+    /// The process ids of the sessions parked now.
+    pub fn parked_pids(&self) -> Vec<u32> {
+        self.pool.parked_pids()
+    }
+
+    /// What the pool has done so far: [`PoolStats::handed_out`] sessions
+    /// taken from the pool, `started_cold` started on request,
+    /// `spares_started` started for the pool, `spares_lost` that died
+    /// parked, `starts_failed`.
+    pub fn stats(&self) -> PoolStats {
+        self.pool.stats()
+    }
+
+    /// Stops the refills and closes every parked session, waiting for each
+    /// to exit. One still starting is closed when it is ready.
+    pub async fn close(self) {
+        self.pool.close().await;
+    }
 }

@@ -40,6 +40,11 @@ impl<R: Runtime> Spare<R> {
         Self { claude }
     }
 
+    /// The session inside: a pool parks spares as sessions.
+    pub(crate) fn into_claude(self) -> Claude<R> {
+        self.claude
+    }
+
     /// The CLI's process id.
     pub fn pid(&self) -> Option<u32> {
         self.claude.pid()

@@ -126,7 +126,7 @@ pub use client::Claude;
 pub use controller::Controller;
 pub use events::{Elapsed, Events};
 pub use handlers::{CancelToken, McpServer, Tool};
-pub use pool::Pool;
+pub use pool::{Pool, StartedPool};
 pub use query::query;
 pub use spare::Spare;
 pub use turn::TurnStream;

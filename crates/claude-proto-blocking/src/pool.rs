@@ -1,5 +1,6 @@
-//! A pool of spares for a threaded service: the async adapters' `Pool` on
-//! threads. The refill rules are the host crate's [`Refill`].
+//! Pools for a threaded service: the async adapters' `Pool` (spares for
+//! claims) and `StartedPool` (started sessions) on threads. The refill
+//! rules are the host crate's [`Refill`].
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -41,16 +42,28 @@ pub struct Pool {
 
 struct Inner {
     make: Box<Make>,
+    /// What is parked: spares waiting for a claim ([`Pool`]), or sessions
+    /// started for the pool's own folder and options ([`StartedPool`]).
+    parks: Parks,
     state: Mutex<State>,
     /// Signalled when a spare parks, a start fails or the pool closes.
     changed: Condvar,
 }
 
+/// What a pool starts and parks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Parks {
+    /// [`ClaudeBuilder::prewarm`]: spares, parked for a claim.
+    Spares,
+    /// [`ClaudeBuilder::startup`]: sessions, started as they will run.
+    Started,
+}
+
 struct State {
     refill: Refill,
-    /// Each parked spare with when it was parked (how long it lived, if
-    /// it dies).
-    parked: VecDeque<(Instant, Spare)>,
+    /// Each parked spare (or started session) with when it was parked
+    /// (how long it lived, if it dies).
+    parked: VecDeque<(Instant, Claude)>,
     size: usize,
     closed: bool,
     timer: Option<Instant>,
@@ -72,8 +85,13 @@ impl Pool {
     /// A pool that keeps `size` spares started from `make()`'s builder.
     /// Starts filling at once.
     pub fn new(size: usize, make: impl Fn() -> ClaudeBuilder + Send + Sync + 'static) -> Self {
+        Self::parking(Parks::Spares, size, Box::new(make))
+    }
+
+    fn parking(parks: Parks, size: usize, make: Box<Make>) -> Self {
         let inner = Arc::new(Inner {
-            make: Box::new(make),
+            make,
+            parks,
             state: Mutex::new(State {
                 refill: Refill::new(size),
                 parked: VecDeque::new(),
@@ -96,8 +114,8 @@ impl Pool {
     pub fn session(&self, claim: Claim) -> Result<Claude, Error> {
         let cold = self.cold_builder(&claim)?;
         let _refill = RefillOnDrop(&self.inner);
-        if let Some(spare) = self.take() {
-            let outcome = spare.claim(claim);
+        if let Some(parked) = self.take() {
+            let outcome = Spare::new(parked).claim(claim);
             // The lock goes before the match: closing takes time.
             let verdict = hand_out(&mut self.inner.lock().stats, outcome);
             match verdict {
@@ -144,7 +162,11 @@ impl Pool {
     /// The process ids of the spares parked now.
     pub fn parked_pids(&self) -> Vec<u32> {
         let state = self.inner.lock();
-        state.parked.iter().filter_map(|(_, s)| s.pid()).collect()
+        state
+            .parked
+            .iter()
+            .filter_map(|(_, parked)| parked.pid())
+            .collect()
     }
 
     /// What the pool has done so far.
@@ -155,8 +177,8 @@ impl Pool {
     /// Stops the refills and closes every parked spare, waiting for each
     /// to exit. A spare still starting is closed when it is ready.
     pub fn close(self) {
-        for spare in self.inner.shut() {
-            let _ = spare.close();
+        for parked in self.inner.shut() {
+            let _ = parked.close();
         }
     }
 
@@ -166,15 +188,15 @@ impl Pool {
         Ok(builder)
     }
 
-    /// The first parked spare that is alive, if any; dead ones on the way
-    /// are counted lost.
-    fn take(&self) -> Option<Spare> {
+    /// The first parked spare (or started session) that is alive, if any;
+    /// dead ones on the way are counted lost.
+    fn take(&self) -> Option<Claude> {
         let now = Instant::now();
         let mut state = self.inner.lock();
-        while let Some((parked_at, spare)) = state.parked.pop_front() {
-            if spare.is_alive() {
+        while let Some((parked_at, parked)) = state.parked.pop_front() {
+            if !parked.has_ended() {
                 state.refill.handle_taken();
-                return Some(spare);
+                return Some(parked);
             }
             state.refill.handle_lost(parked_at, now);
             state.stats.spares_lost += 1;
@@ -197,12 +219,12 @@ impl Inner {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn shut(&self) -> Vec<Spare> {
+    fn shut(&self) -> Vec<Claude> {
         let mut state = self.lock();
         state.refill.close();
         state.closed = true;
         self.changed.notify_all();
-        state.parked.drain(..).map(|(_, spare)| spare).collect()
+        state.parked.drain(..).map(|(_, parked)| parked).collect()
     }
 }
 
@@ -223,12 +245,16 @@ fn fill(inner: &Arc<Inner>) {
     while state.refill.poll_start(now) {
         let weak = Arc::downgrade(inner);
         let builder = (inner.make)();
+        let parks = inner.parks;
         let started = std::thread::Builder::new()
             .name("claude-spare-start".into())
             .spawn(move || {
-                let spare = builder.prewarm();
+                let started = match parks {
+                    Parks::Spares => builder.prewarm().map(Spare::into_claude),
+                    Parks::Started => builder.startup(),
+                };
                 if let Some(inner) = weak.upgrade() {
-                    start_ended(&inner, spare);
+                    start_ended(&inner, started);
                 }
             });
         if let Err(error) = started {
@@ -265,20 +291,20 @@ fn arm_timer(weak: Weak<Inner>, at: Instant) {
 }
 
 /// A start ended.
-fn start_ended(inner: &Arc<Inner>, started: Result<Spare, Error>) {
+fn start_ended(inner: &Arc<Inner>, started: Result<Claude, Error>) {
     let now = Instant::now();
     let mut closed_meanwhile = None;
     {
         let mut state = inner.lock();
         state.refill.handle_started(started.is_ok(), now);
         match started {
-            Ok(spare) => {
+            Ok(parked) => {
                 state.stats.spares_started += 1;
                 if state.refill.parked() > state.parked.len() {
-                    state.parked.push_back((now, spare));
+                    state.parked.push_back((now, parked));
                 } else {
                     // The pool was closed: dropped below, which closes it.
-                    closed_meanwhile = Some(spare);
+                    closed_meanwhile = Some(parked);
                 }
             }
             Err(error) => {
@@ -291,4 +317,90 @@ fn start_ended(inner: &Arc<Inner>, started: Result<Spare, Error>) {
     }
     drop(closed_meanwhile);
     fill(inner);
+}
+
+/// Keeps `size` sessions started from one builder and hands each out as
+/// it is: the async adapters' `StartedPool` on threads, for a service
+/// whose sessions share their options and folder. A session from the pool
+/// has done its start-up ([`ClaudeBuilder::startup`]) before it is asked
+/// for, so its first event comes as fast as the CLI answers a prompt.
+///
+/// The rules are [`Pool`]'s (at most `size` parked or starting, failed
+/// starts backing off, a session handed out replaced once it is on its
+/// way); [`session`](Self::session) starts one cold from the same builder
+/// when none is parked. The builder must describe a new session each time
+/// (no resume, continue or fork). A parked session that dies is found
+/// when it would be handed out, and replaced then.
+///
+/// **Memory:** each parked session is a started CLI, about 150 to 260 MB.
+///
+/// Closing ([`close`](Self::close)) or dropping the pool stops the refills
+/// and closes every parked session; one still starting is closed when it
+/// is ready. Sessions already handed out are the caller's.
+pub struct StartedPool {
+    pool: Pool,
+}
+
+impl fmt::Debug for StartedPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.pool.inner.lock();
+        f.debug_struct("StartedPool")
+            .field("refill", &state.refill)
+            .field("stats", &state.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StartedPool {
+    /// A pool that keeps `size` sessions started from `make()`'s builder.
+    /// Starts filling at once.
+    pub fn new(size: usize, make: impl Fn() -> ClaudeBuilder + Send + Sync + 'static) -> Self {
+        Self {
+            pool: Pool::parking(Parks::Started, size, Box::new(make)),
+        }
+    }
+
+    /// A started session: a parked one that is alive, or, when none is,
+    /// one started now from the pool's builder. Either way it has answered
+    /// `initialize`. Fails as [`ClaudeBuilder::startup`] fails, only when
+    /// it starts one cold.
+    pub fn session(&self) -> Result<Claude, Error> {
+        let inner = &self.pool.inner;
+        let _refill = RefillOnDrop(inner);
+        if let Some(parked) = self.pool.take() {
+            inner.lock().stats.handed_out += 1;
+            return Ok(parked);
+        }
+        inner.lock().stats.started_cold += 1;
+        (inner.make)().startup()
+    }
+
+    /// Blocks until the pool is full (`size` sessions parked); fails with
+    /// the error of a start that fails while it waits (the pool goes on
+    /// trying, backing off).
+    pub fn ready(&self) -> Result<(), Error> {
+        self.pool.ready()
+    }
+
+    /// Sessions parked now.
+    pub fn parked(&self) -> usize {
+        self.pool.parked()
+    }
+
+    /// The process ids of the sessions parked now.
+    pub fn parked_pids(&self) -> Vec<u32> {
+        self.pool.parked_pids()
+    }
+
+    /// What the pool has done so far ([`PoolStats::handed_out`] sessions
+    /// taken from the pool, `started_cold` started on request).
+    pub fn stats(&self) -> PoolStats {
+        self.pool.stats()
+    }
+
+    /// Stops the refills and closes every parked session, waiting for each
+    /// to exit. One still starting is closed when it is ready.
+    pub fn close(self) {
+        self.pool.close();
+    }
 }

@@ -29,6 +29,11 @@ impl Spare {
         Self { claude }
     }
 
+    /// The session inside: a pool parks spares as sessions.
+    pub(crate) fn into_claude(self) -> Claude {
+        self.claude
+    }
+
     /// The CLI's process id.
     pub fn pid(&self) -> Option<u32> {
         self.claude.pid()

@@ -99,6 +99,8 @@ pub type Spare = claude_proto_async::Spare<TokioRuntime>;
 
 /// A pool of spares (see [`claude_proto_async::Pool`]).
 pub type Pool = claude_proto_async::Pool<TokioRuntime>;
+/// A pool of started sessions (see [`claude_proto_async::StartedPool`]).
+pub type StartedPool = claude_proto_async::StartedPool<TokioRuntime>;
 
 /// Asks the CLI one question in one call: spawns it with `options`, sends
 /// `prompt`, collects the turn and closes the session (see
