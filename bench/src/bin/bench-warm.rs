@@ -1,7 +1,8 @@
 //! Time to a turn's first event: a cold session, one started ahead of its
-//! prompt (`startup`), and a claimed spare (`prewarm` then `claim`), on
-//! every adapter, with the pinned CLI offline and one in-process MCP
-//! server; then a pool serving a burst of sessions against cold starts.
+//! prompt (`startup`), a claimed spare (`prewarm` then `claim`), and a
+//! session from a pool of started sessions (`StartedPool`), on every
+//! adapter, with the pinned CLI offline and one in-process MCP server;
+//! then a pool of spares serving a burst of sessions against cold starts.
 //!
 //! Usage: `CLAUDE_BIN=… bench-warm [ROUNDS] [BURST]` (defaults 15 and 8);
 //! `BENCH_WARM_MCP=0` leaves the MCP server out, a BURST of 0 the burst.
@@ -12,6 +13,9 @@
 //! - **startup**: after `startup` returned, from `query` to that event.
 //! - **claimed**: after `prewarm` returned, from `claim` to that event
 //!   (the claim is answered before the prompt is sent).
+//! - **pooled**: with the adapter's `StartedPool` of one full, from
+//!   `session()` to that event. The pool's refill is waited out after each
+//!   (untimed), so it never runs beside another mode's timing.
 //!
 //! Rounds are interleaved: each round runs every adapter, and every mode
 //! within it, in an order that rotates, so drift in the machine's load
@@ -26,7 +30,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use claude_proto::model::MessageType;
-use claude_proto_async::{Claude, ClaudeBuilder, Event, McpServer, Pool, Runtime};
+use claude_proto_async::{Claude, ClaudeBuilder, Event, McpServer, Pool, Runtime, StartedPool};
 use claude_proto_host::Claim;
 use claude_proto_testkit::model_api::{ModelApi, Reply};
 use claude_proto_tokio::Options;
@@ -68,9 +72,10 @@ enum Mode {
     Cold,
     Startup,
     Claimed,
+    Pooled,
 }
 
-const MODES: [Mode; 3] = [Mode::Cold, Mode::Startup, Mode::Claimed];
+const MODES: [Mode; 4] = [Mode::Cold, Mode::Startup, Mode::Claimed, Mode::Pooled];
 
 /// `BENCH_WARM_MCP=0` leaves the in-process MCP server out (to hold the
 /// figures against the TypeScript SDK's without one).
@@ -99,7 +104,13 @@ async fn first_event<R: Runtime>(claude: &mut Claude<R>, t0: Instant) -> Duratio
     first.expect("the turn had a system/init")
 }
 
-async fn once<R: Runtime>(mode: Mode, options: &Options, runtime: &R, n: usize) -> Duration {
+async fn once<R: Runtime>(
+    mode: Mode,
+    options: &Options,
+    runtime: &R,
+    pool: &StartedPool<R>,
+    n: usize,
+) -> Duration {
     let cwd = folder(n);
     let took = match mode {
         Mode::Cold => {
@@ -133,12 +144,26 @@ async fn once<R: Runtime>(mode: Mode, options: &Options, runtime: &R, n: usize) 
             claude.close().await.expect("close");
             took
         }
+        Mode::Pooled => {
+            pool.ready().await.expect("the pool fills");
+            let t0 = Instant::now();
+            let mut claude = pool.session().await.expect("a pooled session");
+            let took = first_event(&mut claude, t0).await;
+            claude.close().await.expect("close");
+            pool.ready().await.expect("the pool refills");
+            took
+        }
     };
     let _ = std::fs::remove_dir_all(cwd);
     took
 }
 
-fn once_blocking(mode: Mode, options: &Options, n: usize) -> Duration {
+fn once_blocking(
+    mode: Mode,
+    options: &Options,
+    pool: &claude_proto_blocking::StartedPool,
+    n: usize,
+) -> Duration {
     use claude_proto_blocking::Claude;
     let cwd = folder(n);
     let builder = |options: Options| {
@@ -185,6 +210,15 @@ fn once_blocking(mode: Mode, options: &Options, n: usize) -> Duration {
             claude.close().expect("close");
             took
         }
+        Mode::Pooled => {
+            pool.ready().expect("the pool fills");
+            let t0 = Instant::now();
+            let mut claude = pool.session().expect("a pooled session");
+            let took = first(&mut claude, t0);
+            claude.close().expect("close");
+            pool.ready().expect("the pool refills");
+            took
+        }
     };
     let _ = std::fs::remove_dir_all(cwd);
     took
@@ -216,7 +250,7 @@ fn main() {
     let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(15);
     let burst: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(8);
     let cli = std::env::var_os("CLAUDE_BIN").expect("set CLAUDE_BIN to the pinned CLI");
-    let sessions = rounds * 9 + burst * 3 + 8;
+    let sessions = rounds * 12 + burst * 3 + 12;
     let api = ModelApi::turns(vec![Reply::text("ok"); sessions]).expect("the stand-in");
     let options = api.options(Options::new().cli_path(PathBuf::from(cli)));
 
@@ -228,24 +262,52 @@ fn main() {
     let tokio_handle = claude_proto_tokio::TokioRuntime::new(tokio_rt.handle().clone());
     let smol_rt = claude_proto_async_std::Runtime::smol();
 
+    // One started-session pool per adapter, each session in one folder
+    // (what such a pool serves: sessions that share options and folder).
+    let pooled_cwd = folder(30_000);
+    let pooled_options = options.clone().cwd(&pooled_cwd);
+    let tokio_pool = {
+        let (options, runtime) = (pooled_options.clone(), tokio_handle.clone());
+        StartedPool::with_runtime(1, tokio_handle.clone(), move || builder(&options, &runtime))
+            .expect("a pool")
+    };
+    let smol_pool = {
+        let (options, runtime) = (pooled_options.clone(), smol_rt.clone());
+        StartedPool::with_runtime(1, smol_rt.clone(), move || builder(&options, &runtime))
+            .expect("a pool")
+    };
+    let blocking_pool = {
+        let options = pooled_options.clone();
+        claude_proto_blocking::StartedPool::new(1, move || {
+            let builder = claude_proto_blocking::Claude::builder(options.clone());
+            if with_mcp() {
+                builder.mcp_server(blocking_calc())
+            } else {
+                builder
+            }
+        })
+    };
+
     let adapters = ["tokio", "blocking", "smol"];
-    let mut times: Vec<Vec<Vec<Duration>>> = vec![vec![Vec::new(); 3]; 3];
+    let mut times: Vec<Vec<Vec<Duration>>> = vec![vec![Vec::new(); MODES.len()]; 3];
     let mut n = 0;
     // One untimed session per adapter first: the CLI's files in the page
     // cache, the stand-in's first connection.
     for mode in MODES {
-        tokio_rt.block_on(once(mode, &options, &tokio_handle, n));
+        tokio_rt.block_on(once(mode, &options, &tokio_handle, &tokio_pool, n));
         n += 1;
     }
     for round in 0..rounds {
         for (a, adapter) in adapters.iter().enumerate() {
-            for k in 0..3 {
-                let m = (k + round + a) % 3;
+            for k in 0..MODES.len() {
+                let m = (k + round + a) % MODES.len();
                 let mode = MODES[m];
                 let took = match *adapter {
-                    "tokio" => tokio_rt.block_on(once(mode, &options, &tokio_handle, n)),
-                    "blocking" => once_blocking(mode, &options, n),
-                    _ => smol::block_on(once(mode, &options, &smol_rt, n)),
+                    "tokio" => {
+                        tokio_rt.block_on(once(mode, &options, &tokio_handle, &tokio_pool, n))
+                    }
+                    "blocking" => once_blocking(mode, &options, &blocking_pool, n),
+                    _ => smol::block_on(once(mode, &options, &smol_rt, &smol_pool, n)),
                 };
                 n += 1;
                 times[a][m].push(took);
@@ -253,23 +315,31 @@ fn main() {
         }
         eprintln!("round {} of {rounds}", round + 1);
     }
+    tokio_rt.block_on(tokio_pool.close());
+    smol::block_on(smol_pool.close());
+    blocking_pool.close();
+    let _ = std::fs::remove_dir_all(&pooled_cwd);
     println!(
-        "| adapter | cold p50 / p90 | startup p50 / p90 | claimed p50 / p90 | cold / claimed (p50) |"
+        "| adapter | cold p50 / p90 | startup p50 / p90 | claimed p50 / p90 | pooled p50 / p90 | cold / claimed (p50) | pooled / cold (p50) |"
     );
-    println!("| --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
     for (a, adapter) in adapters.iter().enumerate() {
         let cold = summary(&mut times[a][0]);
         let startup = summary(&mut times[a][1]);
         let claimed = summary(&mut times[a][2]);
+        let pooled = summary(&mut times[a][3]);
         println!(
-            "| {adapter} | {:.0} / {:.0} ms | {:.0} / {:.0} ms | {:.0} / {:.0} ms | {:.1}x |",
+            "| {adapter} | {:.0} / {:.0} ms | {:.0} / {:.0} ms | {:.0} / {:.0} ms | {:.0} / {:.0} ms | {:.1}x | {:.0}% |",
             cold.0,
             cold.1,
             startup.0,
             startup.1,
             claimed.0,
             claimed.1,
-            cold.0 / claimed.0
+            pooled.0,
+            pooled.1,
+            cold.0 / claimed.0,
+            100.0 * pooled.0 / cold.0
         );
     }
 
