@@ -78,7 +78,7 @@ fn started_sessions_are_handed_out_as_started_then_started_cold() {
     };
     let folder = folder();
     let options = options.cwd(folder.path());
-    let pool = StartedPool::new(1, move || Claude::builder(options.clone()));
+    let pool = StartedPool::new(1, move || Claude::builder(options.clone())).unwrap();
     pool.ready().expect("the pool fills");
     let [parked]: [u32; 1] = pool.parked_pids().try_into().unwrap();
     let mut first = pool.session().expect("a session");
@@ -113,7 +113,7 @@ fn a_started_pool_dropped_with_sessions_parked_leaves_no_process() {
     let Some((_api, options)) = offline(Vec::new()) else {
         return;
     };
-    let pool = StartedPool::new(2, move || Claude::builder(options.clone()));
+    let pool = StartedPool::new(2, move || Claude::builder(options.clone())).unwrap();
     pool.ready().expect("the pool fills");
     let parked = pool.parked_pids();
     assert_eq!(parked.len(), 2);
@@ -122,6 +122,25 @@ fn a_started_pool_dropped_with_sessions_parked_leaves_no_process() {
         assert!(
             wait_until_gone(pid, WAIT),
             "the parked session {pid} was left"
+        );
+    }
+}
+
+#[test]
+fn a_started_pool_of_resumed_or_continued_sessions_is_refused_before_any_start() {
+    use claude_proto_blocking::{Options, SpawnError};
+    for (options, named) in [
+        (Options::new().resume("a-session"), "resume"),
+        (
+            Options::new().continue_conversation(true),
+            "continue_conversation",
+        ),
+        (Options::new().fork_session(true), "fork_session"),
+    ] {
+        let refused = StartedPool::new(1, move || Claude::builder(options.clone()));
+        assert!(
+            matches!(refused, Err(SpawnError::NotForAPool { what }) if what == named),
+            "{refused:?}"
         );
     }
 }

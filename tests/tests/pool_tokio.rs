@@ -233,3 +233,15 @@ fn a_started_pool_dropped_with_sessions_parked_leaves_no_process() {
     }
     drop(rt);
 }
+
+#[test]
+fn a_started_pool_of_resumed_sessions_is_refused_before_any_start() {
+    use claude_proto_tokio::{Options, SpawnError};
+    runtime().block_on(async {
+        let refused = StartedPool::new(1, || Claude::builder(Options::new().resume("a-session")));
+        assert!(
+            matches!(refused, Err(SpawnError::NotForAPool { what: "resume" })),
+            "{refused:?}"
+        );
+    });
+}

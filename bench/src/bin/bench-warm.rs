@@ -286,6 +286,7 @@ fn main() {
                 builder
             }
         })
+        .expect("a pool")
     };
 
     let adapters = ["tokio", "blocking", "smol"];

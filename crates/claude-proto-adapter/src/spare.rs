@@ -31,18 +31,36 @@ pub fn park(prepared: &mut Prepared, has_store: bool) -> Result<(), SpawnError> 
 }
 
 fn not_for_a_spare(options: &Options, has_store: bool) -> Result<(), SpawnError> {
-    let what = if options.resume.is_some() {
-        "resume"
-    } else if options.continue_conversation {
-        "continue_conversation"
-    } else if options.fork_session {
-        "fork_session"
-    } else if has_store {
-        "a session store"
-    } else {
-        return Ok(());
+    let what = match session_named(options) {
+        Some(what) => what,
+        None if has_store => "a session store",
+        None => return Ok(()),
     };
     Err(SpawnError::NotForASpare { what })
+}
+
+/// Refuses the options of a pool of started sessions that name a session
+/// to carry on (resume, continue, fork): every session the pool hands
+/// out would carry on that one conversation. A session store is fine:
+/// each new session is mirrored under its own id.
+pub fn not_for_a_started_pool(options: &Options) -> Result<(), SpawnError> {
+    match session_named(options) {
+        Some(what) => Err(SpawnError::NotForAPool { what }),
+        None => Ok(()),
+    }
+}
+
+/// The option that names an existing session to carry on, if any.
+fn session_named(options: &Options) -> Option<&'static str> {
+    if options.resume.is_some() {
+        Some("resume")
+    } else if options.continue_conversation {
+        Some("continue_conversation")
+    } else if options.fork_session {
+        Some("fork_session")
+    } else {
+        None
+    }
 }
 
 /// What a claim's outcome makes of the session that was the spare: every

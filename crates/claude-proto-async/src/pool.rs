@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Poll, Waker};
 use std::time::Instant;
 
-use claude_proto_adapter::spare::{HandOut, cold_settings, hand_out};
+use claude_proto_adapter::spare::{HandOut, cold_settings, hand_out, not_for_a_started_pool};
 use claude_proto_adapter::{Configure, PoolStats};
 use claude_proto_host::{Claim, Error, Refill, SpawnError};
 use claude_proto_process::log;
@@ -415,7 +415,8 @@ impl<R: Runtime> fmt::Debug for StartedPool<R> {
 
 impl<R: Runtime> StartedPool<R> {
     /// A pool that keeps `size` sessions started from `make()`'s builder,
-    /// on the runtime this is called in. Starts filling at once.
+    /// on the runtime this is called in. Starts filling at once. Fails as
+    /// [`with_runtime`](Self::with_runtime) does, or without a runtime.
     pub fn new(
         size: usize,
         make: impl Fn() -> ClaudeBuilder<R> + Send + Sync + 'static,
@@ -423,12 +424,15 @@ impl<R: Runtime> StartedPool<R> {
         Self::with_runtime(size, R::current()?, make)
     }
 
-    /// [`new`](Self::new) on `runtime`.
+    /// [`new`](Self::new) on `runtime`. Fails with
+    /// [`SpawnError::NotForAPool`] if `make()`'s builder resumes, continues
+    /// or forks a session, before anything starts.
     pub fn with_runtime(
         size: usize,
         runtime: R,
         make: impl Fn() -> ClaudeBuilder<R> + Send + Sync + 'static,
     ) -> Result<Self, SpawnError> {
+        not_for_a_started_pool(&make().settings.options)?;
         Ok(Self {
             pool: Pool::parking(Parks::Started, size, runtime, Box::new(make)),
         })

@@ -7,9 +7,9 @@ use std::fmt;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::time::Instant;
 
-use claude_proto_adapter::spare::{HandOut, cold_settings, hand_out};
+use claude_proto_adapter::spare::{HandOut, cold_settings, hand_out, not_for_a_started_pool};
 use claude_proto_adapter::{Configure, PoolStats};
-use claude_proto_host::{Claim, Error, Refill};
+use claude_proto_host::{Claim, Error, Refill, SpawnError};
 use claude_proto_process::log;
 
 use crate::builder::ClaudeBuilder;
@@ -353,11 +353,17 @@ impl fmt::Debug for StartedPool {
 
 impl StartedPool {
     /// A pool that keeps `size` sessions started from `make()`'s builder.
-    /// Starts filling at once.
-    pub fn new(size: usize, make: impl Fn() -> ClaudeBuilder + Send + Sync + 'static) -> Self {
-        Self {
+    /// Starts filling at once. Fails with [`SpawnError::NotForAPool`] if
+    /// the builder resumes, continues or forks a session, before anything
+    /// starts.
+    pub fn new(
+        size: usize,
+        make: impl Fn() -> ClaudeBuilder + Send + Sync + 'static,
+    ) -> Result<Self, SpawnError> {
+        not_for_a_started_pool(&make().settings.options)?;
+        Ok(Self {
             pool: Pool::parking(Parks::Started, size, Box::new(make)),
-        }
+        })
     }
 
     /// A started session: a parked one that is alive, or, when none is,

@@ -512,6 +512,16 @@ pub enum SpawnError {
         /// `a session store`).
         what: &'static str,
     },
+    /// A pool of started sessions was asked to start sessions that resume,
+    /// continue or fork one: every session it hands out would carry on
+    /// the same conversation.
+    #[error(
+        "a pool of started sessions cannot start sessions with {what}: each would carry on the same conversation; start such a session with spawn instead"
+    )]
+    NotForAPool {
+        /// The option (`resume`, `continue_conversation`, `fork_session`).
+        what: &'static str,
+    },
     /// A pool's cold start for a failed claim could not take the claim's
     /// settings overlay (see
     /// [`Claim::cold_options`](crate::Claim::cold_options)).
