@@ -133,7 +133,7 @@ fn a_pool_dropped_with_spares_parked_leaves_nothing() {
 }
 
 #[test]
-fn started_sessions_are_handed_out_as_started_then_started_cold() {
+fn started_sessions_are_handed_out_as_started_in_the_builders_folder() {
     let Some((api, options)) = offline(vec![Reply::text("ok"); 2]) else {
         return;
     };
@@ -243,5 +243,33 @@ fn a_started_pool_of_resumed_sessions_is_refused_before_any_start() {
             matches!(refused, Err(SpawnError::NotForAPool { what: "resume" })),
             "{refused:?}"
         );
+    });
+}
+
+/// The cold path on its own: a pool of none never parks, so every session
+/// is started on request (with two parked or refilled, which one a second
+/// request meets is a race; here it is not).
+#[test]
+fn a_started_pool_with_none_parked_starts_the_session_cold() {
+    let Some((api, options)) = offline(vec![Reply::text("cold")]) else {
+        return;
+    };
+    let folder = folder();
+    let options = options.cwd(folder.path());
+    runtime().block_on(async {
+        let pool = StartedPool::new(0, move || Claude::builder(options.clone())).unwrap();
+        pool.ready().await.expect("a pool of none is full");
+        let mut claude = pool.session().await.expect("a cold session");
+        assert_eq!(working_dir(claude.pid().unwrap()), folder.path());
+        assert_eq!(claude.ask("hello").await.unwrap().text(), Some("cold"));
+        claude.close().await.unwrap();
+        let stats = pool.stats();
+        assert_eq!(
+            (stats.handed_out, stats.started_cold, stats.spares_started),
+            (0, 1, 0),
+            "{stats:?}"
+        );
+        assert_eq!(api.messages_requests().len(), 1);
+        pool.close().await;
     });
 }
