@@ -397,9 +397,11 @@ fn recv_soon<T>(queue: &mpsc::Receiver<T>, wait: Duration) -> Result<T, mpsc::Re
 /// stderr (and to the file named by `CLAUDE_PROTO_TESTKIT_OUTCOME`) and
 /// returns the exit code. What the binary's modes call.
 ///
-/// A write to stdout that the program has not taken within the settings'
-/// step deadline ends the run with a [`FailureKind::Timeout`], as every
-/// step ends at a deadline; and stdin is read only a few chunks ahead of
+/// A script's write to stdout that the program has not taken within the
+/// settings' step deadline ends the run with a [`FailureKind::Timeout`],
+/// as every step ends at a deadline; a serving CLI (`settings.serve`)
+/// waits on its output as the real CLI does, as long as the program
+/// takes (ten minutes at most, for a program stuck for good); and stdin is read only a few chunks ahead of
 /// the steps, so [`Settings::max_queued_bytes`] bounds what waits in
 /// memory.
 pub fn serve_stdio(steps: impl Steps + Send + 'static, settings: Settings) -> i32 {
@@ -423,7 +425,16 @@ fn serve_stdio_keeping(
         // `initialize` reports the CLI's own pid.
         behaviour.pid = std::process::id();
     }
-    let write_deadline = settings.step_deadline;
+    // A script's write ends at the step deadline, as every step does. A
+    // serving CLI plays the real one, which waits on a full pipe as long
+    // as the program takes: a program that reads slowly (a busy machine,
+    // a large read-ahead drained before it reads again) is not a failure.
+    // Only a program stuck for good is, after the hang bound below.
+    let write_deadline = if serving {
+        HANG_BOUND
+    } else {
+        settings.step_deadline
+    };
     // One queue for all that wakes the loop (input, writes done), bounded
     // so that a reader running ahead of the steps blocks instead of
     // growing memory past the engine's own queue limit.
@@ -539,9 +550,9 @@ fn serve_stdio_keeping(
     verdict(&outcome, &mut stderr);
     if engine_ended && !cli.stdout_closed() {
         // A hang: neither read nor write, and let the program's deadlines
-        // end it (with a signal); give up after ten minutes at most.
+        // end it (with a signal); give up after the hang bound.
         let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(600) {
+        while start.elapsed() < HANG_BOUND {
             std::thread::sleep(Duration::from_secs(1));
         }
     }
@@ -553,6 +564,11 @@ fn serve_stdio_keeping(
         Err(_) => FAILURE_EXIT_CODE,
     })
 }
+
+/// How long a serving CLI waits on a program that takes nothing, and a
+/// hung CLI on the program's signal, before it gives up by itself: a
+/// safety net for a program gone astray, far past any wait a test makes.
+const HANG_BOUND: Duration = Duration::from_secs(600);
 
 /// What a pipe holds on Linux (and macOS), in bytes: the output a serving
 /// CLI may have waiting before it is blocked writing.

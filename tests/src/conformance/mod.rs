@@ -1362,7 +1362,13 @@ pub fn flood_with_slow_consumer<H: Harness>(cli: PathBuf) {
                 }
             }
             Some(_) => {}
-            None => panic!("ended early after {seen}"),
+            None => {
+                let debug = s.debug_view();
+                panic!(
+                    "ended early after {seen}: {debug:?}; closing: {:?}",
+                    s.close()
+                )
+            }
         }
     }
     assert_eq!(seen, COUNT);
@@ -2117,14 +2123,26 @@ pub fn read_ahead_is_bounded_in_bytes<H: Harness>(cli: PathBuf) {
     let mut s = must("start", H::start(spec));
     must("initialize", s.initialization());
     must("send", s.send_text("flood"));
-    let error = s
-        .control(
-            ControlRequest::get_context_usage(),
-            // Long enough for the budget to fill on a busy machine: the
-            // stall is read when the call gives up.
-            Some(Duration::from_secs(10)),
-        )
-        .expect_err("the CLI is blocked before it can answer");
+    // The stall is read when a call gives up: until the flood has filled
+    // the budget (on a busy machine, later than any fixed window), a call
+    // gives up with no stall named, and is made again. Each waits behind
+    // the flood, so none is answered.
+    let mut error;
+    let mut attempts = 0;
+    loop {
+        error = s
+            .control(
+                ControlRequest::get_context_usage(),
+                Some(Duration::from_secs(2)),
+            )
+            .expect_err("the CLI is blocked before it can answer");
+        attempts += 1;
+        match &error {
+            // A safety net of minutes, not a window the test races.
+            Error::TimedOut { stall: None, .. } if attempts < 150 => continue,
+            _ => break,
+        }
+    }
     match &error {
         Error::TimedOut {
             stall: Some(Stall::ReadAheadFull { queued, budget }),
