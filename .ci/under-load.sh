@@ -6,7 +6,7 @@
 # Usage: bash .ci/under-load.sh [-n ROUNDS] [-l HOGS] [-- CARGO_TEST_ARGS...]
 #   -n ROUNDS  how many times to run the tests (default 3)
 #   -l HOGS    how many busy processes to run meanwhile (default: twice
-#              the number of cores)
+#              the number of cores; 0 when the load is other work, as in CI)
 #   CARGO_TEST_ARGS  what `cargo test` runs (default: --workspace)
 #
 # Examples:
