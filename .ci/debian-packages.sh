@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Every Debian package the CI steps use, in one apt transaction, so that
-# it can run beside the lint (an apt lock held by one step would fail
-# another's install). Each step's own script still installs what it finds
-# missing, so this script only saves time: PostgreSQL (.ci/postgres.sh),
+# Every Debian package the CI steps use, in one apt transaction, beside
+# the lint, so that no later step waits on apt (or on another's apt lock).
+# Each step's own script still installs what it finds missing, so this
+# script only saves time: PostgreSQL (.ci/postgres.sh),
 # Rust 1.85 with its std sources and clippy (.ci/rust-1.85.sh, for the
 # release check, cross.sh and wine.sh), mingw-w64 and Wine (.ci/wine.sh).
 #
@@ -34,7 +34,7 @@ echo "installing: ${wanted[*]}"
 as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 # A pinned version gone from the archive fails the transaction: each
 # step's script then installs what it needs its own way.
-if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -o DPkg::Lock::Timeout=600 -y -qq \
   --no-install-recommends "${wanted[@]}"; then
   echo "not installed here: each step's script installs what it needs"
 fi

@@ -26,7 +26,7 @@ as_postgres() {
 if ! command -v pg_ctlcluster >/dev/null 2>&1; then
   echo "installing postgresql" >&2
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -o DPkg::Lock::Timeout=600 -y -qq postgresql >&2
 fi
 
 # The newest installed server version, and its cluster "main" (made if the

@@ -10,8 +10,10 @@ rust_185_version=1.85.0+dfsg3-1~deb12u3
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
+# Another step's install (cross.sh and wine.sh may run at once) is waited
+# for, not failed on.
 debian_install() {
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -o DPkg::Lock::Timeout=600 -y -qq "$@" >&2
 }
 if ! /usr/bin/cargo --version 2>/dev/null | grep -q '^cargo 1\.85\.'; then
   echo "installing Rust 1.85 from Debian (rustc-web $rust_185_version)" >&2

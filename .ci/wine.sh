@@ -20,8 +20,19 @@
 # suites. Not the conformance suites of tests/: that package depends on
 # claude-proto-rmcp, whose Rust (1.88, rmcp's minimum) this distribution
 # does not package.
+#
+# Usage: bash .ci/wine.sh          # build (if needed), then run under Wine
+#        bash .ci/wine.sh build    # build only (CI builds while other steps run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=${1:-run}
+case "$mode" in
+  build | run) ;;
+  *)
+    echo "usage: bash $0 [build|run]" >&2
+    exit 2
+    ;;
+esac
 
 # shellcheck source=rust-1.85.sh
 source .ci/rust-1.85.sh
@@ -54,23 +65,6 @@ cd "$crt" && exec x86_64-w64-mingw32-gcc "\$@"
 EOF
 chmod +x "$crt/linker"
 x86_64-w64-mingw32-gcc -shared -O2 -o "$crt/bcryptprimitives.dll" .ci/wine/bcryptprimitives.c -ladvapi32
-
-export WINEPREFIX="$CARGO_TARGET_DIR/prefix" WINEDEBUG=-all
-wineserver=/usr/lib/wine/wineserver
-# Whatever a failed test leaves running in the prefix goes with this
-# script, and the wineserver with it; a server still going from an
-# earlier run (it lingers after its last client) is waited out first, or
-# its closing resets the first clients of this run.
-"$wineserver" -k 2>/dev/null || :
-"$wineserver" -w 2>/dev/null || :
-trap '"$wineserver" -k 2>/dev/null || :; "$wineserver" -w 2>/dev/null || :' EXIT
-if [ ! -f "$WINEPREFIX/system.reg" ]; then
-  # No display, no Mono or Gecko prompts: a console prefix.
-  if ! WINEDLLOVERRIDES="mscoree,mshtml=" "$wine" wineboot --init >"$CARGO_TARGET_DIR/wineboot.log" 2>&1; then
-    cat "$CARGO_TARGET_DIR/wineboot.log" >&2
-    exit 1
-  fi
-fi
 
 export PATH="/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER="$crt/linker"
@@ -107,6 +101,27 @@ left_out=(
 /usr/bin/cargo test --locked -Zbuild-std --target "$target" "${suites[@]}" --no-run
 cp "$crt/bcryptprimitives.dll" "$CARGO_TARGET_DIR/$target/debug/deps/"
 cp "$crt/bcryptprimitives.dll" "$CARGO_TARGET_DIR/$target/debug/"
+export WINEPREFIX="$CARGO_TARGET_DIR/prefix" WINEDEBUG=-all
+wineserver=/usr/lib/wine/wineserver
+# Whatever a failed test leaves running in the prefix goes with this
+# script, and the wineserver with it; a server still going from an
+# earlier run (it lingers after its last client) is waited out first, or
+# its closing resets the first clients of this run.
+"$wineserver" -k 2>/dev/null || :
+"$wineserver" -w 2>/dev/null || :
+trap '"$wineserver" -k 2>/dev/null || :; "$wineserver" -w 2>/dev/null || :' EXIT
+if [ ! -f "$WINEPREFIX/system.reg" ]; then
+  # No display, no Mono or Gecko prompts: a console prefix.
+  if ! WINEDLLOVERRIDES="mscoree,mshtml=" "$wine" wineboot --init >"$CARGO_TARGET_DIR/wineboot.log" 2>&1; then
+    cat "$CARGO_TARGET_DIR/wineboot.log" >&2
+    exit 1
+  fi
+fi
+if [ "$mode" = build ]; then
+  echo "built for $target, and a Wine prefix made; run them with: bash .ci/wine.sh"
+  exit 0
+fi
+
 # What .ci/run exported for the Linux suites names Linux programs: the
 # real CLI, the kit's CLI built for Linux, the PostgreSQL server. Here the
 # kit's tests find their own Windows build, and those that need the real
