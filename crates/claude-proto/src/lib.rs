@@ -125,6 +125,7 @@ mod error;
 mod event;
 mod framing;
 mod id;
+mod json_scan;
 mod json_text;
 pub mod model;
 pub mod options;

@@ -1,6 +1,7 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::json_scan::special_bytes;
 
 /// Every line of every recorded transcript, both directions.
 fn recorded_lines() -> Vec<String> {

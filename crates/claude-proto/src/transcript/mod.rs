@@ -10,6 +10,7 @@
 
 mod archive;
 mod chain;
+mod fast_probe;
 mod fork;
 mod info;
 mod jsonl;

@@ -50,7 +50,7 @@ macro_rules! otherwise_empty {
 }
 
 /// A transcript line's type, uuid, links and flags.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub(super) struct Probe {
     pub(super) kind: Option<String>,
     pub uuid: Option<String>,
@@ -66,7 +66,7 @@ pub(super) struct Probe {
 }
 
 /// A content block's type and the tool ids it carries.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub(super) struct Block {
     pub(super) kind: Option<String>,
     pub id: Option<String>,
@@ -74,8 +74,11 @@ pub(super) struct Block {
 }
 
 impl Probe {
-    /// The probe of one line; `None` if it is not a JSON object.
-    pub(super) fn of(line: &[u8]) -> Option<Self> {
+    /// The probe of one line, known to be valid UTF-8, read by serde_json:
+    /// `None` if it is not a JSON object. The fast path
+    /// ([`fast_probe`](super::fast_probe)) reads the easy lines; this
+    /// reads the rest and is the authority.
+    pub(super) fn slowly(line: &[u8]) -> Option<Self> {
         serde_json::from_slice::<Probe>(line).ok()
     }
 }
