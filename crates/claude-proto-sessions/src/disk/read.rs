@@ -38,7 +38,8 @@ impl Sessions {
 
     /// The messages of a session's conversation, in order, then `page`:
     /// the SDKs' `get_session_messages`. Only the messages of the page are
-    /// read into memory. Empty for a session that is not found or whose
+    /// kept: the file is read a run of nearby lines at a time (at most
+    /// 2 MiB, or one longer line) per reading thread. Empty for a session that is not found or whose
     /// transcript is empty, as in the Python SDK and as
     /// [`StoreSessions::messages`](crate::StoreSessions::messages) reads a store; an id that is not a
     /// session id is an error ([`SessionsError::InvalidSessionId`]).
@@ -461,7 +462,7 @@ fn runs_of(spans: Vec<Span>) -> Vec<Vec<Span>> {
     let mut run_end = 0;
     for span in spans {
         let end = span.start + span.len;
-        let joins = runs.last().is_some_and(|run| !run.is_empty())
+        let joins = !runs.is_empty()
             && span.start >= run_end
             && span.start - run_end <= MAX_GAP
             && end - run_start <= RUN_BYTES;
